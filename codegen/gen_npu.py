@@ -1,0 +1,226 @@
+"""Generates the NPU dispatcher registrations from yaml/npu_native_functions.yaml.
+
+Note [Codegen]
+The YAML lists which aten operators the NPU implements (`supported`), which
+it implements *including* autograd (`autograd`, registered on
+AutogradPrivateUse1), and custom operators of the `npu` namespace (`custom`,
+each with a full schema). We validate the YAML ourselves (unknown keys,
+unknown operators, entries with no C++ definition are errors that name the
+entry), then hand a torchgen `BackendIndex` to torchgen's own
+`gen_dispatchkey_nativefunc_headers` / `gen_dispatcher_registrations`, which
+write `PrivateUse1NativeFunctions.h` and `RegisterPrivateUse1.cpp` into the
+build tree. Output files are rewritten only when their content changes.
+
+Usage: gen_npu.py --yaml YAML --source-dir CSRC_ATEN --output-dir DIR
+"""
+import argparse
+import os
+import re
+import sys
+from dataclasses import dataclass
+from typing import Dict, List, Sequence
+
+import yaml
+
+BACKEND_DISPATCH_KEY = "PrivateUse1"
+CLASS_NAME = "NPUNativeFunctions"
+CUSTOM_CLASS_NAME = "NPUCustomFunctions"
+VALID_TOP_LEVEL_KEYS = ("backend", "cpp_namespace", "supported", "autograd", "custom")
+VALID_CUSTOM_KEYS = ("func", "kernel")
+
+
+class CodegenError(Exception):
+    """A problem in the YAML, reported to the user without a traceback."""
+
+
+@dataclass(frozen=True)
+class CustomOp:
+    schema: str  # "npu_foo(Tensor self, int n) -> Tensor"
+    kernel: str  # C++ member of NPUNativeFunctions
+
+
+@dataclass(frozen=True)
+class NpuYaml:
+    backend: str
+    cpp_namespace: str
+    supported: Sequence[str]
+    autograd: Sequence[str]
+    custom: Sequence[CustomOp]
+
+
+def _op_list(values: Dict, key: str, path: str) -> List[str]:
+    ops = values.get(key) or []
+    if not isinstance(ops, list):
+        raise CodegenError(f'{path}: "{key}" must be a list of operator names, got {type(ops).__name__}')
+    for op in ops:
+        if not isinstance(op, str):
+            raise CodegenError(f'{path}: entry {op!r} in "{key}" must be an operator name string')
+    seen = set()
+    for op in ops:
+        if op in seen:
+            raise CodegenError(f'{path}: operator "{op}" is listed twice in "{key}"')
+        seen.add(op)
+    return ops
+
+
+def _custom_ops(values: Dict, path: str) -> List[CustomOp]:
+    entries = values.get("custom") or []
+    if not isinstance(entries, list):
+        raise CodegenError(f'{path}: "custom" must be a list of {{func: schema}} entries')
+    ops = []
+    for entry in entries:
+        if not isinstance(entry, dict) or "func" not in entry:
+            raise CodegenError(f'{path}: custom entry {entry!r} must be a mapping with a "func" schema')
+        unknown = sorted(set(entry) - set(VALID_CUSTOM_KEYS))
+        if unknown:
+            raise CodegenError(
+                f'{path}: custom op "{entry["func"]}" has unknown key(s) {", ".join(unknown)}; '
+                f'allowed keys: {", ".join(VALID_CUSTOM_KEYS)}')
+        schema = entry["func"]
+        name = schema.split("(", 1)[0].strip()
+        if not name.startswith("npu_"):
+            raise CodegenError(f'{path}: custom op "{name}" must be named npu_*')
+        ops.append(CustomOp(schema=schema, kernel=entry.get("kernel", name.replace(".", "_"))))
+    return ops
+
+
+def parse_npu_yaml(path: str) -> NpuYaml:
+    with open(path) as f:
+        values = yaml.safe_load(f) or {}
+    if not isinstance(values, dict):
+        raise CodegenError(f"{path}: expected a mapping at the top level")
+    unknown = sorted(set(values) - set(VALID_TOP_LEVEL_KEYS))
+    if unknown:
+        raise CodegenError(
+            f'{path}: unknown key(s) {", ".join(unknown)}; allowed keys: {", ".join(VALID_TOP_LEVEL_KEYS)}')
+    if values.get("backend") != "NPU":
+        raise CodegenError(f'{path}: "backend" must be NPU, got {values.get("backend")!r}')
+    if not values.get("cpp_namespace"):
+        raise CodegenError(f'{path}: "cpp_namespace" is required')
+    supported = _op_list(values, "supported", path)
+    autograd = _op_list(values, "autograd", path)
+    both = sorted(set(supported) & set(autograd))
+    if both:
+        raise CodegenError(f'{path}: operator(s) {", ".join(both)} listed in both "supported" and "autograd"')
+    return NpuYaml(values["backend"], values["cpp_namespace"], supported, autograd, _custom_ops(values, path))
+
+
+def _defined_kernels(source_dir: str) -> set:
+    """(class, name) pairs such that a source under source_dir defines class::name(."""
+    pattern = re.compile(r"\b(" + CLASS_NAME + "|" + CUSTOM_CLASS_NAME + r")::(\w+)\s*\(")
+    names = set()
+    for root, _, files in os.walk(source_dir):
+        for name in files:
+            if name.endswith(".cpp"):
+                with open(os.path.join(root, name)) as f:
+                    names.update(pattern.findall(f.read()))
+    return names
+
+
+def generate(npu_yaml: NpuYaml, yaml_path: str, source_dir: str, output_dir: str) -> None:
+    import torchgen
+    from torchgen.api import dispatcher
+    from torchgen.gen import get_grouped_native_functions, parse_native_yaml
+    from torchgen.gen_backend_stubs import gen_dispatcher_registrations, gen_dispatchkey_nativefunc_headers
+    from torchgen.model import BackendIndex, BackendMetadata, DispatchKey, OperatorName
+    from torchgen.selective_build.selector import SelectiveBuilder
+    from torchgen.utils import FileManager
+
+    packaged = os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen")
+    parsed = parse_native_yaml(os.path.join(packaged, "native", "native_functions.yaml"),
+                               os.path.join(packaged, "native", "tags.yaml"))
+    functions = {f.func.name: f for f in parsed.native_functions}
+    grouped = get_grouped_native_functions(parsed.native_functions)
+    defined = _defined_kernels(source_dir)
+    backend_indices = dict(parsed.backend_indices)
+
+    def index_for(ops: Sequence[str], key: DispatchKey) -> BackendIndex:
+        metadata = {}
+        for op in ops:
+            op_name = OperatorName.parse(op)
+            if op_name not in functions:
+                raise CodegenError(f'{yaml_path}: "{op}" is not an aten operator of this PyTorch '
+                                   f'(see torchgen/packaged/ATen/native/native_functions.yaml)')
+            kernel = dispatcher.name(functions[op_name].func)
+            if (CLASS_NAME, kernel) not in defined:
+                raise CodegenError(f'{yaml_path}: "{op}" has no kernel: expected a definition of '
+                                   f'{CLASS_NAME}::{kernel}(...) in {source_dir}')
+            metadata[op_name] = BackendMetadata(kernel=kernel, structured=False,
+                                                cpp_namespace=npu_yaml.cpp_namespace)
+        return BackendIndex(dispatch_key=key, use_out_as_primary=False, external=True,
+                            device_guard=False, index=metadata)
+
+    backend_key = DispatchKey.PrivateUse1
+    autograd_key = DispatchKey.AutogradPrivateUse1
+    backend_indices[backend_key] = index_for(npu_yaml.supported, backend_key)
+    backend_indices[autograd_key] = index_for(npu_yaml.autograd, autograd_key)
+    for op in npu_yaml.custom:
+        if (CUSTOM_CLASS_NAME, op.kernel) not in defined:
+            raise CodegenError(f'{yaml_path}: custom op "{op.schema}" has no kernel: expected a definition '
+                               f'of {CUSTOM_CLASS_NAME}::{op.kernel}(...) in {source_dir}')
+
+    template_dir = os.path.join(packaged, "templates")
+    fm = FileManager(install_dir=output_dir, template_dir=template_dir, dry_run=False)
+    gen_dispatchkey_nativefunc_headers(fm, CLASS_NAME, npu_yaml.cpp_namespace, backend_indices, grouped,
+                                       backend_key, autograd_key)
+    for key in (backend_key, autograd_key):
+        gen_dispatcher_registrations(fm, output_dir, CLASS_NAME, backend_indices, grouped, backend_key,
+                                     key, SelectiveBuilder.get_nop_selector())
+    header, registrations = _custom_op_sources(npu_yaml)
+    _write_if_changed(os.path.join(output_dir, CUSTOM_CLASS_NAME + ".h"), header)
+    _write_if_changed(os.path.join(output_dir, "RegisterCustomOps.cpp"), registrations)
+
+
+GENERATED = "// @generated by codegen/gen_npu.py from yaml/npu_native_functions.yaml. Do not edit."
+
+
+def _custom_op_sources(npu_yaml: NpuYaml):
+    """The declarations header and the registration source of the custom npu:: ops."""
+    from torchgen.api.types import DispatcherSignature
+    from torchgen.model import FunctionSchema
+
+    header = [GENERATED, "#pragma once", "#include <ATen/ATen.h>", "",
+              f"namespace {npu_yaml.cpp_namespace} {{", f"struct {CUSTOM_CLASS_NAME} {{"]
+    for op in npu_yaml.custom:
+        sig = DispatcherSignature.from_schema(FunctionSchema.parse(op.schema))
+        header.append(f"  static {sig.returns_type().cpp_type()} {op.kernel}("
+                      f"{', '.join(a.decl() for a in sig.arguments())});")
+    header += ["};", f"}}  // namespace {npu_yaml.cpp_namespace}"]
+    lines = [GENERATED, f'#include "{CUSTOM_CLASS_NAME}.h"', "#include <torch/library.h>", "",
+             "TORCH_LIBRARY(npu, m) {"]
+    lines += [f'  m.def("{op.schema}");' for op in npu_yaml.custom]
+    lines += ["}", "", "TORCH_LIBRARY_IMPL(npu, PrivateUse1, m) {"]
+    lines += [f'  m.impl("{op.schema.split("(", 1)[0].strip()}", '
+              f"TORCH_FN({npu_yaml.cpp_namespace}::{CUSTOM_CLASS_NAME}::{op.kernel}));"
+              for op in npu_yaml.custom]
+    lines.append("}")
+    return "\n".join(header) + "\n", "\n".join(lines) + "\n"
+
+
+def _write_if_changed(path: str, content: str) -> None:
+    if os.path.exists(path):
+        with open(path) as f:
+            if f.read() == content:
+                return
+    with open(path, "w") as f:
+        f.write(content)
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--yaml", required=True)
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--output-dir", required=True)
+    args = parser.parse_args(argv)
+    try:
+        npu_yaml = parse_npu_yaml(args.yaml)
+        os.makedirs(args.output_dir, exist_ok=True)
+        generate(npu_yaml, args.yaml, args.source_dir, args.output_dir)
+    except CodegenError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

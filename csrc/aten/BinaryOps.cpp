@@ -1,0 +1,179 @@
+// Broadcasting binary arithmetic: add, sub, mul, div, maximum, minimum, pow.
+// Type promotion follows PyTorch (at::result_type, wrapped Python numbers);
+// the op runs in the promoted dtype and the result is cast into `out`.
+#include <ATen/ExpandUtils.h>
+#include <ATen/native/BinaryOps.h>
+#include <ATen/native/TensorIterator.h>
+
+#include "PrivateUse1NativeFunctions.h"
+#include "csrc/aten/ElementwiseOps.h"
+
+namespace at_npu {
+namespace native {
+namespace {
+
+using torch_npu::binaryNew;
+using torch_npu::binaryOut;
+using torch_npu::checkInplaceShape;
+
+at::ScalarType trueDivisionType(const at::Tensor& self, const at::Tensor& other) {
+  const auto common = at::result_type(self, other);
+  return at::isIntegralType(common, /*includeBool=*/true) ? c10::typeMetaToScalarType(at::get_default_dtype())
+                                                          : common;
+}
+
+at::Tensor& addSubOut(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha, at::Tensor& out,
+                      bool subtract) {
+  const auto common = at::result_type(self, other);
+  at::native::alpha_check(common, alpha);
+  if (subtract) at::native::sub_check(self, other);
+  if (alpha.equal(1)) return binaryOut(subtract ? "Sub" : "Add", self, other, common, common, out);
+  if (at::isFloatingType(common)) {
+    const float a = subtract ? -alpha.to<float>() : alpha.to<float>();
+    const auto sizes = at::infer_size(self.sizes(), other.sizes());
+    return torch_npu::runInto("Axpy", out, sizes, common, [&](torch_npu::OpCommand& cmd) {
+      torch_npu::addInputAs(cmd, self, common);
+      torch_npu::addInputAs(cmd, other, common);
+      cmd.Attr("alpha", a);
+    });
+  }
+  at::Tensor scaled = binaryNew("Mul", other, at::native::wrapped_scalar_tensor(alpha), common, common);
+  return binaryOut(subtract ? "Sub" : "Add", self, scaled, common, common, out);
+}
+
+at::Tensor& divOut(const at::Tensor& self, const at::Tensor& other, c10::optional<c10::string_view> mode,
+                   at::Tensor& out) {
+  if (!mode.has_value()) {
+    const auto type = trueDivisionType(self, other);
+    return binaryOut("RealDiv", self, other, type, type, out);
+  }
+  TORCH_CHECK(*mode == "floor" || *mode == "trunc", "div expected rounding_mode to be one of None, 'trunc', or "
+              "'floor' but found '", *mode, "'");
+  TORCH_CHECK(*mode == "floor", "div(rounding_mode='trunc') is not supported by the NPU backend yet; use "
+              "rounding_mode='floor' or torch.trunc(a / b)");
+  const auto common = at::result_type(self, other);
+  return binaryOut("FloorDiv", self, other, common, common, out);
+}
+
+at::ScalarType divResultType(const at::Tensor& self, const at::Tensor& other, c10::optional<c10::string_view> mode) {
+  return mode.has_value() ? at::result_type(self, other) : trueDivisionType(self, other);
+}
+
+}  // namespace
+
+// ---- add / sub ------------------------------------------------------------------
+at::Tensor& NPUNativeFunctions::add_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                                        at::Tensor& out) {
+  return addSubOut(self, other, alpha, out, false);
+}
+at::Tensor NPUNativeFunctions::add(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  at::Tensor out = torch_npu::binaryResult(self, other, at::result_type(self, other));
+  return addSubOut(self, other, alpha, out, false);
+}
+at::Tensor& NPUNativeFunctions::add_(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  checkInplaceShape(self, other);
+  return addSubOut(self, other, alpha, self, false);
+}
+at::Tensor& NPUNativeFunctions::sub_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                                        at::Tensor& out) {
+  return addSubOut(self, other, alpha, out, true);
+}
+at::Tensor NPUNativeFunctions::sub(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  at::Tensor out = torch_npu::binaryResult(self, other, at::result_type(self, other));
+  return addSubOut(self, other, alpha, out, true);
+}
+at::Tensor& NPUNativeFunctions::sub_(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  checkInplaceShape(self, other);
+  return addSubOut(self, other, alpha, self, true);
+}
+
+// ---- mul --------------------------------------------------------------------------
+at::Tensor& NPUNativeFunctions::mul_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  const auto common = at::result_type(self, other);
+  return binaryOut("Mul", self, other, common, common, out);
+}
+at::Tensor NPUNativeFunctions::mul(const at::Tensor& self, const at::Tensor& other) {
+  const auto common = at::result_type(self, other);
+  return binaryNew("Mul", self, other, common, common);
+}
+at::Tensor& NPUNativeFunctions::mul_(at::Tensor& self, const at::Tensor& other) {
+  checkInplaceShape(self, other);
+  return mul_out(self, other, self);
+}
+
+// ---- div --------------------------------------------------------------------------
+at::Tensor& NPUNativeFunctions::div_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  return divOut(self, other, c10::nullopt, out);
+}
+at::Tensor NPUNativeFunctions::div(const at::Tensor& self, const at::Tensor& other) {
+  at::Tensor out = torch_npu::binaryResult(self, other, divResultType(self, other, c10::nullopt));
+  return divOut(self, other, c10::nullopt, out);
+}
+at::Tensor& NPUNativeFunctions::div_(at::Tensor& self, const at::Tensor& other) {
+  checkInplaceShape(self, other);
+  return divOut(self, other, c10::nullopt, self);
+}
+at::Tensor& NPUNativeFunctions::div_out(const at::Tensor& self, const at::Tensor& other,
+                                        c10::optional<c10::string_view> rounding_mode, at::Tensor& out) {
+  return divOut(self, other, rounding_mode, out);
+}
+at::Tensor NPUNativeFunctions::div(const at::Tensor& self, const at::Tensor& other,
+                                   c10::optional<c10::string_view> rounding_mode) {
+  at::Tensor out = torch_npu::binaryResult(self, other, divResultType(self, other, rounding_mode));
+  return divOut(self, other, rounding_mode, out);
+}
+at::Tensor& NPUNativeFunctions::div_(at::Tensor& self, const at::Tensor& other,
+                                     c10::optional<c10::string_view> rounding_mode) {
+  checkInplaceShape(self, other);
+  return divOut(self, other, rounding_mode, self);
+}
+
+// ---- maximum / minimum ----------------------------------------------------------------
+at::Tensor& NPUNativeFunctions::maximum_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  const auto common = at::result_type(self, other);
+  return binaryOut("Maximum", self, other, common, common, out);
+}
+at::Tensor NPUNativeFunctions::maximum(const at::Tensor& self, const at::Tensor& other) {
+  const auto common = at::result_type(self, other);
+  return binaryNew("Maximum", self, other, common, common);
+}
+at::Tensor& NPUNativeFunctions::minimum_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  const auto common = at::result_type(self, other);
+  return binaryOut("Minimum", self, other, common, common, out);
+}
+at::Tensor NPUNativeFunctions::minimum(const at::Tensor& self, const at::Tensor& other) {
+  const auto common = at::result_type(self, other);
+  return binaryNew("Minimum", self, other, common, common);
+}
+
+// ---- pow ----------------------------------------------------------------------------
+at::Tensor& NPUNativeFunctions::pow_out(const at::Tensor& self, const at::Tensor& exponent, at::Tensor& out) {
+  const auto common = at::result_type(self, exponent);
+  return binaryOut("Pow", self, exponent, common, common, out);
+}
+at::Tensor NPUNativeFunctions::pow(const at::Tensor& self, const at::Tensor& exponent) {
+  const auto common = at::result_type(self, exponent);
+  return binaryNew("Pow", self, exponent, common, common);
+}
+at::Tensor& NPUNativeFunctions::pow_(at::Tensor& self, const at::Tensor& exponent) {
+  checkInplaceShape(self, exponent);
+  return pow_out(self, exponent, self);
+}
+at::Tensor& NPUNativeFunctions::pow_out(const at::Tensor& self, const at::Scalar& exponent, at::Tensor& out) {
+  return pow_out(self, at::native::wrapped_scalar_tensor(exponent), out);
+}
+at::Tensor NPUNativeFunctions::pow(const at::Tensor& self, const at::Scalar& exponent) {
+  return pow(self, at::native::wrapped_scalar_tensor(exponent));
+}
+at::Tensor& NPUNativeFunctions::pow_(at::Tensor& self, const at::Scalar& exponent) {
+  return pow_out(self, at::native::wrapped_scalar_tensor(exponent), self);
+}
+at::Tensor& NPUNativeFunctions::pow_out(const at::Scalar& self, const at::Tensor& exponent, at::Tensor& out) {
+  return pow_out(at::native::wrapped_scalar_tensor(self), exponent, out);
+}
+at::Tensor NPUNativeFunctions::pow(const at::Scalar& self, const at::Tensor& exponent) {
+  return pow(at::native::wrapped_scalar_tensor(self), exponent);
+}
+
+}  // namespace native
+}  // namespace at_npu

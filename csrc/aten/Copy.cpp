@@ -1,0 +1,152 @@
+// Note [NPU copy]
+// _copy_from is the single entry point of every copy that involves an NPU
+// tensor (Tensor.copy_, .to(), .cpu(), .npu(), contiguous(), clone()).
+//  - host -> NPU: the source is snapshotted into a contiguous host tensor of
+//    the destination dtype (so the caller may modify its tensor right away)
+//    and sent by an asynchronous H2D memcpy task.
+//  - NPU -> host: the source is made contiguous on the device, copied by a
+//    D2H task, and the stream is synchronized before returning.
+//  - NPU -> NPU: AsStrided gathers a strided source, Cast converts dtypes and
+//    ViewCopy scatters into a strided destination; a plain D2D memcpy is used
+//    when both sides are dense.
+// Copies between two NPU devices go through the host.
+#include <ATen/ATen.h>
+
+#include "PrivateUse1NativeFunctions.h"
+#include "csrc/aten/NPUTensorUtils.h"
+#include "csrc/core/NPUFunctions.h"
+#include "csrc/core/NPUStream.h"
+#include "csrc/core/TaskQueue.h"
+
+namespace at_npu {
+namespace native {
+namespace {
+
+bool isNpu(const at::Tensor& t) { return t.device().type() == c10::DeviceType::PrivateUse1; }
+
+// The whole storage of `t` as a flat contiguous tensor (for AsStrided/ViewCopy).
+at::Tensor flatStorage(const at::Tensor& t) {
+  const int64_t numel = static_cast<int64_t>(t.storage().nbytes() / t.itemsize());
+  return at::empty({0}, t.options()).set_(t.storage(), 0, {numel}, {1});
+}
+
+void enqueueCopy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind kind, c10::DeviceIndex device,
+                 std::shared_ptr<void> staging = nullptr) {
+  torch_npu::CopyTask copy;
+  copy.dst = dst;
+  copy.src = src;
+  copy.bytes = bytes;
+  copy.kind = kind;
+  copy.stream = torch_npu::getCurrentNPUStream(device).handle();
+  copy.staging = std::move(staging);
+  torch_npu::TaskQueue::forDevice(device).enqueue(std::move(copy));
+}
+
+// Gathers the (possibly strided, expanded) NPU tensor `src` into the
+// contiguous NPU tensor `out` of the same dtype.
+void gatherInto(const at::Tensor& src, const at::Tensor& out) {
+  torch_npu::OpCommand("AsStrided")
+      .Input(flatStorage(src))
+      .Output(out)
+      .Attr("size", src.sizes())
+      .Attr("stride", src.strides())
+      .Attr("storage_offset", src.storage_offset())
+      .Run();
+}
+
+at::Tensor contiguousOnNpu(const at::Tensor& src) {
+  if (src.is_contiguous()) return src;
+  at::Tensor out = torch_npu::emptyNpuLike(src);
+  gatherInto(src, out);
+  return out;
+}
+
+// Writes the contiguous NPU tensor `src` (same sizes and dtype) into `dst`.
+void scatterInto(const at::Tensor& src, const at::Tensor& dst) {
+  if (dst.is_contiguous()) {
+    enqueueCopy(dst.data_ptr(), src.data_ptr(), dst.nbytes(), ACL_MEMCPY_DEVICE_TO_DEVICE, dst.device().index());
+    return;
+  }
+  at::Tensor flat = flatStorage(dst);
+  torch_npu::OpCommand("ViewCopy")
+      .Input(src)
+      .Output(flat)
+      .Attr("size", dst.sizes())
+      .Attr("dst_stride", dst.strides())
+      .Attr("dst_storage_offset", dst.storage_offset())
+      .Run();
+}
+
+void copyNpuToNpu(const at::Tensor& dst, const at::Tensor& src) {
+  const bool overlap = dst.storage().is_alias_of(src.storage());
+  const bool dense_dst = dst.is_contiguous() && !overlap;
+  const bool same_dtype = dst.scalar_type() == src.scalar_type();
+  at::Tensor s = src;
+  if (!s.is_contiguous()) {
+    if (dense_dst && same_dtype) {
+      gatherInto(s, dst);
+      return;
+    }
+    s = contiguousOnNpu(s);
+  }
+  if (!same_dtype) {
+    at::Tensor cast = dense_dst ? dst : torch_npu::emptyNpuLike(s, dst.scalar_type());
+    torch_npu::OpCommand("Cast").Input(s).Output(cast).Attr("dst_type", dst.scalar_type()).Run();
+    if (cast.is_same(dst)) return;
+    s = cast;
+  }
+  if (s.is_same(dst)) return;
+  scatterInto(s, dst);
+}
+
+void copyHostToNpu(const at::Tensor& dst, const at::Tensor& src) {
+  at::Tensor host = src.to(dst.scalar_type()).contiguous();
+  if (host.storage().is_alias_of(src.storage())) host = host.clone();  // snapshot, see Note [NPU copy]
+  const c10::DeviceIndex device = dst.device().index();
+  at::Tensor target = dst.is_contiguous() ? dst : torch_npu::emptyNpuLike(dst);
+  auto keep = std::make_shared<at::Tensor>(host);
+  enqueueCopy(target.data_ptr(), host.data_ptr(), host.nbytes(), ACL_MEMCPY_HOST_TO_DEVICE, device, keep);
+  if (!target.is_same(dst)) scatterInto(target, dst);
+}
+
+void copyNpuToHost(const at::Tensor& dst, const at::Tensor& src) {
+  const c10::DeviceIndex device = src.device().index();
+  at::Tensor s = contiguousOnNpu(src);
+  const bool direct = dst.is_contiguous() && dst.scalar_type() == s.scalar_type();
+  at::Tensor host = direct ? dst : at::empty(s.sizes(), s.options().device(at::kCPU));
+  enqueueCopy(host.data_ptr(), s.data_ptr(), s.nbytes(), ACL_MEMCPY_DEVICE_TO_HOST, device);
+  torch_npu::getCurrentNPUStream(device).synchronize();
+  if (!direct) dst.copy_(host);
+}
+
+}  // namespace
+
+at::Tensor NPUNativeFunctions::_copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  TORCH_CHECK(dst.defined(), "copy_: the destination is undefined");
+  at::Tensor src = self.sizes() == dst.sizes() ? self : self.expand(dst.sizes());
+  if (dst.numel() == 0) return dst;
+  if (isNpu(src) && isNpu(dst)) {
+    if (src.device() == dst.device()) {
+      torch_npu::DeviceSwitch guard(dst.device().index());
+      copyNpuToNpu(dst, src);
+    } else {
+      dst.copy_(src.cpu());  // between two NPUs via the host
+    }
+  } else if (isNpu(dst)) {
+    torch_npu::DeviceSwitch guard(dst.device().index());
+    copyHostToNpu(dst, src);
+  } else {
+    TORCH_CHECK(dst.device().is_cpu(), "copy_: cannot copy from ", src.device(), " to ", dst.device());
+    torch_npu::DeviceSwitch guard(src.device().index());
+    copyNpuToHost(dst, src);
+  }
+  return dst;
+}
+
+at::Tensor NPUNativeFunctions::_copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  dst.resize_(self.sizes());
+  return _copy_from(self, dst, false);
+}
+
+}  // namespace native
+}  // namespace at_npu

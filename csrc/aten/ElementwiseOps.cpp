@@ -1,0 +1,48 @@
+#include "csrc/aten/ElementwiseOps.h"
+
+#include <ATen/ExpandUtils.h>
+
+namespace torch_npu {
+
+at::Tensor binaryResult(const at::Tensor& self, const at::Tensor& other, c10::ScalarType dtype) {
+  return emptyNpu(at::infer_size(self.sizes(), other.sizes()), dtype, opDevice({&self, &other}));
+}
+
+at::Tensor& binaryOut(const char* acl_op, const at::Tensor& self, const at::Tensor& other, c10::ScalarType compute,
+                      c10::ScalarType result, at::Tensor& out) {
+  const auto sizes = at::infer_size(self.sizes(), other.sizes());
+  return runInto(acl_op, out, sizes, result, [&](OpCommand& cmd) {
+    addInputAs(cmd, self, compute);
+    addInputAs(cmd, other, compute);
+  });
+}
+
+at::Tensor binaryNew(const char* acl_op, const at::Tensor& self, const at::Tensor& other, c10::ScalarType compute,
+                     c10::ScalarType result) {
+  at::Tensor out = binaryResult(self, other, result);
+  return binaryOut(acl_op, self, other, compute, result, out);
+}
+
+void checkInplaceShape(const at::Tensor& self, const at::Tensor& other) {
+  const auto sizes = at::infer_size(self.sizes(), other.sizes());
+  TORCH_CHECK(self.sizes().equals(sizes), "output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", at::IntArrayRef(sizes));
+}
+
+at::Tensor& unaryOut(const char* acl_op, const at::Tensor& self, c10::ScalarType compute, c10::ScalarType result,
+                     at::Tensor& out) {
+  return runInto(acl_op, out, self.sizes(), result, [&](OpCommand& cmd) { addInputAs(cmd, self, compute); });
+}
+
+at::Tensor unaryNew(const char* acl_op, const at::Tensor& self, c10::ScalarType compute, c10::ScalarType result) {
+  at::Tensor out = emptyNpuLike(self, result);
+  return unaryOut(acl_op, self, compute, result, out);
+}
+
+c10::ScalarType floatOpType(const at::Tensor& self) {
+  return at::isIntegralType(self.scalar_type(), /*includeBool=*/true)
+             ? c10::typeMetaToScalarType(at::get_default_dtype())
+             : self.scalar_type();
+}
+
+}  // namespace torch_npu

@@ -1,0 +1,26 @@
+// Building blocks of elementwise ops (broadcasting, promotion, out=).
+#pragma once
+
+#include "csrc/aten/NPUTensorUtils.h"
+
+namespace torch_npu {
+
+// An uninitialised NPU tensor of the broadcast shape of self and other.
+at::Tensor binaryResult(const at::Tensor& self, const at::Tensor& other, c10::ScalarType dtype);
+// Runs acl_op(self, other) with both operands in `compute` dtype, producing
+// `result` dtype, into `out` (resized to the broadcast shape).
+at::Tensor& binaryOut(const char* acl_op, const at::Tensor& self, const at::Tensor& other, c10::ScalarType compute,
+                      c10::ScalarType result, at::Tensor& out);
+at::Tensor binaryNew(const char* acl_op, const at::Tensor& self, const at::Tensor& other, c10::ScalarType compute,
+                     c10::ScalarType result);
+// In-place ops cannot grow self: "output with shape [3] doesn't match the broadcast shape [2, 3]".
+void checkInplaceShape(const at::Tensor& self, const at::Tensor& other);
+
+// acl_op(self) in `compute` dtype, result in `result` dtype, into out.
+at::Tensor& unaryOut(const char* acl_op, const at::Tensor& self, c10::ScalarType compute, c10::ScalarType result,
+                     at::Tensor& out);
+at::Tensor unaryNew(const char* acl_op, const at::Tensor& self, c10::ScalarType compute, c10::ScalarType result);
+// Dtype of a floating unary op (exp, log, sigmoid...): integers promote to the default float dtype.
+c10::ScalarType floatOpType(const at::Tensor& self);
+
+}  // namespace torch_npu

@@ -1,0 +1,50 @@
+// Helpers shared by the op implementations in csrc/aten.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include "csrc/framework/OpCommand.h"
+
+namespace torch_npu {
+
+// A new contiguous NPU tensor (on `device`, or the current device).
+at::Tensor emptyNpu(at::IntArrayRef sizes, c10::ScalarType dtype, c10::optional<c10::Device> device = c10::nullopt);
+at::Tensor emptyNpuLike(const at::Tensor& t, c10::optional<c10::ScalarType> dtype = c10::nullopt);
+
+// A CPU 0-d tensor (a wrapped Python number or torch.tensor(2.)) used with
+// NPU tensors: PyTorch lets such scalars mix with any device.
+bool isCpuScalar(const at::Tensor& t);
+
+// Adds `t` as an op input in `dtype`: CPU scalars become host scalar inputs,
+// NPU tensors of another dtype are cast first (by the NPU's Cast op).
+void addInputAs(OpCommand& cmd, const at::Tensor& t, c10::ScalarType dtype);
+
+// The NPU device of an op with these operands (the first non-CPU-scalar one).
+c10::Device opDevice(std::initializer_list<const at::Tensor*> operands);
+
+// Checks `out` can receive a `dtype` result of `sizes` (resizing it if needed,
+// as PyTorch's resize_output does) and returns the tensor the op should write:
+// `out` itself when it is contiguous with dtype `dtype`, otherwise a temporary
+// to pass to finishOut.
+at::Tensor prepareOut(const char* op, at::Tensor& out, at::IntArrayRef sizes, c10::ScalarType dtype);
+// Copies `result` into `out` if prepareOut returned a temporary.
+at::Tensor& finishOut(at::Tensor& out, const at::Tensor& result);
+
+// Runs a single-output op whose inputs are added by `add_inputs`, writing
+// into `out` (any strides/dtype, via prepareOut/finishOut).
+template <typename AddInputs>
+at::Tensor& runInto(const char* acl_op, at::Tensor& out, at::IntArrayRef sizes, c10::ScalarType dtype,
+                    AddInputs&& add_inputs) {
+  at::Tensor result = prepareOut(acl_op, out, sizes, dtype);
+  OpCommand cmd(acl_op);
+  add_inputs(cmd);
+  cmd.Output(result).Run();
+  return finishOut(out, result);
+}
+
+// Dims after wrapping negative values; an empty/absent list means all dims.
+std::vector<int64_t> reductionDims(const at::Tensor& self, at::OptionalIntArrayRef dim);
+// Sizes after reducing `dims` (kept as 1 with keepdim).
+std::vector<int64_t> reducedSizes(const at::Tensor& self, const std::vector<int64_t>& dims, bool keepdim);
+
+}  // namespace torch_npu

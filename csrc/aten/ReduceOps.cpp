@@ -1,0 +1,138 @@
+// Reductions: sum, mean, max/min (full and along a dim), argmax/argmin.
+#include "PrivateUse1NativeFunctions.h"
+#include "csrc/aten/NPUTensorUtils.h"
+
+namespace at_npu {
+namespace native {
+namespace {
+
+using torch_npu::reducedSizes;
+using torch_npu::reductionDims;
+
+at::Tensor& reduceOut(const char* op, const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                      c10::ScalarType compute, at::Tensor& out) {
+  const auto dims = reductionDims(self, dim);
+  return torch_npu::runInto(op, out, reducedSizes(self, dims, keepdim), compute, [&](torch_npu::OpCommand& cmd) {
+    torch_npu::addInputAs(cmd, self, compute);
+    cmd.Attr("axes", at::IntArrayRef(dims)).Attr("keep_dims", keepdim);
+  });
+}
+
+c10::ScalarType sumType(const at::Tensor& self, c10::optional<at::ScalarType> dtype, const at::Tensor* out) {
+  if (dtype) return *dtype;
+  if (out && out->defined()) return out->scalar_type();
+  return at::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type();
+}
+
+c10::ScalarType meanType(const at::Tensor& self, c10::optional<at::ScalarType> dtype, const at::Tensor* out) {
+  const auto type = dtype ? *dtype : (out && out->defined() ? out->scalar_type() : self.scalar_type());
+  TORCH_CHECK(at::isFloatingType(type), "mean(): could not infer output dtype. ",
+              dtype ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. Got: ", type);
+  return type;
+}
+
+// ArgMaxWithValue / ArgMinWithValue along one dim.
+void argReduce(const char* op, const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& values,
+               at::Tensor& indices) {
+  TORCH_CHECK(self.numel() > 0 || self.dim() == 0, op, ": cannot reduce an empty tensor along dim ", dim);
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  const auto sizes = reducedSizes(self, {dim}, keepdim);
+  at::Tensor v = torch_npu::prepareOut(op, values, sizes, self.scalar_type());
+  at::Tensor i = torch_npu::prepareOut(op, indices, sizes, at::kLong);
+  torch_npu::OpCommand cmd(op);
+  cmd.Input(self.dim() == 0 ? self.reshape({1}) : self).Output(i).Output(v);
+  cmd.Attr("dimension", self.dim() == 0 ? int64_t(0) : dim).Attr("keep_dims", keepdim).Run();
+  torch_npu::finishOut(values, v);
+  torch_npu::finishOut(indices, i);
+}
+
+at::Tensor& argOnly(const char* op, const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim,
+                    at::Tensor& out) {
+  at::Tensor values = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
+  if (!dim.has_value()) {
+    TORCH_CHECK(self.numel() > 0, "argmax/argmin(): Expected reduction dim to be specified for input.numel() == 0.");
+    at::Tensor flat = self.reshape({-1});
+    argReduce(op, flat, 0, false, values, out);
+    if (keepdim) out.resize_(std::vector<int64_t>(self.dim(), 1));
+    return out;
+  }
+  argReduce(op, self, *dim, keepdim, values, out);
+  return out;
+}
+
+at::Tensor fullReduce(const char* op, const char* name, const at::Tensor& self) {
+  TORCH_CHECK(self.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0. ",
+              "Specify the reduction dim with the 'dim' argument.");
+  at::Tensor out = torch_npu::emptyNpu({}, self.scalar_type(), self.device());
+  return reduceOut(op, self, c10::nullopt, false, self.scalar_type(), out);
+}
+
+}  // namespace
+
+at::Tensor& NPUNativeFunctions::sum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                                        c10::optional<at::ScalarType> dtype, at::Tensor& out) {
+  return reduceOut("ReduceSum", self, dim, keepdim, sumType(self, dtype, &out), out);
+}
+at::Tensor NPUNativeFunctions::sum(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                                   c10::optional<at::ScalarType> dtype) {
+  const auto type = sumType(self, dtype, nullptr);
+  at::Tensor out = torch_npu::emptyNpu({0}, type, self.device());
+  return reduceOut("ReduceSum", self, dim, keepdim, type, out);
+}
+
+at::Tensor& NPUNativeFunctions::mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                                         c10::optional<at::ScalarType> dtype, at::Tensor& out) {
+  return reduceOut("ReduceMean", self, dim, keepdim, meanType(self, dtype, &out), out);
+}
+at::Tensor NPUNativeFunctions::mean(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                                    c10::optional<at::ScalarType> dtype) {
+  const auto type = meanType(self, dtype, nullptr);
+  at::Tensor out = torch_npu::emptyNpu({0}, type, self.device());
+  return reduceOut("ReduceMean", self, dim, keepdim, type, out);
+}
+
+::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::max_out(const at::Tensor& self, int64_t dim, bool keepdim,
+                                                                  at::Tensor& max, at::Tensor& max_values) {
+  argReduce("ArgMaxWithValue", self, dim, keepdim, max, max_values);
+  return {max, max_values};
+}
+::std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::max(const at::Tensor& self, int64_t dim, bool keepdim) {
+  at::Tensor values = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
+  at::Tensor indices = torch_npu::emptyNpu({0}, at::kLong, self.device());
+  argReduce("ArgMaxWithValue", self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+at::Tensor NPUNativeFunctions::max(const at::Tensor& self) { return fullReduce("ReduceMax", "max", self); }
+
+::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::min_out(const at::Tensor& self, int64_t dim, bool keepdim,
+                                                                  at::Tensor& min, at::Tensor& min_indices) {
+  argReduce("ArgMinWithValue", self, dim, keepdim, min, min_indices);
+  return {min, min_indices};
+}
+::std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::min(const at::Tensor& self, int64_t dim, bool keepdim) {
+  at::Tensor values = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
+  at::Tensor indices = torch_npu::emptyNpu({0}, at::kLong, self.device());
+  argReduce("ArgMinWithValue", self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+at::Tensor NPUNativeFunctions::min(const at::Tensor& self) { return fullReduce("ReduceMin", "min", self); }
+
+at::Tensor& NPUNativeFunctions::argmax_out(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim,
+                                           at::Tensor& out) {
+  return argOnly("ArgMaxWithValue", self, dim, keepdim, out);
+}
+at::Tensor NPUNativeFunctions::argmax(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim) {
+  at::Tensor out = torch_npu::emptyNpu({0}, at::kLong, self.device());
+  return argOnly("ArgMaxWithValue", self, dim, keepdim, out);
+}
+at::Tensor& NPUNativeFunctions::argmin_out(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim,
+                                           at::Tensor& out) {
+  return argOnly("ArgMinWithValue", self, dim, keepdim, out);
+}
+at::Tensor NPUNativeFunctions::argmin(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim) {
+  at::Tensor out = torch_npu::emptyNpu({0}, at::kLong, self.device());
+  return argOnly("ArgMinWithValue", self, dim, keepdim, out);
+}
+
+}  // namespace native
+}  // namespace at_npu

@@ -1,0 +1,136 @@
+// Tensor creation and storage management on the NPU: empty, empty_strided,
+// resize_, set_, and reading a scalar back (.item()).
+#include <ATen/EmptyTensor.h>
+#include <ATen/native/Resize.h>
+#include <c10/core/CPUAllocator.h>
+
+#include "PrivateUse1NativeFunctions.h"
+#include "csrc/aten/NPUTensorUtils.h"
+#include "csrc/core/NPUCachingAllocator.h"
+#include "csrc/core/NPUFunctions.h"
+#include "csrc/core/TaskQueue.h"
+#include "csrc/framework/NPUStorageImpl.h"
+
+namespace at_npu {
+namespace native {
+namespace {
+
+c10::DeviceIndex targetDevice(c10::optional<at::Device> device) {
+  if (device.has_value() && device->has_index()) {
+    TORCH_CHECK(device->type() == c10::DeviceType::PrivateUse1, "expected an npu device, got ", *device);
+    torch_npu::check_device_index(device->index());
+    return device->index();
+  }
+  return torch_npu::current_device();
+}
+
+// Note [NPU tensor creation]
+// All NPU tensors are created here: an NPUStorageImpl (carrying the storage
+// descriptor, see Note [NPU storage descriptor]) over memory from the caching
+// allocator of the target device, wrapped in a TensorImpl on PrivateUse1.
+at::Tensor makeNpuTensor(at::IntArrayRef size, c10::optional<at::IntArrayRef> stride, at::ScalarType dtype,
+                         c10::DeviceIndex device) {
+  at::detail::check_size_nonnegative(size);
+  const caffe2::TypeMeta meta = c10::scalarTypeToTypeMeta(dtype);
+  const size_t nbytes = stride ? at::detail::computeStorageNbytes(size, *stride, meta.itemsize())
+                               : at::detail::computeStorageNbytesContiguous(size, meta.itemsize());
+  torch_npu::DeviceSwitch guard(device);
+  c10::Allocator* allocator = torch_npu::allocator::get();
+  auto storage = c10::make_intrusive<torch_npu::NPUStorageImpl>(
+      c10::StorageImpl::use_byte_size_t(), nbytes, allocator->allocate(nbytes), allocator, true);
+  storage->desc.base_sizes.assign(size.begin(), size.end());
+  storage->desc.storage_sizes = storage->desc.base_sizes;
+  storage->desc.origin_format = size.size() == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
+  storage->desc.npu_format = storage->desc.origin_format;
+  storage->desc.data_type = meta;
+  auto tensor = at::detail::make_tensor<c10::TensorImpl>(c10::Storage(std::move(storage)),
+                                                          c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), meta);
+  if (stride) {
+    tensor.unsafeGetTensorImpl()->set_sizes_and_strides(size, *stride);
+  } else if (!(size.size() == 1 && size[0] == 0)) {
+    tensor.unsafeGetTensorImpl()->set_sizes_contiguous(size);
+  }
+  return tensor;
+}
+
+}  // namespace
+
+at::Tensor NPUNativeFunctions::empty(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
+                                     c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                                     c10::optional<bool> pin_memory,
+                                     c10::optional<at::MemoryFormat> memory_format) {
+  TORCH_CHECK(!pin_memory.value_or(false), "Only dense CPU tensors can be pinned");
+  TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "NPU tensors must be strided, got layout ",
+              *layout);
+  auto tensor = makeNpuTensor(size, c10::nullopt, c10::dtype_or_default(dtype), targetDevice(device));
+  const auto mf = memory_format.value_or(at::MemoryFormat::Contiguous);
+  if (mf != at::MemoryFormat::Contiguous) tensor.unsafeGetTensorImpl()->empty_tensor_restride(mf);
+  return tensor;
+}
+
+at::Tensor NPUNativeFunctions::empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
+                                             c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                                             c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
+  TORCH_CHECK(!pin_memory.value_or(false), "Only dense CPU tensors can be pinned");
+  TORCH_CHECK(size.size() == stride.size(), "empty_strided: ", size.size(), " sizes but ", stride.size(),
+              " strides");
+  return makeNpuTensor(size, stride, c10::dtype_or_default(dtype), targetDevice(device));
+}
+
+const at::Tensor& NPUNativeFunctions::resize_(const at::Tensor& self, at::IntArrayRef size,
+                                              c10::optional<at::MemoryFormat> memory_format) {
+  at::detail::check_size_nonnegative(size);
+  auto* impl = self.unsafeGetTensorImpl();
+  const size_t itemsize = self.dtype().itemsize();
+  const size_t needed = (impl->storage_offset() + c10::multiply_integers(size)) * itemsize;
+  c10::StorageImpl* storage = impl->storage().unsafeGetStorageImpl();
+  if (needed > storage->nbytes()) {
+    TORCH_CHECK(storage->resizable(), "Trying to resize storage that is not resizable");
+    const c10::DeviceIndex device = self.device().index();
+    torch_npu::DeviceSwitch guard(device);
+    c10::DataPtr grown = torch_npu::allocator::get()->allocate(needed);
+    if (storage->nbytes() > 0) {
+      torch_npu::CopyTask copy;
+      copy.dst = grown.get();
+      copy.src = storage->data();
+      copy.bytes = storage->nbytes();
+      copy.kind = ACL_MEMCPY_DEVICE_TO_DEVICE;
+      copy.stream = torch_npu::getCurrentNPUStream(device).handle();
+      torch_npu::TaskQueue::forDevice(device).enqueue(std::move(copy));
+    }
+    storage->set_data_ptr_noswap(std::move(grown));
+    storage->set_nbytes(needed);
+  }
+  impl->set_sizes_contiguous(size);
+  if (memory_format.has_value() && *memory_format != at::MemoryFormat::Preserve) {
+    impl->empty_tensor_restride(*memory_format);
+  }
+  return self;
+}
+
+at::Tensor& NPUNativeFunctions::set_(at::Tensor& self, at::Storage source, int64_t storage_offset,
+                                     at::IntArrayRef size, at::IntArrayRef stride) {
+  TORCH_CHECK(source.device().type() == c10::DeviceType::PrivateUse1,
+              "set_: cannot make an npu tensor view a storage on ", source.device());
+  at::native::checkSetStorage(self, source, storage_offset, size, stride);
+  self.unsafeGetTensorImpl()->set_storage_offset(storage_offset);
+  if (stride.data() == nullptr) {
+    self.unsafeGetTensorImpl()->set_sizes_contiguous(size);
+  } else {
+    self.unsafeGetTensorImpl()->set_sizes_and_strides(size, stride);
+  }
+  return self;
+}
+
+at::Tensor& NPUNativeFunctions::set_(at::Tensor& self, at::Storage source) {
+  const int64_t numel = static_cast<int64_t>(source.nbytes() / self.dtype().itemsize());
+  return set_(self, source, 0, {numel}, {});
+}
+
+at::Scalar NPUNativeFunctions::_local_scalar_dense(const at::Tensor& self) {
+  TORCH_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");
+  return self.cpu().item();
+}
+
+}  // namespace native
+}  // namespace at_npu

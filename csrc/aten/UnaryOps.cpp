@@ -1,0 +1,85 @@
+// Unary elementwise ops. Floating ops (exp, log, ...) promote integer inputs
+// to the default float dtype, as PyTorch does; neg/sign/abs keep the dtype.
+#include "PrivateUse1NativeFunctions.h"
+#include "csrc/aten/ElementwiseOps.h"
+
+namespace at_npu {
+namespace native {
+
+using torch_npu::floatOpType;
+using torch_npu::unaryNew;
+using torch_npu::unaryOut;
+
+at::Tensor& NPUNativeFunctions::exp_out(const at::Tensor& self, at::Tensor& out) {
+  return unaryOut("Exp", self, floatOpType(self), floatOpType(self), out);
+}
+at::Tensor NPUNativeFunctions::exp(const at::Tensor& self) { return unaryNew("Exp", self, floatOpType(self), floatOpType(self)); }
+at::Tensor& NPUNativeFunctions::exp_(at::Tensor& self) { return exp_out(self, self); }
+
+at::Tensor& NPUNativeFunctions::log_out(const at::Tensor& self, at::Tensor& out) {
+  return unaryOut("Log", self, floatOpType(self), floatOpType(self), out);
+}
+at::Tensor NPUNativeFunctions::log(const at::Tensor& self) { return unaryNew("Log", self, floatOpType(self), floatOpType(self)); }
+at::Tensor& NPUNativeFunctions::log_(at::Tensor& self) { return log_out(self, self); }
+
+at::Tensor& NPUNativeFunctions::sqrt_out(const at::Tensor& self, at::Tensor& out) {
+  return unaryOut("Sqrt", self, floatOpType(self), floatOpType(self), out);
+}
+at::Tensor NPUNativeFunctions::sqrt(const at::Tensor& self) { return unaryNew("Sqrt", self, floatOpType(self), floatOpType(self)); }
+at::Tensor& NPUNativeFunctions::sqrt_(at::Tensor& self) { return sqrt_out(self, self); }
+
+at::Tensor& NPUNativeFunctions::rsqrt_out(const at::Tensor& self, at::Tensor& out) {
+  return unaryOut("Rsqrt", self, floatOpType(self), floatOpType(self), out);
+}
+at::Tensor NPUNativeFunctions::rsqrt(const at::Tensor& self) { return unaryNew("Rsqrt", self, floatOpType(self), floatOpType(self)); }
+at::Tensor& NPUNativeFunctions::rsqrt_(at::Tensor& self) { return rsqrt_out(self, self); }
+
+at::Tensor& NPUNativeFunctions::sigmoid_out(const at::Tensor& self, at::Tensor& out) {
+  return unaryOut("Sigmoid", self, floatOpType(self), floatOpType(self), out);
+}
+at::Tensor NPUNativeFunctions::sigmoid(const at::Tensor& self) { return unaryNew("Sigmoid", self, floatOpType(self), floatOpType(self)); }
+at::Tensor& NPUNativeFunctions::sigmoid_(at::Tensor& self) { return sigmoid_out(self, self); }
+
+at::Tensor& NPUNativeFunctions::tanh_out(const at::Tensor& self, at::Tensor& out) {
+  return unaryOut("Tanh", self, floatOpType(self), floatOpType(self), out);
+}
+at::Tensor NPUNativeFunctions::tanh(const at::Tensor& self) { return unaryNew("Tanh", self, floatOpType(self), floatOpType(self)); }
+at::Tensor& NPUNativeFunctions::tanh_(at::Tensor& self) { return tanh_out(self, self); }
+
+at::Tensor& NPUNativeFunctions::reciprocal_out(const at::Tensor& self, at::Tensor& out) {
+  return unaryOut("Reciprocal", self, floatOpType(self), floatOpType(self), out);
+}
+at::Tensor NPUNativeFunctions::reciprocal(const at::Tensor& self) { return unaryNew("Reciprocal", self, floatOpType(self), floatOpType(self)); }
+at::Tensor& NPUNativeFunctions::reciprocal_(at::Tensor& self) { return reciprocal_out(self, self); }
+
+at::Tensor& NPUNativeFunctions::neg_out(const at::Tensor& self, at::Tensor& out) {
+  return unaryOut("Neg", self, self.scalar_type(), self.scalar_type(), out);
+}
+at::Tensor NPUNativeFunctions::neg(const at::Tensor& self) { return unaryNew("Neg", self, self.scalar_type(), self.scalar_type()); }
+at::Tensor& NPUNativeFunctions::neg_(at::Tensor& self) { return neg_out(self, self); }
+
+at::Tensor& NPUNativeFunctions::sign_out(const at::Tensor& self, at::Tensor& out) {
+  return unaryOut("Sign", self, self.scalar_type(), self.scalar_type(), out);
+}
+at::Tensor NPUNativeFunctions::sign(const at::Tensor& self) { return unaryNew("Sign", self, self.scalar_type(), self.scalar_type()); }
+at::Tensor& NPUNativeFunctions::sign_(at::Tensor& self) { return sign_out(self, self); }
+
+at::Tensor& NPUNativeFunctions::abs_out(const at::Tensor& self, at::Tensor& out) {
+  return unaryOut("Abs", self, self.scalar_type(), self.scalar_type(), out);
+}
+
+at::Tensor NPUNativeFunctions::relu(const at::Tensor& self) {
+  TORCH_CHECK(self.scalar_type() != at::kBool, "Boolean inputs not supported for relu");
+  return unaryNew("Relu", self, self.scalar_type(), self.scalar_type());
+}
+at::Tensor& NPUNativeFunctions::relu_(at::Tensor& self) {
+  TORCH_CHECK(self.scalar_type() != at::kBool, "Boolean inputs not supported for relu");
+  return unaryOut("Relu", self, self.scalar_type(), self.scalar_type(), self);
+}
+
+at::Tensor& NPUNativeFunctions::logical_not_out(const at::Tensor& self, at::Tensor& out) {
+  return unaryOut("LogicalNot", self, at::kBool, at::kBool, out);
+}
+
+}  // namespace native
+}  // namespace at_npu

@@ -1,0 +1,463 @@
+// Note [Caching allocator policy]
+//
+// Device memory comes from the simulator in segments (aclrtMalloc) and is
+// never handed back on free: freed blocks go to a cache and serve later
+// requests, as in PyTorch's CUDA caching allocator.
+//  - Request sizes are rounded up to kMinBlockSize.
+//  - Requests <= kSmallSize are served from the small pool, whose segments are
+//    kSmallBuffer bytes; larger ones from the large pool, whose segments are
+//    kLargeBuffer bytes for requests < kMinLargeAlloc and otherwise the request
+//    rounded up to kRoundLarge.
+//  - A cached block is found best-fit among blocks of the *same stream*; a
+//    larger block is split when the remainder is worth keeping, and a freed
+//    block merges with free neighbours of its segment.
+//  - Stream order makes reuse safe: a block freed after ops were queued on its
+//    stream can only be handed to later work of that stream. Tensor
+//    .record_stream(s) adds streams; such a block returns to the cache only
+//    after an event recorded on every extra stream has completed.
+//  - When the device is out of memory, the allocator waits for the device,
+//    frees every unused cached segment and tries once more; if that fails it
+//    raises an error with the requested, allocated, reserved and capacity
+//    numbers.
+#include "csrc/core/NPUCachingAllocator.h"
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <unordered_set>
+
+#include <c10/util/irange.h>
+
+#include "csrc/core/Logging.h"
+#include "csrc/core/NPUEvent.h"
+#include "csrc/core/NPUException.h"
+#include "csrc/core/NPUFunctions.h"
+#include "csrc/core/TaskQueue.h"
+
+namespace torch_npu {
+namespace allocator {
+
+void Stat::increase(int64_t n) {
+  current += n;
+  peak = std::max(peak, current);
+  allocated += n;
+}
+void Stat::decrease(int64_t n) {
+  current -= n;
+  freed += n;
+}
+
+namespace {
+
+constexpr size_t kMinBlockSize = 512;        // bytes; every size is rounded up to this
+constexpr size_t kSmallSize = 1048576;       // bytes; largest "small" request
+constexpr size_t kSmallBuffer = 2097152;     // bytes; segment size of the small pool
+constexpr size_t kLargeBuffer = 20971520;    // bytes; segment size for medium requests
+constexpr size_t kMinLargeAlloc = 10485760;  // bytes; from here a request gets its own segment
+constexpr size_t kRoundLarge = 2097152;      // bytes; own segments are rounded to this
+
+struct BlockPool;
+
+struct Block {
+  c10::DeviceIndex device;
+  c10::StreamId stream;
+  size_t size;
+  size_t requested = 0;
+  void* ptr;
+  BlockPool* pool;
+  bool allocated = false;
+  Block* prev = nullptr;  // neighbours within the same segment
+  Block* next = nullptr;
+  std::unordered_set<c10::StreamId> stream_uses;
+  int event_count = 0;
+
+  Block(c10::DeviceIndex d, c10::StreamId s, size_t sz, BlockPool* p, void* ptr_)
+      : device(d), stream(s), size(sz), ptr(ptr_), pool(p) {}
+  bool is_split() const { return prev != nullptr || next != nullptr; }
+};
+
+bool blockLess(const Block* a, const Block* b) {
+  if (a->stream != b->stream) return a->stream < b->stream;
+  if (a->size != b->size) return a->size < b->size;
+  return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
+}
+
+struct BlockPool {
+  explicit BlockPool(bool small_) : blocks(blockLess), is_small(small_) {}
+  std::set<Block*, bool (*)(const Block*, const Block*)> blocks;
+  const bool is_small;
+};
+
+std::string formatBytes(size_t bytes) {
+  char buf[64];
+  if (bytes >= (1ull << 30)) {
+    std::snprintf(buf, sizeof(buf), "%.2f GiB", bytes / double(1ull << 30));
+  } else if (bytes >= (1ull << 20)) {
+    std::snprintf(buf, sizeof(buf), "%.2f MiB", bytes / double(1ull << 20));
+  } else if (bytes >= 1024) {
+    std::snprintf(buf, sizeof(buf), "%.2f KiB", bytes / 1024.0);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%zu bytes", bytes);
+  }
+  return buf;
+}
+
+size_t roundSize(size_t size) {
+  return size < kMinBlockSize ? kMinBlockSize : kMinBlockSize * ((size + kMinBlockSize - 1) / kMinBlockSize);
+}
+
+size_t segmentSize(size_t size) {
+  if (size <= kSmallSize) return kSmallBuffer;
+  if (size < kMinLargeAlloc) return kLargeBuffer;
+  return kRoundLarge * ((size + kRoundLarge - 1) / kRoundLarge);
+}
+
+class DeviceCachingAllocator {
+ public:
+  explicit DeviceCachingAllocator(c10::DeviceIndex device)
+      : device_(device), small_(true), large_(false) {}
+
+  Block* malloc(size_t request, c10::StreamId stream) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    processEvents();
+    const size_t size = roundSize(request);
+    BlockPool& pool = size <= kSmallSize ? small_ : large_;
+    Block* block = findFree(pool, size, stream);
+    if (block == nullptr) block = allocateSegment(pool, size, stream, request);
+    block = splitIfWorthIt(block, size);
+    block->allocated = true;
+    block->requested = request;
+    active_.insert(block);
+    const auto types = statTypes(pool);
+    for (auto t : types) {
+      stats_.allocation[t].increase(1);
+      stats_.allocated_bytes[t].increase(block->size);
+      stats_.active[t].increase(1);
+      stats_.active_bytes[t].increase(block->size);
+      stats_.requested_bytes[t].increase(request);
+    }
+    return block;
+  }
+
+  void free(Block* block) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    block->allocated = false;
+    const auto types = statTypes(*block->pool);
+    for (auto t : types) {
+      stats_.allocation[t].decrease(1);
+      stats_.allocated_bytes[t].decrease(block->size);
+      stats_.requested_bytes[t].decrease(block->requested);
+    }
+    if (!block->stream_uses.empty()) {
+      deferUntilStreamsDone(block);
+    } else {
+      releaseToPool(block);
+    }
+  }
+
+  void recordStream(Block* block, c10::StreamId stream) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    if (stream != block->stream) block->stream_uses.insert(stream);
+  }
+
+  void emptyCache() {
+    synchronize(device_);
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    processEvents();
+    releaseCachedSegments();
+  }
+
+  DeviceStats stats() {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    return stats_;
+  }
+
+  void resetPeak() {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    for (StatArray* a : allStats()) {
+      for (auto& s : *a) s.reset_peak();
+    }
+  }
+
+  void resetAccumulated() {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    for (StatArray* a : allStats()) {
+      for (auto& s : *a) s.allocated = s.freed = 0;
+    }
+    stats_.num_alloc_retries = stats_.num_ooms = 0;
+  }
+
+  void snapshot(std::vector<SegmentInfo>& out) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    std::vector<Block*> heads;
+    for (Block* b : active_) heads.push_back(b);
+    for (BlockPool* p : {&small_, &large_}) {
+      for (Block* b : p->blocks) heads.push_back(b);
+    }
+    std::set<Block*> seen;
+    for (Block* b : heads) {
+      while (b->prev) b = b->prev;
+      if (!seen.insert(b).second) continue;
+      SegmentInfo seg;
+      seg.device = device_;
+      seg.address = reinterpret_cast<uintptr_t>(b->ptr);
+      seg.is_large = !b->pool->is_small;
+      for (Block* it = b; it; it = it->next) {
+        seg.total_size += it->size;
+        if (it->allocated) seg.allocated_size += it->size;
+        seg.blocks.emplace_back(it->size, it->allocated);
+      }
+      out.push_back(std::move(seg));
+    }
+  }
+
+ private:
+  std::array<StatArray*, 9> allStats() {
+    return {&stats_.allocation, &stats_.segment, &stats_.active, &stats_.inactive_split,
+            &stats_.allocated_bytes, &stats_.reserved_bytes, &stats_.active_bytes,
+            &stats_.inactive_split_bytes, &stats_.requested_bytes};
+  }
+
+  static std::array<StatType, 2> statTypes(const BlockPool& pool) {
+    return {kAggregate, pool.is_small ? kSmallPool : kLargePool};
+  }
+
+  Block* findFree(BlockPool& pool, size_t size, c10::StreamId stream) {
+    Block key(device_, stream, size, &pool, nullptr);
+    auto it = pool.blocks.lower_bound(&key);
+    if (it == pool.blocks.end() || (*it)->stream != stream) return nullptr;
+    // Do not carve a small request out of a huge own segment.
+    if (!pool.is_small && size < kMinLargeAlloc && (*it)->size >= kMinLargeAlloc + size) return nullptr;
+    Block* block = *it;
+    pool.blocks.erase(it);
+    if (block->is_split()) {
+      for (auto t : statTypes(pool)) {
+        stats_.inactive_split[t].decrease(1);
+        stats_.inactive_split_bytes[t].decrease(block->size);
+      }
+    }
+    return block;
+  }
+
+  Block* allocateSegment(BlockPool& pool, size_t size, c10::StreamId stream, size_t request) {
+    const size_t seg = segmentSize(size);
+    void* ptr = nullptr;
+    aclError status = deviceMalloc(&ptr, seg);
+    if (status == ACL_ERROR_RT_MEMORY_ALLOCATION) {
+      // Retry once after returning every unused cached segment to the device.
+      stats_.num_alloc_retries += 1;
+      synchronize(device_);
+      processEvents();
+      releaseCachedSegments();
+      status = deviceMalloc(&ptr, seg);
+    }
+    if (status == ACL_ERROR_RT_MEMORY_ALLOCATION) {
+      stats_.num_ooms += 1;
+      const auto [free_bytes, total] = memGetInfo(device_);
+      const int64_t allocated = stats_.allocated_bytes[kAggregate].current;
+      const int64_t reserved = stats_.reserved_bytes[kAggregate].current;
+      TORCH_CHECK(false, "NPU out of memory. Tried to allocate ", formatBytes(request),
+                  " (NPU ", static_cast<int>(device_), "; ", formatBytes(total),
+                  " total capacity; ", formatBytes(allocated), " already allocated; ",
+                  formatBytes(free_bytes), " free; ", formatBytes(reserved),
+                  " reserved in total by PyTorch). If reserved memory is >> allocated memory, "
+                  "call torch.npu.empty_cache(); otherwise reduce the batch size or set "
+                  "ASCEND_SIM_HBM_SIZE to give the simulated device more memory.");
+    }
+    NPU_CHECK_ACL(status);
+    for (auto t : statTypes(pool)) {
+      stats_.segment[t].increase(1);
+      stats_.reserved_bytes[t].increase(seg);
+    }
+    NPU_LOGD("allocator: new segment of {} bytes on device {}", seg, device_);
+    return new Block(device_, stream, seg, &pool, ptr);
+  }
+
+  aclError deviceMalloc(void** ptr, size_t size) {
+    DeviceSwitch guard(device_);
+    return aclrtMalloc(ptr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+  }
+
+  Block* splitIfWorthIt(Block* block, size_t size) {
+    const size_t remaining = block->size - size;
+    const bool worth = block->pool->is_small ? remaining >= kMinBlockSize : remaining > kSmallSize;
+    if (!worth) return block;
+    auto* rest = new Block(device_, block->stream, remaining, block->pool,
+                           static_cast<char*>(block->ptr) + size);
+    rest->prev = block;
+    rest->next = block->next;
+    if (rest->next) rest->next->prev = rest;
+    block->next = rest;
+    block->size = size;
+    insertFree(rest);
+    return block;
+  }
+
+  void insertFree(Block* block) {
+    if (block->is_split()) {
+      for (auto t : statTypes(*block->pool)) {
+        stats_.inactive_split[t].increase(1);
+        stats_.inactive_split_bytes[t].increase(block->size);
+      }
+    }
+    block->pool->blocks.insert(block);
+  }
+
+  void removeFree(Block* block) {
+    block->pool->blocks.erase(block);
+    if (block->is_split()) {
+      for (auto t : statTypes(*block->pool)) {
+        stats_.inactive_split[t].decrease(1);
+        stats_.inactive_split_bytes[t].decrease(block->size);
+      }
+    }
+  }
+
+  void releaseToPool(Block* block) {
+    active_.erase(block);
+    for (auto t : statTypes(*block->pool)) {
+      stats_.active[t].decrease(1);
+      stats_.active_bytes[t].decrease(block->size);
+    }
+    // Merge with free neighbours of the same segment.
+    for (Block* neighbour : {block->prev, block->next}) {
+      if (neighbour == nullptr || neighbour->allocated || neighbour->event_count > 0 ||
+          active_.count(neighbour)) {
+        continue;
+      }
+      removeFree(neighbour);
+      if (neighbour == block->prev) {
+        block->ptr = neighbour->ptr;
+        block->prev = neighbour->prev;
+        if (block->prev) block->prev->next = block;
+      } else {
+        block->next = neighbour->next;
+        if (block->next) block->next->prev = block;
+      }
+      block->size += neighbour->size;
+      delete neighbour;
+    }
+    insertFree(block);
+  }
+
+  void deferUntilStreamsDone(Block* block) {
+    for (c10::StreamId s : block->stream_uses) {
+      auto event = std::make_unique<NPUEvent>();
+      event->record(NPUStream(c10::Stream(c10::Stream::UNSAFE,
+                                          c10::Device(c10::DeviceType::PrivateUse1, device_), s)));
+      block->event_count += 1;
+      pending_events_.emplace_back(std::move(event), block);
+    }
+    block->stream_uses.clear();
+  }
+
+  void processEvents() {
+    while (!pending_events_.empty()) {
+      auto& [event, block] = pending_events_.front();
+      if (!event->query()) break;
+      Block* b = block;
+      pending_events_.pop_front();
+      if (--b->event_count == 0) releaseToPool(b);
+    }
+  }
+
+  void releaseCachedSegments() {
+    for (BlockPool* pool : {&small_, &large_}) {
+      std::vector<Block*> whole;
+      for (Block* b : pool->blocks) {
+        if (!b->is_split()) whole.push_back(b);
+      }
+      for (Block* b : whole) {
+        pool->blocks.erase(b);
+        {
+          DeviceSwitch guard(device_);
+          NPU_CHECK_ACL(aclrtFree(b->ptr));
+        }
+        for (auto t : statTypes(*pool)) {
+          stats_.segment[t].decrease(1);
+          stats_.reserved_bytes[t].decrease(b->size);
+        }
+        delete b;
+      }
+    }
+  }
+
+  c10::DeviceIndex device_;
+  std::recursive_mutex mutex_;
+  BlockPool small_;
+  BlockPool large_;
+  std::unordered_set<Block*> active_;
+  std::deque<std::pair<std::unique_ptr<NPUEvent>, Block*>> pending_events_;
+  DeviceStats stats_;
+};
+
+// Deliberately leaked: tensors may be freed during static destruction.
+std::vector<std::unique_ptr<DeviceCachingAllocator>>& deviceAllocators() {
+  static auto* all = [] {
+    auto* v = new std::vector<std::unique_ptr<DeviceCachingAllocator>>();
+    for (int i = 0; i < device_count(); ++i) v->push_back(std::make_unique<DeviceCachingAllocator>(i));
+    return v;
+  }();
+  return *all;
+}
+
+DeviceCachingAllocator& deviceAllocator(c10::DeviceIndex device) {
+  check_device_index(device);
+  return *deviceAllocators()[device];
+}
+
+void freeBlock(void* ctx) {
+  auto* block = static_cast<Block*>(ctx);
+  deviceAllocator(block->device).free(block);
+}
+
+struct NPUAllocator final : public c10::Allocator {
+  c10::DataPtr allocate(size_t n) const override {
+    const c10::DeviceIndex device = current_device();
+    if (n == 0) return c10::DataPtr(nullptr, c10::Device(c10::DeviceType::PrivateUse1, device));
+    const c10::StreamId stream = getCurrentNPUStream(device).id();
+    Block* block = deviceAllocator(device).malloc(n, stream);
+    return c10::DataPtr(block->ptr, block, &freeBlock, c10::Device(c10::DeviceType::PrivateUse1, device));
+  }
+  c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
+};
+
+NPUAllocator g_allocator;
+
+}  // namespace
+
+c10::Allocator* get() { return &g_allocator; }
+
+void recordStream(const c10::DataPtr& ptr, const NPUStream& stream) {
+  if (ptr.get() == nullptr || ptr.get_deleter() != &freeBlock) return;
+  auto* block = static_cast<Block*>(ptr.get_context());
+  deviceAllocator(block->device).recordStream(block, stream.id());
+}
+
+void emptyCache() {
+  for (auto& a : deviceAllocators()) a->emptyCache();
+}
+
+DeviceStats getDeviceStats(c10::DeviceIndex device) { return deviceAllocator(device).stats(); }
+void resetPeakStats(c10::DeviceIndex device) { deviceAllocator(device).resetPeak(); }
+void resetAccumulatedStats(c10::DeviceIndex device) { deviceAllocator(device).resetAccumulated(); }
+
+std::vector<SegmentInfo> snapshot() {
+  std::vector<SegmentInfo> out;
+  for (auto& a : deviceAllocators()) a->snapshot(out);
+  return out;
+}
+
+std::pair<size_t, size_t> memGetInfo(c10::DeviceIndex device) {
+  DeviceSwitch guard(device);
+  size_t free_bytes = 0, total = 0;
+  NPU_CHECK_ACL(aclrtGetMemInfo(&free_bytes, &total));
+  return {free_bytes, total};
+}
+
+REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &g_allocator);
+
+}  // namespace allocator
+}  // namespace torch_npu

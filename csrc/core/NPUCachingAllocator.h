@@ -1,0 +1,68 @@
+// The NPU caching allocator (PrivateUse1's c10::Allocator).
+// See Note [Caching allocator policy] in NPUCachingAllocator.cpp.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <c10/core/Allocator.h>
+
+#include "csrc/core/NPUStream.h"
+
+namespace torch_npu {
+namespace allocator {
+
+// Counters in the layout of torch.cuda.memory_stats().
+struct Stat {
+  int64_t current = 0;
+  int64_t peak = 0;
+  int64_t allocated = 0;
+  int64_t freed = 0;
+  void increase(int64_t n);
+  void decrease(int64_t n);
+  void reset_peak() { peak = current; }
+};
+
+enum StatType : size_t { kAggregate = 0, kSmallPool = 1, kLargePool = 2, kNumStatTypes = 3 };
+using StatArray = std::array<Stat, kNumStatTypes>;
+
+struct DeviceStats {
+  StatArray allocation;        // number of live allocations
+  StatArray segment;           // number of device (aclrtMalloc) segments
+  StatArray active;            // active blocks (allocated or awaiting stream uses)
+  StatArray inactive_split;    // free blocks that are part of a split segment
+  StatArray allocated_bytes;
+  StatArray reserved_bytes;
+  StatArray active_bytes;
+  StatArray inactive_split_bytes;
+  StatArray requested_bytes;
+  int64_t num_alloc_retries = 0;  // times cached memory was freed to satisfy a request
+  int64_t num_ooms = 0;
+};
+
+struct SegmentInfo {
+  int64_t device = 0;
+  uintptr_t address = 0;
+  int64_t total_size = 0;
+  int64_t allocated_size = 0;
+  bool is_large = false;
+  std::vector<std::pair<int64_t, bool>> blocks;  // (size, allocated)
+};
+
+c10::Allocator* get();
+// Marks a block as used by `stream` (torch's Tensor.record_stream): its memory
+// is not reused until the work queued so far on `stream` has finished.
+void recordStream(const c10::DataPtr& ptr, const NPUStream& stream);
+// Returns all unused cached segments to the device (after waiting for it).
+void emptyCache();
+DeviceStats getDeviceStats(c10::DeviceIndex device);
+void resetPeakStats(c10::DeviceIndex device);
+void resetAccumulatedStats(c10::DeviceIndex device);
+std::vector<SegmentInfo> snapshot();
+// Device capacity and free bytes as the simulator reports them.
+std::pair<size_t, size_t> memGetInfo(c10::DeviceIndex device);
+
+}  // namespace allocator
+}  // namespace torch_npu

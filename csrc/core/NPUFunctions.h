@@ -1,0 +1,32 @@
+// Device management: count, current device (per host thread), synchronize.
+#pragma once
+
+#include <c10/core/Device.h>
+
+namespace torch_npu {
+
+// Number of visible simulated devices (ASCEND_SIM_DEVICE_COUNT, ASCEND_RT_VISIBLE_DEVICES).
+c10::DeviceIndex device_count() noexcept;
+// The calling thread's current device (default 0).
+c10::DeviceIndex current_device();
+// Makes `device` current on the calling thread; raises if out of range.
+void set_device(c10::DeviceIndex device);
+// Raises "Invalid NPU device index 9: there are 8 NPU devices (valid indices 0..7)".
+void check_device_index(c10::DeviceIndex device);
+// Waits for all work queued on `device` (task queue and device streams) and
+// raises the first error of a failed task.
+void synchronize(c10::DeviceIndex device);
+
+// Switches the current device for a scope (noexcept restore).
+class DeviceSwitch {
+ public:
+  explicit DeviceSwitch(c10::DeviceIndex device);
+  ~DeviceSwitch();
+  DeviceSwitch(const DeviceSwitch&) = delete;
+  DeviceSwitch& operator=(const DeviceSwitch&) = delete;
+
+ private:
+  c10::DeviceIndex previous_;
+};
+
+}  // namespace torch_npu

@@ -1,0 +1,100 @@
+#include "csrc/core/NPUStream.h"
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "csrc/core/NPUException.h"
+#include "csrc/core/NPUFunctions.h"
+#include "csrc/core/TaskQueue.h"
+
+namespace torch_npu {
+namespace {
+
+struct DeviceStreams {
+  std::once_flag created[kStreamsPerPool + 1];
+  std::array<aclrtStream, kStreamsPerPool + 1> handles{};
+  std::atomic<uint32_t> next_pool_index{0};
+};
+
+// One entry per device; deliberately leaked (see Note [NPU stream ids]).
+DeviceStreams& streamsOf(c10::DeviceIndex device) {
+  static auto* all = [] {
+    auto* v = new std::vector<std::unique_ptr<DeviceStreams>>();
+    for (int i = 0; i < device_count(); ++i) v->push_back(std::make_unique<DeviceStreams>());
+    return v;
+  }();
+  check_device_index(device);
+  return *(*all)[device];
+}
+
+c10::DeviceIndex resolve(c10::DeviceIndex device) {
+  if (device < 0) return current_device();
+  check_device_index(device);
+  return device;
+}
+
+thread_local std::vector<c10::StreamId> tls_current_ids;
+
+c10::StreamId& currentIdSlot(c10::DeviceIndex device) {
+  if (tls_current_ids.empty()) tls_current_ids.assign(device_count(), 0);
+  return tls_current_ids[device];
+}
+
+c10::Stream makeStream(c10::DeviceIndex device, c10::StreamId id) {
+  return c10::Stream(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1, device), id);
+}
+
+}  // namespace
+
+NPUStream::NPUStream(c10::Stream stream) : stream_(stream) {
+  TORCH_CHECK(stream.device_type() == c10::DeviceType::PrivateUse1,
+              "NPUStream: expected a stream of an npu device, got ", stream);
+  TORCH_CHECK(stream.id() >= 0 && stream.id() <= kStreamsPerPool, "NPUStream: invalid stream id ",
+              stream.id());
+}
+
+aclrtStream NPUStream::handle() const {
+  auto& s = streamsOf(device_index());
+  const auto id = static_cast<size_t>(stream_.id());
+  std::call_once(s.created[id], [&] {
+    DeviceSwitch guard(device_index());
+    NPU_CHECK_ACL(aclrtCreateStream(&s.handles[id]));
+  });
+  return s.handles[id];
+}
+
+bool NPUStream::query() const {
+  if (!TaskQueue::forDevice(device_index()).idle()) return false;
+  int32_t idle = 0;
+  NPU_CHECK_ACL(aclrtStreamQuery(handle(), &idle));
+  return idle != 0;
+}
+
+void NPUStream::synchronize() const {
+  TaskQueue::forDevice(device_index()).drain();
+  NPU_CHECK_ACL(aclrtSynchronizeStream(handle()));
+}
+
+NPUStream getDefaultNPUStream(c10::DeviceIndex device) {
+  return NPUStream(makeStream(resolve(device), 0));
+}
+
+NPUStream getCurrentNPUStream(c10::DeviceIndex device) {
+  device = resolve(device);
+  return NPUStream(makeStream(device, currentIdSlot(device)));
+}
+
+NPUStream getStreamFromPool(c10::DeviceIndex device) {
+  device = resolve(device);
+  const uint32_t n = streamsOf(device).next_pool_index.fetch_add(1);
+  return NPUStream(makeStream(device, static_cast<c10::StreamId>(1 + n % kStreamsPerPool)));
+}
+
+void setCurrentNPUStream(NPUStream stream) {
+  currentIdSlot(stream.device_index()) = stream.id();
+}
+
+}  // namespace torch_npu

@@ -1,0 +1,49 @@
+// NPU streams as c10::Stream values.
+//
+// Note [NPU stream ids]
+// A c10::Stream on PrivateUse1 carries a StreamId. Id 0 is the device's
+// default stream; ids 1..kStreamsPerPool name the streams of a lazily created
+// per-device pool, handed out round robin by getStreamFromPool() (as
+// c10/cuda does). Every id maps to one simulator stream (aclrtStream),
+// created on first use and never destroyed (deliberately leaked: work may be
+// queued until process exit). The current stream is per host thread and per
+// device, and defaults to the default stream.
+#pragma once
+
+#include <c10/core/Stream.h>
+
+#include "ascend_sim/acl.h"
+
+namespace torch_npu {
+
+constexpr int kStreamsPerPool = 8;  // streams per device besides the default one
+
+class NPUStream {
+ public:
+  explicit NPUStream(c10::Stream stream);
+
+  c10::Stream unwrap() const { return stream_; }
+  c10::DeviceIndex device_index() const { return stream_.device_index(); }
+  c10::Device device() const { return stream_.device(); }
+  c10::StreamId id() const { return stream_.id(); }
+  // The simulator's handle of this stream.
+  aclrtStream handle() const;
+  // True if all work submitted to the stream (queued ops included) finished.
+  bool query() const;
+  // Waits for the stream (and the task queue feeding it).
+  void synchronize() const;
+
+  bool operator==(const NPUStream& other) const { return stream_ == other.stream_; }
+  bool operator!=(const NPUStream& other) const { return !(*this == other); }
+
+ private:
+  c10::Stream stream_;
+};
+
+NPUStream getDefaultNPUStream(c10::DeviceIndex device = -1);
+NPUStream getCurrentNPUStream(c10::DeviceIndex device = -1);
+NPUStream getStreamFromPool(c10::DeviceIndex device = -1);
+// Makes `stream` current for its device on the calling thread.
+void setCurrentNPUStream(NPUStream stream);
+
+}  // namespace torch_npu

@@ -1,0 +1,168 @@
+#include "csrc/core/TaskQueue.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <vector>
+
+#include "csrc/core/Logging.h"
+#include "csrc/core/NPUException.h"
+#include "csrc/core/NPUFunctions.h"
+
+namespace torch_npu {
+namespace {
+
+bool envFlag(const char* name, bool fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  return std::string(v) != "0";
+}
+
+std::atomic<bool>& enabledFlag() {
+  static std::atomic<bool> flag{envFlag("TASK_QUEUE_ENABLE", true)};
+  return flag;
+}
+
+std::atomic<bool>& blockingFlag() {
+  static std::atomic<bool> flag{envFlag("ASCEND_LAUNCH_BLOCKING", false)};
+  return flag;
+}
+
+const std::string& taskName(const Task& task) {
+  static const std::string kMemcpy = "memcpy";
+  if (auto* op = std::get_if<AclOpLaunch>(&task)) return op->op_type;
+  if (auto* call = std::get_if<CallTask>(&task)) return call->name;
+  return kMemcpy;
+}
+
+aclrtStream taskStream(const Task& task) {
+  if (auto* op = std::get_if<AclOpLaunch>(&task)) return op->stream;
+  if (auto* copy = std::get_if<CopyTask>(&task)) return copy->stream;
+  return nullptr;
+}
+
+aclError execute(const Task& task) {
+  if (auto* op = std::get_if<AclOpLaunch>(&task)) return op->execute();
+  if (auto* copy = std::get_if<CopyTask>(&task)) {
+    const aclError status =
+        aclrtMemcpyAsync(copy->dst, copy->bytes, copy->src, copy->bytes, copy->kind, copy->stream);
+    if (status != ACL_SUCCESS || !copy->staging) return status;
+    // The device reads the staging buffer when the stream reaches the copy:
+    // keep it alive until a callback queued right behind the copy runs.
+    auto* keep = new std::shared_ptr<void>(copy->staging);
+    const aclError cb = aclrtLaunchCallback(
+        [](void* p) { delete static_cast<std::shared_ptr<void>*>(p); }, keep, copy->stream);
+    if (cb != ACL_SUCCESS) {
+      aclrtSynchronizeStream(copy->stream);  // no callback: wait before freeing
+      delete keep;
+    }
+    return cb;
+  }
+  return std::get<CallTask>(task).call();
+}
+
+}  // namespace
+
+TaskQueue& TaskQueue::forDevice(c10::DeviceIndex device) {
+  // Deliberately leaked: queue threads may still run during static destruction.
+  static auto* queues = [] {
+    auto* v = new std::vector<std::unique_ptr<TaskQueue>>();
+    for (int i = 0; i < device_count(); ++i) v->push_back(std::make_unique<TaskQueue>(i));
+    return v;
+  }();
+  check_device_index(device);
+  return *(*queues)[device];
+}
+
+TaskQueue::TaskQueue(c10::DeviceIndex device) : device_(device) {}
+
+void TaskQueue::setEnabled(bool enabled) { enabledFlag() = enabled; }
+bool TaskQueue::enabled() { return enabledFlag(); }
+void TaskQueue::setLaunchBlocking(bool blocking) { blockingFlag() = blocking; }
+bool TaskQueue::launchBlocking() { return blockingFlag(); }
+
+void TaskQueue::run(const Task& task) {
+  const aclError status = execute(task);
+  if (status != ACL_SUCCESS) {
+    std::string msg = "NPU op '" + taskName(task) + "' failed with " + aclErrorName(status) +
+                      " (" + std::to_string(status) + "): " + aclGetRecentErrMsg();
+    NPU_LOGE("{}", msg);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pending_error_.empty()) pending_error_ = std::move(msg);
+  }
+}
+
+void TaskQueue::raisePendingError() {
+  std::string msg;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    msg.swap(pending_error_);
+  }
+  TORCH_CHECK(msg.empty(), msg);
+}
+
+void TaskQueue::waitForDevice(aclrtStream stream, const std::string& name) {
+  DeviceSwitch guard(device_);
+  const aclError status = stream ? aclrtSynchronizeStream(stream) : aclrtSynchronizeDevice();
+  TORCH_CHECK(status == ACL_SUCCESS, "NPU op '", name, "' failed on the device with ",
+              aclErrorName(status), ": ", aclGetRecentErrMsg(),
+              " (ASCEND_LAUNCH_BLOCKING=1: this is the op that failed)");
+}
+
+void TaskQueue::enqueue(Task task) {
+  raisePendingError();
+  const bool blocking = launchBlocking();
+  aclrtStream stream = taskStream(task);
+  std::string name = blocking ? taskName(task) : std::string();
+  if (!enabled()) {
+    DeviceSwitch guard(device_);
+    run(task);
+    raisePendingError();
+  } else {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!worker_started_) {
+        // Detached: the queue is leaked and its thread may outlive main().
+        std::thread([this] { workerLoop(); }).detach();
+        worker_started_ = true;
+      }
+      changed_.wait(lock, [&] { return tasks_.size() < kCapacity; });
+      tasks_.push_back(std::move(task));
+    }
+    not_empty_.notify_one();
+    if (blocking) drain();
+  }
+  if (blocking) waitForDevice(stream, name);
+}
+
+void TaskQueue::workerLoop() {
+  if (aclrtSetDevice(device_) != ACL_SUCCESS) {
+    NPU_LOGE("task queue of device {} cannot bind its device: {}", device_, aclGetRecentErrMsg());
+  }
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    not_empty_.wait(lock, [&] { return !tasks_.empty(); });
+    Task task = std::move(tasks_.front());
+    tasks_.pop_front();
+    running_ = true;
+    lock.unlock();
+    run(task);
+    lock.lock();
+    running_ = false;
+    changed_.notify_all();
+  }
+}
+
+void TaskQueue::drain() {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return tasks_.empty() && !running_; });
+  }
+  raisePendingError();
+}
+
+bool TaskQueue::idle() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return tasks_.empty() && !running_;
+}
+
+}  // namespace torch_npu

@@ -1,0 +1,98 @@
+// Note [Task queue]
+//
+// As in Ascend's torch_npu, op launches do not go to the device from the
+// Python thread: they are pushed as typed tasks into a per-device queue and a
+// queue thread hands them to the simulator (which in turn runs them
+// asynchronously on its streams). This overlaps host dispatch with device
+// execution.
+//
+//   TASK_QUEUE_ENABLE=1 (default)  queue + queue thread
+//   TASK_QUEUE_ENABLE=0            launch synchronously from the calling thread
+//   ASCEND_LAUNCH_BLOCKING=1       also wait for the device after every task,
+//                                  so an error points at the op that caused it
+//
+// Errors are never dropped: the first failure of a queued task is kept (with
+// the task's op name) and raised by the next enqueue() or drain() on that
+// device; later tasks of the failed batch still run, as on the device.
+//
+// Memory safety: tasks hold raw device pointers. That is safe because the
+// caching allocator reuses freed blocks only for later work on the same
+// stream (stream order), and everything that really frees device memory
+// (empty_cache) drains the queue first.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <variant>
+
+#include <c10/core/Device.h>
+
+#include "csrc/core/AclOpLaunch.h"
+
+namespace torch_npu {
+
+// An asynchronous memcpy. For host-to-device copies `staging` owns a copy of
+// the host bytes, so the caller's buffer may be reused at once.
+struct CopyTask {
+  void* dst = nullptr;
+  const void* src = nullptr;
+  size_t bytes = 0;
+  aclrtMemcpyKind kind = ACL_MEMCPY_DEVICE_TO_DEVICE;
+  aclrtStream stream = nullptr;
+  std::shared_ptr<void> staging;
+};
+
+// Anything else ordered with the queue (event record/wait): a named call.
+struct CallTask {
+  std::string name;
+  std::function<aclError()> call;
+};
+
+using Task = std::variant<AclOpLaunch, CopyTask, CallTask>;
+
+class TaskQueue {
+ public:
+  static TaskQueue& forDevice(c10::DeviceIndex device);
+
+  // Raises a pending error of an earlier task, then queues (or runs) `task`.
+  void enqueue(Task task);
+  // Waits until every queued task was handed to the device, then raises a
+  // pending error. Does not wait for the device itself.
+  void drain();
+  bool idle();
+
+  // Runtime switches (also read from the environment at start-up).
+  static void setEnabled(bool enabled);
+  static bool enabled();
+  static void setLaunchBlocking(bool blocking);
+  static bool launchBlocking();
+
+  explicit TaskQueue(c10::DeviceIndex device);
+  TaskQueue(const TaskQueue&) = delete;
+  TaskQueue& operator=(const TaskQueue&) = delete;
+
+ private:
+  static constexpr size_t kCapacity = 4096;  // tasks; enqueue blocks beyond it
+
+  void workerLoop();
+  void run(const Task& task);  // on the worker or the caller; records errors
+  void raisePendingError();
+  void waitForDevice(aclrtStream stream, const std::string& name);
+
+  c10::DeviceIndex device_;
+  std::mutex mutex_;
+  std::condition_variable not_empty_;
+  std::condition_variable changed_;  // a task finished or space freed
+  std::deque<Task> tasks_;
+  bool running_ = false;  // the worker is executing a task
+  bool worker_started_ = false;
+  std::string pending_error_;
+};
+
+}  // namespace torch_npu

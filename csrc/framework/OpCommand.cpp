@@ -1,0 +1,107 @@
+#include "csrc/framework/OpCommand.h"
+
+#include <cstring>
+
+#include "csrc/core/NPUStream.h"
+#include "csrc/core/TaskQueue.h"
+#include "csrc/framework/DTypes.h"
+#include "csrc/framework/NPUStorageImpl.h"
+
+namespace torch_npu {
+namespace {
+
+AclTensorParam paramOf(const at::Tensor& t) {
+  AclTensorParam p;
+  p.dtype = toAclDataType(t.scalar_type());
+  p.shape.assign(t.sizes().begin(), t.sizes().end());
+  p.origin_shape = p.shape;
+  if (const NPUStorageDesc* desc = storageDesc(t)) {
+    p.origin_format = desc->origin_format;
+    p.format = desc->origin_format;  // private formats: see Note [NPU storage descriptor]
+  }
+  p.data = t.numel() == 0 ? nullptr : t.data_ptr();
+  p.bytes = t.nbytes();
+  return p;
+}
+
+template <typename T>
+void storeScalar(const c10::Scalar& value, c10::SmallVector<uint8_t, 8>& out) {
+  const T v = value.to<T>();
+  out.resize(sizeof(T));
+  std::memcpy(out.data(), &v, sizeof(T));
+}
+
+}  // namespace
+
+OpCommand::OpCommand(std::string op_type) { launch_.op_type = std::move(op_type); }
+
+void OpCommand::checkDevice(const at::Tensor& t, const char* role, size_t index) {
+  TORCH_CHECK(t.defined(), "NPU op ", launch_.op_type, ": ", role, " ", index, " is undefined");
+  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1, "NPU op ", launch_.op_type, ": ",
+              role, " ", index, " is on ", t.device(),
+              ", but the op runs on the NPU; move the tensor with .npu() or .to('npu')");
+  if (!device_) {
+    device_ = t.device();
+  } else {
+    TORCH_CHECK(*device_ == t.device(), "Expected all tensors to be on the same device, but found ",
+                "at least two devices, ", *device_, " and ", t.device(), " (NPU op ",
+                launch_.op_type, ", ", role, " ", index, ")");
+  }
+}
+
+OpCommand& OpCommand::Input(const at::Tensor& t) {
+  checkDevice(t, "input", launch_.inputs.size());
+  at::Tensor c = t.is_contiguous() ? t : t.contiguous();
+  launch_.inputs.push_back(paramOf(c));
+  keep_alive_.push_back(std::move(c));
+  return *this;
+}
+
+OpCommand& OpCommand::InputScalar(const c10::Scalar& value, c10::ScalarType dtype) {
+  AclTensorParam p;
+  p.dtype = toAclDataType(dtype);
+  p.on_host = true;
+  switch (dtype) {
+    case c10::ScalarType::Float: storeScalar<float>(value, p.host_bytes); break;
+    case c10::ScalarType::Half: storeScalar<c10::Half>(value, p.host_bytes); break;
+    case c10::ScalarType::BFloat16: storeScalar<c10::BFloat16>(value, p.host_bytes); break;
+    case c10::ScalarType::Double: storeScalar<double>(value, p.host_bytes); break;
+    case c10::ScalarType::Char: storeScalar<int8_t>(value, p.host_bytes); break;
+    case c10::ScalarType::Byte: storeScalar<uint8_t>(value, p.host_bytes); break;
+    case c10::ScalarType::Short: storeScalar<int16_t>(value, p.host_bytes); break;
+    case c10::ScalarType::Int: storeScalar<int32_t>(value, p.host_bytes); break;
+    case c10::ScalarType::Long: storeScalar<int64_t>(value, p.host_bytes); break;
+    case c10::ScalarType::Bool: storeScalar<bool>(value, p.host_bytes); break;
+    default: TORCH_CHECK(false, "NPU op ", launch_.op_type, ": scalar dtype ", dtype, " is not supported");
+  }
+  p.bytes = p.host_bytes.size();
+  launch_.inputs.push_back(std::move(p));
+  return *this;
+}
+
+OpCommand& OpCommand::Output(const at::Tensor& t) {
+  checkDevice(t, "output", launch_.outputs.size());
+  TORCH_INTERNAL_ASSERT(t.is_contiguous(), "NPU op ", launch_.op_type, ": outputs must be contiguous");
+  if (t.numel() == 0) empty_output_ = true;
+  launch_.outputs.push_back(paramOf(t));
+  return *this;
+}
+
+OpCommand& OpCommand::Attr(const std::string& name, c10::ScalarType dtype) {
+  return addAttr(name, toAclDataType(dtype));
+}
+
+OpCommand& OpCommand::addAttr(const std::string& name, AclAttrValue v) {
+  launch_.attrs.emplace_back(name, std::move(v));
+  return *this;
+}
+
+void OpCommand::Run() {
+  TORCH_INTERNAL_ASSERT(device_.has_value(), "NPU op ", launch_.op_type, " has no device tensor");
+  if (empty_output_) return;  // nothing to compute
+  launch_.stream = getCurrentNPUStream(device_->index()).handle();
+  TaskQueue::forDevice(device_->index()).enqueue(std::move(launch_));
+  keep_alive_.clear();
+}
+
+}  // namespace torch_npu

@@ -1,0 +1,50 @@
+// OpCommand: the one way ops in csrc/aten reach the device.
+//
+//   OpCommand("Add").Input(self).Input(other).Output(result).Run();
+//
+// Inputs are made contiguous (by the NPU's own AsStrided op) and kept alive
+// until Run(); outputs must be contiguous NPU tensors of the launch device.
+// Run() hands a self-contained AclOpLaunch to the device's task queue
+// (see Note [Task queue]) on the current stream.
+#pragma once
+
+#include <ATen/Tensor.h>
+#include <c10/core/Scalar.h>
+
+#include "csrc/core/AclOpLaunch.h"
+
+namespace torch_npu {
+
+class OpCommand {
+ public:
+  explicit OpCommand(std::string op_type);
+
+  OpCommand& Input(const at::Tensor& t);
+  // A 0-d host input (CANN "const" input) holding `value` converted to `dtype`.
+  OpCommand& InputScalar(const c10::Scalar& value, c10::ScalarType dtype);
+  OpCommand& Output(const at::Tensor& t);
+
+  OpCommand& Attr(const std::string& name, bool v) { return addAttr(name, v); }
+  OpCommand& Attr(const std::string& name, int64_t v) { return addAttr(name, v); }
+  OpCommand& Attr(const std::string& name, float v) { return addAttr(name, v); }
+  OpCommand& Attr(const std::string& name, const char* v) { return addAttr(name, std::string(v)); }
+  OpCommand& Attr(const std::string& name, std::string v) { return addAttr(name, std::move(v)); }
+  OpCommand& Attr(const std::string& name, c10::IntArrayRef v) {
+    return addAttr(name, std::vector<int64_t>(v.begin(), v.end()));
+  }
+  OpCommand& Attr(const std::string& name, std::vector<float> v) { return addAttr(name, std::move(v)); }
+  OpCommand& Attr(const std::string& name, c10::ScalarType dtype);
+
+  void Run();
+
+ private:
+  OpCommand& addAttr(const std::string& name, AclAttrValue v);
+  void checkDevice(const at::Tensor& t, const char* role, size_t index);
+
+  AclOpLaunch launch_;
+  c10::SmallVector<at::Tensor, 4> keep_alive_;
+  c10::optional<c10::Device> device_;
+  bool empty_output_ = false;
+};
+
+}  // namespace torch_npu

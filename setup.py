@@ -1,0 +1,85 @@
+"""Builds torch_npu with CMake and installs it for /usr/bin/python3.
+
+    /usr/bin/python3 setup.py build     # configure + build (./build), copy the libraries into torch_npu/
+    /usr/bin/python3 setup.py develop   # build, then make `import torch_npu` work from any directory
+
+`develop` writes two files into the interpreter's site-packages directory:
+  torch_npu.pth            adds this checkout to sys.path and runs the start-up hook
+  _torch_npu_preload.py    the hook (torch_npu/_preload.py) pointing at the built library
+See Note [Making "npu" a native device name] for why a start-up hook is needed.
+"""
+import glob
+import os
+import shutil
+import site
+import subprocess
+import sys
+
+from setuptools import Command, setup
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+BUILD_DIR = os.environ.get("TORCH_NPU_BUILD_DIR", os.path.join(ROOT, "build"))
+PACKAGE_DIR = os.path.join(ROOT, "torch_npu")
+
+
+def _run(cmd):
+    print("+", " ".join(cmd), flush=True)
+    subprocess.check_call(cmd, cwd=ROOT)
+
+
+def build_native(jobs=None):
+    jobs = jobs or os.environ.get("TORCH_NPU_BUILD_JOBS", str(os.cpu_count() or 2))
+    _run(["cmake", "-S", ROOT, "-B", BUILD_DIR, "-DCMAKE_BUILD_TYPE=Release",
+          f"-DPython3_EXECUTABLE={sys.executable}"])
+    _run(["cmake", "--build", BUILD_DIR, "-j", jobs])
+    libs = glob.glob(os.path.join(BUILD_DIR, "lib", "*.so"))
+    for lib in libs:
+        target = os.path.join(PACKAGE_DIR, os.path.basename(lib))
+        if os.path.exists(target):
+            os.remove(target)  # never overwrite a mapped library in place
+        shutil.copy2(lib, target)
+    print(f"copied {len(libs)} libraries into {PACKAGE_DIR}")
+
+
+def install_startup_hook():
+    site_dir = site.getsitepackages()[0]
+    os.makedirs(site_dir, exist_ok=True)
+    with open(os.path.join(PACKAGE_DIR, "_preload.py")) as f:
+        hook = f.read().replace(
+            'LIB_DIR = os.path.dirname(os.path.abspath(__file__))', f"LIB_DIR = {PACKAGE_DIR!r}")
+    with open(os.path.join(site_dir, "_torch_npu_preload.py"), "w") as f:
+        f.write(hook)
+    with open(os.path.join(site_dir, "torch_npu.pth"), "w") as f:
+        f.write(f"{ROOT}\nimport _torch_npu_preload\n")
+    print(f"installed torch_npu.pth and _torch_npu_preload.py into {site_dir}")
+
+
+class BuildCommand(Command):
+    description = "build the native libraries with CMake"
+    user_options = []
+
+    def initialize_options(self):
+        pass
+
+    def finalize_options(self):
+        pass
+
+    def run(self):
+        build_native()
+
+
+class DevelopCommand(BuildCommand):
+    description = "build, then make torch_npu importable from any directory"
+
+    def run(self):
+        build_native()
+        install_startup_hook()
+
+
+setup(
+    name="torch_npu",
+    version="0.1.0",
+    description="PyTorch backend for a simulated Ascend NPU",
+    packages=["torch_npu", "torch_npu.npu"],
+    cmdclass={"build": BuildCommand, "develop": DevelopCommand},
+)

@@ -1,0 +1,234 @@
+// ascend_sim public C API — the only door into the simulated Ascend device.
+//
+// Note [The simulator seam]
+// This header plays the role AscendCL (acl/acl.h, acl/acl_op.h) plays for the
+// real torch_npu: a small C API with opaque handles and specific status codes.
+// It has no PyTorch dependency. Everything above it (the torch plugin) talks to
+// the device only through these calls; everything below it is the simulated
+// chip. Names and enum values follow AscendCL where a public value exists.
+//
+// Threading: every call is thread safe. The "current device" is per host
+// thread (aclrtSetDevice), as in AscendCL.
+//
+// Errors: every call returns an aclError. On failure, aclGetRecentErrMsg()
+// returns a human readable description of the most recent error raised on the
+// calling thread (what was wrong, with the numbers involved).
+//
+// Asynchrony: *Async calls and aclopExecuteV2 validate their arguments at once
+// (bad arguments are reported by the return code) and then enqueue a task on
+// the stream. A failure while a task executes (a kernel fault) is reported by
+// the next aclrtSynchronizeStream / aclrtSynchronizeDevice /
+// aclrtSynchronizeEvent on that stream with ACL_ERROR_RT_AICORE_EXCEPTION, and
+// aclGetRecentErrMsg() then names the failing op type.
+#ifndef ASCEND_SIM_ACL_H_
+#define ASCEND_SIM_ACL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ASCEND_SIM_API __attribute__((visibility("default")))
+
+typedef int aclError;
+
+// ---- status codes -----------------------------------------------------------
+#define ACL_SUCCESS 0
+#define ACL_ERROR_INVALID_PARAM 100000        // a null/negative/inconsistent argument
+#define ACL_ERROR_UNINITIALIZE 100001
+#define ACL_ERROR_INVALID_FILE 100003         // bad config file
+#define ACL_ERROR_OP_TYPE_NOT_MATCH 100012
+#define ACL_ERROR_OP_INPUT_NOT_MATCH 100013   // tensor descriptors do not fit the op
+#define ACL_ERROR_OP_OUTPUT_NOT_MATCH 100014
+#define ACL_ERROR_OP_ATTR_NOT_MATCH 100015    // missing / wrongly typed attribute
+#define ACL_ERROR_OP_NOT_FOUND 100024         // no kernel registered for the op type
+#define ACL_ERROR_OP_UNSUPPORTED_DTYPE 100025 // kernel exists but not for this dtype
+#define ACL_ERROR_OP_UNSUPPORTED_FORMAT 100026
+#define ACL_ERROR_BAD_ALLOC 200000            // host allocation failed
+#define ACL_ERROR_RT_PARAM_INVALID 107000
+#define ACL_ERROR_RT_INVALID_DEVICEID 107001  // device id out of range
+#define ACL_ERROR_RT_INVALID_HANDLE 107002    // stream/event handle not alive
+#define ACL_ERROR_RT_INVALID_MEMORY 107003    // pointer is not (inside) a live device allocation
+#define ACL_ERROR_RT_STREAM_CONTEXT 107004    // stream/event belongs to another device
+#define ACL_ERROR_RT_MEMORY_ALLOCATION 207001 // device (HBM) out of memory
+#define ACL_ERROR_RT_FEATURE_NOT_SUPPORT 207000
+#define ACL_ERROR_RT_INTERNAL_ERROR 507000
+#define ACL_ERROR_RT_AICORE_EXCEPTION 507015  // a kernel failed while executing
+
+// ---- enums --------------------------------------------------------------------
+typedef enum {
+  ACL_DT_UNDEFINED = -1,
+  ACL_FLOAT = 0,
+  ACL_FLOAT16 = 1,
+  ACL_INT8 = 2,
+  ACL_INT32 = 3,
+  ACL_UINT8 = 4,
+  ACL_INT16 = 6,
+  ACL_UINT16 = 7,
+  ACL_UINT32 = 8,
+  ACL_INT64 = 9,
+  ACL_UINT64 = 10,
+  ACL_DOUBLE = 11,
+  ACL_BOOL = 12,
+  ACL_BF16 = 27,
+} aclDataType;
+
+typedef enum {
+  ACL_FORMAT_UNDEFINED = -1,
+  ACL_FORMAT_NCHW = 0,
+  ACL_FORMAT_NHWC = 1,
+  ACL_FORMAT_ND = 2,
+  ACL_FORMAT_NC1HWC0 = 3,
+  ACL_FORMAT_FRACTAL_Z = 4,
+  ACL_FORMAT_NC1HWC0_C04 = 12,
+  ACL_FORMAT_HWCN = 16,
+  ACL_FORMAT_NDHWC = 27,
+  ACL_FORMAT_FRACTAL_NZ = 29,
+  ACL_FORMAT_NCDHW = 30,
+  ACL_FORMAT_NDC1HWC0 = 32,
+  ACL_FRACTAL_Z_3D = 33,
+} aclFormat;
+
+typedef enum {
+  ACL_MEMCPY_HOST_TO_HOST = 0,
+  ACL_MEMCPY_HOST_TO_DEVICE = 1,
+  ACL_MEMCPY_DEVICE_TO_HOST = 2,
+  ACL_MEMCPY_DEVICE_TO_DEVICE = 3,
+} aclrtMemcpyKind;
+
+typedef enum {
+  ACL_MEM_MALLOC_HUGE_FIRST = 0,
+  ACL_MEM_MALLOC_HUGE_ONLY = 1,
+  ACL_MEM_MALLOC_NORMAL_ONLY = 2,
+} aclrtMemMallocPolicy;
+
+typedef enum {
+  ACL_EVENT_STATUS_COMPLETE = 0,
+  ACL_EVENT_STATUS_NOT_READY = 1,
+} aclrtEventStatus;
+
+typedef enum {
+  ACL_MEMTYPE_DEVICE = 0,  // the data buffer is device memory (default)
+  ACL_MEMTYPE_HOST = 1,    // the data buffer is host memory, copied at launch (scalars, shapes)
+} aclMemType;
+
+// ---- opaque handles -----------------------------------------------------------
+typedef struct aclrtStreamImpl* aclrtStream;
+typedef struct aclrtEventImpl* aclrtEvent;
+typedef struct aclTensorDesc aclTensorDesc;
+typedef struct aclDataBuffer aclDataBuffer;
+typedef struct aclopAttr aclopAttr;
+typedef void (*aclrtCallback)(void* userData);
+
+// ---- errors -------------------------------------------------------------------
+// Message of the most recent failed call on this thread ("" if none). The
+// pointer stays valid until the next failing call on the same thread.
+ASCEND_SIM_API const char* aclGetRecentErrMsg(void);
+
+// ---- init / devices --------------------------------------------------------------
+// Optional. Reads the chip configuration (CANN-style ini sections) from
+// configPath if non-null. Safe to call more than once.
+ASCEND_SIM_API aclError aclInit(const char* configPath);
+ASCEND_SIM_API aclError aclFinalize(void);
+// Number of visible devices: ASCEND_SIM_DEVICE_COUNT (default 8), restricted and
+// renumbered by ASCEND_RT_VISIBLE_DEVICES (e.g. "0,3" -> 2 devices).
+ASCEND_SIM_API aclError aclrtGetDeviceCount(uint32_t* count);
+ASCEND_SIM_API aclError aclrtSetDevice(int32_t deviceId);
+ASCEND_SIM_API aclError aclrtGetDevice(int32_t* deviceId);
+// Waits for all streams of the device, then frees its streams/events/memory.
+ASCEND_SIM_API aclError aclrtResetDevice(int32_t deviceId);
+// Chip preset name, e.g. "Ascend910A".
+ASCEND_SIM_API const char* aclrtGetSocName(void);
+// HBM of the current device: free and total bytes.
+ASCEND_SIM_API aclError aclrtGetMemInfo(size_t* freeBytes, size_t* totalBytes);
+
+// ---- memory ----------------------------------------------------------------------
+// Allocates on the current device's HBM arena. Capacity: preset, or
+// ASCEND_SIM_HBM_SIZE (bytes, or with suffix K/M/G). Exceeding it returns
+// ACL_ERROR_RT_MEMORY_ALLOCATION. Device pointers are not host-accessible:
+// a host dereference faults (SIGSEGV) by design.
+ASCEND_SIM_API aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy);
+ASCEND_SIM_API aclError aclrtFree(void* devPtr);
+// Page-locked host memory (plain aligned host memory in the simulator).
+ASCEND_SIM_API aclError aclrtMallocHost(void** hostPtr, size_t size);
+ASCEND_SIM_API aclError aclrtFreeHost(void* hostPtr);
+// Synchronous copy; for device memory, waits for nothing (like aclrtMemcpy,
+// it is ordered after all work previously submitted to the device).
+ASCEND_SIM_API aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count,
+                                    aclrtMemcpyKind kind);
+ASCEND_SIM_API aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count,
+                                         aclrtMemcpyKind kind, aclrtStream stream);
+ASCEND_SIM_API aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count);
+ASCEND_SIM_API aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count,
+                                         aclrtStream stream);
+// Device id that owns devPtr (any pointer inside a live allocation), or an error.
+ASCEND_SIM_API aclError aclrtPointerGetDevice(const void* devPtr, int32_t* deviceId);
+
+// ---- streams ----------------------------------------------------------------------
+// Streams belong to the current device and run their tasks in order.
+ASCEND_SIM_API aclError aclrtCreateStream(aclrtStream* stream);
+ASCEND_SIM_API aclError aclrtDestroyStream(aclrtStream stream);
+ASCEND_SIM_API aclError aclrtSynchronizeStream(aclrtStream stream);
+ASCEND_SIM_API aclError aclrtSynchronizeDevice(void);
+// ACL_SUCCESS with *idle = 1 if every task submitted so far has finished.
+ASCEND_SIM_API aclError aclrtStreamQuery(aclrtStream stream, int32_t* idle);
+// Runs fn(userData) on the stream's worker, in order with its tasks.
+ASCEND_SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void* userData, aclrtStream stream);
+
+// ---- events -----------------------------------------------------------------------
+ASCEND_SIM_API aclError aclrtCreateEvent(aclrtEvent* event);
+ASCEND_SIM_API aclError aclrtDestroyEvent(aclrtEvent event);
+ASCEND_SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+ASCEND_SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+ASCEND_SIM_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus* status);
+ASCEND_SIM_API aclError aclrtSynchronizeEvent(aclrtEvent event);
+// Simulated device time between two completed records, in milliseconds.
+ASCEND_SIM_API aclError aclrtEventElapsedTime(float* ms, aclrtEvent start, aclrtEvent end);
+
+// ---- simulated time ------------------------------------------------------------------
+// Simulated device time (microseconds) at which all work submitted so far on
+// the current device has finished. Waits for the device first.
+ASCEND_SIM_API aclError aclrtGetDeviceSimTime(double* us);
+
+// ---- single-op execution -----------------------------------------------------------
+// dims is the storage shape. The origin (logical) shape/format default to the
+// storage ones and can be set for private formats.
+ASCEND_SIM_API aclTensorDesc* aclCreateTensorDesc(aclDataType dataType, int numDims,
+                                                  const int64_t* dims, aclFormat format);
+ASCEND_SIM_API void aclDestroyTensorDesc(const aclTensorDesc* desc);
+ASCEND_SIM_API aclError aclSetTensorOriginShape(aclTensorDesc* desc, int numDims, const int64_t* dims);
+ASCEND_SIM_API aclError aclSetTensorOriginFormat(aclTensorDesc* desc, aclFormat format);
+ASCEND_SIM_API aclError aclSetTensorPlaceMent(aclTensorDesc* desc, aclMemType memType);
+
+ASCEND_SIM_API aclDataBuffer* aclCreateDataBuffer(void* data, size_t size);
+ASCEND_SIM_API aclError aclDestroyDataBuffer(const aclDataBuffer* buffer);
+
+ASCEND_SIM_API aclopAttr* aclopCreateAttr(void);
+ASCEND_SIM_API void aclopDestroyAttr(const aclopAttr* attr);
+ASCEND_SIM_API aclError aclopSetAttrBool(aclopAttr* attr, const char* name, uint8_t value);
+ASCEND_SIM_API aclError aclopSetAttrInt(aclopAttr* attr, const char* name, int64_t value);
+ASCEND_SIM_API aclError aclopSetAttrFloat(aclopAttr* attr, const char* name, float value);
+ASCEND_SIM_API aclError aclopSetAttrString(aclopAttr* attr, const char* name, const char* value);
+ASCEND_SIM_API aclError aclopSetAttrListInt(aclopAttr* attr, const char* name, int numValues,
+                                            const int64_t* values);
+ASCEND_SIM_API aclError aclopSetAttrListFloat(aclopAttr* attr, const char* name, int numValues,
+                                              const float* values);
+ASCEND_SIM_API aclError aclopSetAttrDataType(aclopAttr* attr, const char* name, aclDataType value);
+
+// Validates descriptors and attributes against the kernel registered for
+// opType, then enqueues the op on the stream (nullptr = the device's default
+// stream). Descriptors, buffers and attr may be destroyed right after the call.
+ASCEND_SIM_API aclError aclopExecuteV2(const char* opType, int numInputs, aclTensorDesc* inputDesc[],
+                                       aclDataBuffer* inputs[], int numOutputs,
+                                       aclTensorDesc* outputDesc[], aclDataBuffer* outputs[],
+                                       aclopAttr* attr, aclrtStream stream);
+// 1 if a kernel is registered for opType.
+ASCEND_SIM_API int aclopIsRegistered(const char* opType);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+
+#endif  // ASCEND_SIM_ACL_H_

@@ -1,0 +1,51 @@
+#include "cost/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ascend_sim {
+
+namespace {
+constexpr double kUsPerS = 1e6;  // microseconds per second
+}
+
+double CostModel::cubeUs(const KernelCost& c) const {
+  if (c.cube_macs <= 0) return 0;
+  const double macs_per_s = chip_.cube_macs_per_cycle * chip_.cube_cores * kCubeEfficiency * chip_.clock_hz;
+  return c.cube_macs / macs_per_s * kUsPerS;
+}
+
+double CostModel::vectorUs(const KernelCost& c) const {
+  if (c.vector_bytes <= 0) return 0;
+  const double repeats = std::ceil(c.vector_bytes / chip_.vector_bytes_per_repeat);
+  return repeats * chip_.vector_cycles_per_repeat / (chip_.vector_cores * chip_.clock_hz) * kUsPerS;
+}
+
+double CostModel::mteUs(const KernelCost& c) const {
+  if (c.mte_bytes <= 0) return 0;
+  return c.mte_bytes / chip_.hbm_bytes_per_s * kUsPerS;
+}
+
+double CostModel::opUs(const KernelCost& c) const {
+  return kLaunchUs + std::max({cubeUs(c), vectorUs(c), mteUs(c)});
+}
+
+double CostModel::memcpyUs(size_t bytes, aclrtMemcpyKind kind) const {
+  const double b = static_cast<double>(bytes);
+  switch (kind) {
+    case ACL_MEMCPY_HOST_TO_DEVICE:
+    case ACL_MEMCPY_DEVICE_TO_HOST:
+      return kDmaSetupUs + b / chip_.pcie_bytes_per_s * kUsPerS;
+    case ACL_MEMCPY_DEVICE_TO_DEVICE:
+      return kDmaSetupUs + 2 * b / chip_.hbm_bytes_per_s * kUsPerS;  // read + write HBM
+    case ACL_MEMCPY_HOST_TO_HOST:
+    default:
+      return 0;
+  }
+}
+
+double CostModel::memsetUs(size_t bytes) const {
+  return kDmaSetupUs + static_cast<double>(bytes) / chip_.hbm_bytes_per_s * kUsPerS;
+}
+
+}  // namespace ascend_sim

@@ -1,0 +1,52 @@
+// The analytic timing model (SIMULATOR.md §4): work counters -> simulated
+// microseconds.
+//
+// Note [Op cost]
+//   T = t_launch + max(T_cube, T_vec, T_mte)
+//   T_cube = cube_macs / (MACs/cycle/core x cube cores x efficiency) / f
+//   T_vec  = ceil(vector_bytes / 256) x cycles per repeat / (vector cores x f)
+//   T_mte  = mte_bytes / HBM bandwidth
+// With efficiency 1.0 the model meets the spec's sanity targets on 910B2
+// (fp16 4096^3 matmul ~388 us, fp16 add of 64 Mi elements ~252 us) and the
+// ridge point ~220 FLOP/byte on both presets. Copies: host<->device at the
+// PCIe rate, device->device reads and writes HBM.
+#pragma once
+
+#include <cstddef>
+
+#include "ops/kernel.h"
+#include "runtime/chip_config.h"
+
+namespace ascend_sim {
+
+class ASCEND_SIM_API CostModel {
+ public:
+  // Kernel launch overhead [us] (assumed; order of a real aclopExecute launch).
+  static constexpr double kLaunchUs = 3.0;
+  // Fraction of peak Cube throughput reached [1] (1.0 matches the spec's
+  // 388 us sanity target; lower it to model tiling losses).
+  static constexpr double kCubeEfficiency = 1.0;
+  // Fixed setup latency of one DMA copy / memset [us] (assumed).
+  static constexpr double kDmaSetupUs = 1.0;
+
+  explicit CostModel(const ChipConfig& chip) : chip_(chip) {}
+
+  // Duration of one op execution [us].
+  double opUs(const KernelCost& c) const;
+  // Components [us], for reporting and tests.
+  double cubeUs(const KernelCost& c) const;
+  double vectorUs(const KernelCost& c) const;
+  double mteUs(const KernelCost& c) const;
+
+  // Duration of a copy of `bytes` [us] for the given direction.
+  double memcpyUs(size_t bytes, aclrtMemcpyKind kind) const;
+  // Duration of a device memset of `bytes` [us].
+  double memsetUs(size_t bytes) const;
+
+  const ChipConfig& chip() const { return chip_; }
+
+ private:
+  ChipConfig chip_;
+};
+
+}  // namespace ascend_sim

@@ -1,0 +1,82 @@
+// Unary elementwise ops and Cast (OPS.md "Elementwise"). Float math is fp32
+// (expf, logf, ...) rounded once to the output dtype; see Note [Elementwise engine].
+// Cast is the identity in the input's compute domain: the conversion rules
+// live in storeFloat/storeInt (Note [Compute domains]).
+#include <cmath>
+
+#include "ops/elementwise_ops.h"
+
+namespace ascend_sim {
+namespace {
+
+using P = const float*;
+
+struct NegOp {
+  float operator()(float a, P) const { return -a; }
+  int64_t operator()(int64_t a, P) const { return wrapNeg(a); }
+};
+struct AbsOp {
+  float operator()(float a, P) const { return std::fabs(a); }
+  int64_t operator()(int64_t a, P) const { return a < 0 ? wrapNeg(a) : a; }
+};
+struct SquareOp {
+  float operator()(float a, P) const { return a * a; }
+  int64_t operator()(int64_t a, P) const { return wrapMul(a, a); }
+};
+struct SignOp {  // NaN -> NaN
+  float operator()(float a, P) const { return a > 0 ? 1.0f : (a < 0 ? -1.0f : a); }
+  int64_t operator()(int64_t a, P) const { return a > 0 ? 1 : (a < 0 ? -1 : 0); }
+};
+struct ReluOp {  // NaN -> NaN, relu(-0) = +0
+  float operator()(float a, P) const { return a > 0 ? a : (a != a ? a : 0.0f); }
+  int64_t operator()(int64_t a, P) const { return a > 0 ? a : 0; }
+};
+struct IdentityOp {
+  float operator()(float a, P) const { return a; }
+  int64_t operator()(int64_t a, P) const { return a; }
+};
+struct NotOp {
+  int64_t operator()(int64_t a, P) const { return a == 0 ? 1 : 0; }
+};
+struct ExpOp { float operator()(float a, P) const { return std::exp(a); } };
+struct LogOp { float operator()(float a, P) const { return std::log(a); } };
+struct SqrtOp { float operator()(float a, P) const { return std::sqrt(a); } };
+struct RsqrtOp { float operator()(float a, P) const { return 1.0f / std::sqrt(a); } };
+struct SigmoidOp { float operator()(float a, P) const { return 1.0f / (1.0f + std::exp(-a)); } };
+struct TanhOp { float operator()(float a, P) const { return std::tanh(a); } };
+struct ReciprocalOp { float operator()(float a, P) const { return 1.0f / a; } };
+struct PowerOp {  // (shift + scale * x) ^ power; params = power, scale, shift
+  float operator()(float a, P p) const { return std::pow(p[2] + p[1] * a, p[0]); }
+};
+
+#define NUMERIC(name, Op) \
+  {name, 1, {"x", "y"}, kNumericTypes, OutDtype::kSame, ASCEND_SIM_F1(Op), ASCEND_SIM_I1(Op)}
+#define FLOAT_ONLY(name, Op) \
+  {name, 1, {"x", "y"}, kFloatTypes, OutDtype::kSame, ASCEND_SIM_F1(Op), nullptr}
+
+const ElementwiseSpec kSpecs[] = {
+    NUMERIC("Neg", NegOp),
+    NUMERIC("Abs", AbsOp),
+    NUMERIC("Square", SquareOp),
+    NUMERIC("Sign", SignOp),
+    NUMERIC("Relu", ReluOp),
+    FLOAT_ONLY("Exp", ExpOp),
+    FLOAT_ONLY("Log", LogOp),
+    FLOAT_ONLY("Sqrt", SqrtOp),
+    FLOAT_ONLY("Rsqrt", RsqrtOp),
+    FLOAT_ONLY("Sigmoid", SigmoidOp),
+    FLOAT_ONLY("Tanh", TanhOp),
+    FLOAT_ONLY("Reciprocal", ReciprocalOp),
+    {"LogicalNot", 1, {"x", "y"}, kBoolType, OutDtype::kBool, nullptr, ASCEND_SIM_I1(NotOp)},
+    {"Power", 1, {"x", "y"}, kFloatTypes, OutDtype::kSame, ASCEND_SIM_F1(PowerOp), nullptr, -1,
+     {{"power", 1.0f, false}, {"scale", 1.0f, false}, {"shift", 0.0f, false}}},
+    {"Cast", 1, {"x", "y"}, kAllTypes, OutDtype::kAny, ASCEND_SIM_F1(IdentityOp),
+     ASCEND_SIM_I1(IdentityOp)},
+};
+#undef NUMERIC
+#undef FLOAT_ONLY
+
+const bool kRegistered = (registerElementwiseSpecs(kSpecs, sizeof(kSpecs) / sizeof(kSpecs[0])), true);
+
+}  // namespace
+}  // namespace ascend_sim

@@ -1,0 +1,135 @@
+// Kernel interface of the simulator: how an op type is validated, executed
+// and costed. Internal to ascend_sim (not installed).
+//
+// Note [Kernel life cycle]
+// aclopExecuteV2 (runtime side) builds an OpCall from the C descriptors,
+// looks the KernelDef up by op type, and calls `validate` synchronously on the
+// calling thread: a KernelError thrown there becomes the call's return code
+// and error message. It then copies the OpCall into a stream task; on the
+// stream's worker thread the runtime translates every device buffer to a
+// host-accessible pointer (TensorArg::data), calls `compute`, and advances the
+// stream's simulated clock by `cost`. A KernelError thrown by `compute` is a
+// device fault: the stream records it and the next synchronize reports it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "ascend_sim/acl.h"
+
+namespace ascend_sim {
+
+// An error with a specific ACL status code.
+class KernelError : public std::runtime_error {
+ public:
+  KernelError(aclError code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
+  aclError code() const { return code_; }
+
+ private:
+  aclError code_;
+};
+
+struct TensorArg {
+  aclDataType dtype = ACL_DT_UNDEFINED;
+  aclFormat format = ACL_FORMAT_ND;         // storage format
+  std::vector<int64_t> shape;               // storage shape
+  aclFormat origin_format = ACL_FORMAT_ND;  // logical format
+  std::vector<int64_t> origin_shape;        // logical shape
+  aclMemType placement = ACL_MEMTYPE_DEVICE;
+  // Host-accessible data: set by the runtime before `compute` (for
+  // ACL_MEMTYPE_HOST inputs it points at the runtime's copy). nullptr during
+  // `validate`.
+  void* data = nullptr;
+  size_t bytes = 0;  // size of the data buffer
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+  }
+};
+
+using AttrValue = std::variant<bool, int64_t, float, std::string, std::vector<int64_t>,
+                               std::vector<float>, aclDataType>;
+
+// Named attributes of one op call.
+class AttrMap {
+ public:
+  void set(const std::string& name, AttrValue v) { values_[name] = std::move(v); }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  // Typed getters: throw KernelError(ACL_ERROR_OP_ATTR_NOT_MATCH) naming the
+  // attribute when it is missing (no default given) or has another type.
+  template <typename T>
+  const T& get(const std::string& name) const {
+    auto it = values_.find(name);
+    if (it == values_.end())
+      throw KernelError(ACL_ERROR_OP_ATTR_NOT_MATCH, "missing required attribute '" + name + "'");
+    const T* v = std::get_if<T>(&it->second);
+    if (!v) throw KernelError(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute '" + name + "' has the wrong type");
+    return *v;
+  }
+  template <typename T>
+  T get(const std::string& name, T fallback) const {
+    return has(name) ? get<T>(name) : fallback;
+  }
+  const std::map<std::string, AttrValue>& all() const { return values_; }
+
+ private:
+  std::map<std::string, AttrValue> values_;
+};
+
+struct OpCall {
+  std::string op_type;
+  std::vector<TensorArg> inputs;
+  std::vector<TensorArg> outputs;
+  AttrMap attrs;
+  int32_t device = 0;
+};
+
+// Which engine of the AI Core does the work (profiling / cost model).
+enum class CoreType { kAiCore, kCube, kVector, kAiCpu };
+
+// Work counters of one op execution, from which the cost model derives time.
+struct KernelCost {
+  CoreType core = CoreType::kVector;
+  double cube_macs = 0;      // multiply-accumulates on the Cube (padded to 16x16x16 tiles)
+  double vector_bytes = 0;   // bytes processed by the Vector unit
+  double mte_bytes = 0;      // bytes moved between HBM and on-chip buffers
+  double flops = 0;          // useful floating point operations (for reporting)
+};
+
+struct KernelDef {
+  const char* op_type;
+  // Checks inputs/outputs/attributes; throws KernelError with a message that
+  // names the op and says what is wrong (shape, dtype, format, attribute).
+  void (*validate)(const OpCall& call);
+  // Computes outputs from inputs; all TensorArg::data are valid.
+  void (*compute)(const OpCall& call);
+  // Work counters (called after validate succeeded).
+  KernelCost (*cost)(const OpCall& call);
+};
+
+// Registry (lazily created, deliberately leaked so kernels registered from
+// static initialisers in any translation unit are safe).
+// Exported (ASCEND_SIM_API) so the GoogleTest suites can call kernels directly.
+ASCEND_SIM_API void registerKernel(const KernelDef& def);
+ASCEND_SIM_API const KernelDef* findKernel(std::string_view op_type);
+ASCEND_SIM_API std::vector<std::string> registeredOpTypes();
+
+struct KernelRegistrar {
+  explicit KernelRegistrar(const KernelDef& def) { registerKernel(def); }
+};
+
+#define ASCEND_SIM_CONCAT_INNER(a, b) a##b
+#define ASCEND_SIM_CONCAT(a, b) ASCEND_SIM_CONCAT_INNER(a, b)
+// ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Add", &validateAdd, &computeAdd, &costAdd});
+#define ASCEND_SIM_REGISTER_KERNEL(...) \
+  static ::ascend_sim::KernelRegistrar ASCEND_SIM_CONCAT(kernel_registrar_, __LINE__)(__VA_ARGS__)
+
+}  // namespace ascend_sim

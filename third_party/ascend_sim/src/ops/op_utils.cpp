@@ -1,0 +1,176 @@
+#include "ops/op_utils.h"
+
+namespace ascend_sim {
+
+void fail(const OpCall& call, aclError code, const std::string& msg) {
+  throw KernelError(code, call.op_type + ": " + msg);
+}
+
+namespace {
+bool isBaseFormat(aclFormat f) {
+  return f == ACL_FORMAT_ND || f == ACL_FORMAT_NCHW || f == ACL_FORMAT_NHWC ||
+         f == ACL_FORMAT_NCDHW;
+}
+void checkFormat(const OpCall& call, const TensorArg& t, const char* kind, size_t i) {
+  if (!isBaseFormat(t.format))
+    fail(call, ACL_ERROR_OP_UNSUPPORTED_FORMAT,
+         std::string(kind) + " " + std::to_string(i) + " has private format " +
+             std::to_string(static_cast<int>(t.format)) +
+             "; only ND/NCHW/NHWC/NCDHW are supported (TransData it first)");
+  for (int64_t d : t.shape)
+    if (d < 0)
+      fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+           std::string(kind) + " " + std::to_string(i) + " has negative dim in shape " +
+               shapeToString(t.shape));
+}
+}  // namespace
+
+void checkArity(const OpCall& call, size_t min_in, size_t max_in, size_t num_out) {
+  if (call.inputs.size() < min_in || call.inputs.size() > max_in) {
+    std::string want = min_in == max_in ? std::to_string(min_in)
+                                        : std::to_string(min_in) + ".." + std::to_string(max_in);
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "expected " + want + " inputs, got " + std::to_string(call.inputs.size()));
+  }
+  if (call.outputs.size() != num_out)
+    fail(call, ACL_ERROR_OP_OUTPUT_NOT_MATCH,
+         "expected " + std::to_string(num_out) + " outputs, got " +
+             std::to_string(call.outputs.size()));
+  for (size_t i = 0; i < call.inputs.size(); ++i) checkFormat(call, call.inputs[i], "input", i);
+  for (size_t i = 0; i < call.outputs.size(); ++i) checkFormat(call, call.outputs[i], "output", i);
+}
+
+void checkDtype(const OpCall& call, const TensorArg& t, const std::string& name, DtypeMask allowed) {
+  unsigned v = static_cast<unsigned>(t.dtype);
+  if (t.dtype == ACL_DT_UNDEFINED || v >= 32 || !(allowed & (1u << v))) {
+    std::string list;
+    for (unsigned b = 0; b < 32; ++b)
+      if (allowed & (1u << b)) list += std::string(list.empty() ? "" : ", ") +
+                                       dtypeName(static_cast<aclDataType>(b));
+    fail(call, ACL_ERROR_OP_UNSUPPORTED_DTYPE,
+         name + " dtype " + dtypeName(t.dtype) + " is not supported (supported: " +
+             list + ")");
+  }
+}
+
+void checkSameDtype(const OpCall& call, const TensorArg& a, const std::string& aname,
+                    const TensorArg& b, const std::string& bname) {
+  if (a.dtype != b.dtype)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         bname + " dtype " + dtypeName(b.dtype) + " does not match " + aname +
+             " dtype " + dtypeName(a.dtype));
+}
+
+void checkShapeEq(const OpCall& call, const TensorArg& t, const std::string& name,
+                  const Shape& want, const std::string& what) {
+  if (t.shape != want)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         name + " shape " + shapeToString(t.shape) + " does not match " + what + " " +
+             shapeToString(want));
+}
+
+void checkBroadcast(const OpCall& call, const TensorArg& in, const std::string& name,
+                    const TensorArg& out) {
+  if (!broadcastsTo(in.shape, out.shape))
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "input " + name + " shape " + shapeToString(in.shape) +
+             " does not broadcast to output shape " + shapeToString(out.shape));
+}
+
+int64_t normalizeAxis(const OpCall& call, int64_t axis, size_t rank, const char* attr) {
+  int64_t r = static_cast<int64_t>(rank);
+  int64_t lim = r == 0 ? 1 : r;  // a 0-d tensor accepts axis 0 / -1
+  if (axis < -lim || axis >= lim)
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         std::string("attribute '") + attr + "' value " + std::to_string(axis) +
+             " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + lim : axis;
+}
+
+AxisSplit splitAtAxis(const OpCall& call, const Shape& s, int64_t axis, const char* attr) {
+  AxisSplit a;
+  a.axis = normalizeAxis(call, axis, s.size(), attr);
+  for (size_t d = 0; d < s.size(); ++d) {
+    const int64_t i = static_cast<int64_t>(d);
+    if (i < a.axis) a.outer *= s[d];
+    else if (i == a.axis) a.dim = s[d];
+    else a.inner *= s[d];
+  }
+  return a;
+}
+
+namespace {
+const AttrValue* findAttr(const OpCall& call, const char* name, bool required) {
+  const auto& all = call.attrs.all();
+  auto it = all.find(name);
+  if (it == all.end()) {
+    if (required)
+      fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("missing required attribute '") + name + "'");
+    return nullptr;
+  }
+  return &it->second;
+}
+[[noreturn]] void wrongType(const OpCall& call, const char* name, const char* want) {
+  fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+       std::string("attribute '") + name + "' has the wrong type (expected " + want + ")");
+}
+float toFloat(const OpCall& call, const char* name, const AttrValue& v) {
+  if (auto* f = std::get_if<float>(&v)) return *f;
+  if (auto* i = std::get_if<int64_t>(&v)) return static_cast<float>(*i);
+  wrongType(call, name, "float");
+}
+int64_t toInt(const OpCall& call, const char* name, const AttrValue& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return *i;
+  if (auto* b = std::get_if<bool>(&v)) return *b ? 1 : 0;
+  wrongType(call, name, "int");
+}
+}  // namespace
+
+float attrFloat(const OpCall& call, const char* name) {
+  return toFloat(call, name, *findAttr(call, name, true));
+}
+float attrFloat(const OpCall& call, const char* name, float fallback) {
+  const AttrValue* v = findAttr(call, name, false);
+  return v ? toFloat(call, name, *v) : fallback;
+}
+int64_t attrInt(const OpCall& call, const char* name) {
+  return toInt(call, name, *findAttr(call, name, true));
+}
+int64_t attrInt(const OpCall& call, const char* name, int64_t fallback) {
+  const AttrValue* v = findAttr(call, name, false);
+  return v ? toInt(call, name, *v) : fallback;
+}
+bool attrBool(const OpCall& call, const char* name, bool fallback) {
+  const AttrValue* v = findAttr(call, name, false);
+  return v ? toInt(call, name, *v) != 0 : fallback;
+}
+std::vector<int64_t> attrInts(const OpCall& call, const char* name) {
+  const AttrValue* v = findAttr(call, name, true);
+  if (auto* l = std::get_if<std::vector<int64_t>>(v)) return *l;
+  if (auto* i = std::get_if<int64_t>(v)) return {*i};
+  wrongType(call, name, "list of int");
+}
+std::string attrString(const OpCall& call, const char* name, const std::string& fallback) {
+  const AttrValue* v = findAttr(call, name, false);
+  if (!v) return fallback;
+  if (auto* s = std::get_if<std::string>(v)) return *s;
+  wrongType(call, name, "string");
+}
+
+double tensorBytes(const TensorArg& t) {
+  return static_cast<double>(t.numel()) * static_cast<double>(dtypeSize(t.dtype));
+}
+
+KernelCost vectorCost(const OpCall& call) {
+  KernelCost c;
+  c.core = CoreType::kVector;
+  double bytes = 0;
+  for (const TensorArg& t : call.inputs) bytes += tensorBytes(t);
+  for (const TensorArg& t : call.outputs) bytes += tensorBytes(t);
+  c.vector_bytes = bytes;
+  c.mte_bytes = bytes;
+  c.flops = call.outputs.empty() ? 0 : static_cast<double>(call.outputs[0].numel());
+  return c;
+}
+
+}  // namespace ascend_sim

@@ -1,0 +1,106 @@
+// PhiloxRandomUniform and PhiloxRandomNormal (OPS.md "Creation").
+//
+// Note [Philox streams]
+// Element i of the output takes lane i % 4 of Philox4x32-10 (Salmon et al.,
+// Random123) with key = seed (k0 = low 32 bits, k1 = high 32 bits) and counter
+// = (offset + i / 4) as a 128-bit number (c0 = low, c1 = high 32 bits of the
+// 64-bit value, c2 = c3 = 0). A 32-bit draw u becomes a uniform in [0, 1) as
+// (u >> 8) * 2^-24. Uniform maps it to from + v * (to - from) in fp32.
+// Normal pairs elements 2k and 2k+1 (which share one Philox block) and applies
+// Box–Muller in fp32: u1 = 1 - v(2k) in (0, 1], u2 = v(2k+1),
+// r = sqrt(-2 ln u1); z(2k) = r cos(2 pi u2), z(2k+1) = r sin(2 pi u2);
+// y = mean + std * z. The bits depend only on (seed, offset, i): results are
+// the same for any chunking or thread count, and a caller advances `offset`
+// by ceil(numel / 4) to get the next independent stream.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "ops/op_utils.h"
+
+namespace ascend_sim {
+namespace {
+
+constexpr int64_t kBlockElems = 4096;  // output elements generated per chunk (multiple of 4)
+
+void philox4x32_10(uint64_t counter, uint64_t seed, uint32_t out[4]) {
+  uint32_t c[4] = {static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32), 0, 0};
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c[0];
+    const uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * c[2];
+    const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0;
+    const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1;
+    c[0] = n0;
+    c[1] = static_cast<uint32_t>(p1);
+    c[2] = n2;
+    c[3] = static_cast<uint32_t>(p0);
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  for (int i = 0; i < 4; ++i) out[i] = c[i];
+}
+
+float toUnit(uint32_t u) { return static_cast<float>(u >> 8) * (1.0f / 16777216.0f); }
+
+bool isNormal(const OpCall& call) { return call.op_type == "PhiloxRandomNormal"; }
+
+void validateRandom(const OpCall& call) {
+  checkArity(call, 0, 0, 1);
+  checkDtype(call, call.outputs[0], "output y", kFloatTypes);
+  attrInt(call, "seed");
+  attrInt(call, "offset", 0);
+  if (isNormal(call)) {
+    if (attrFloat(call, "std", 1.0f) < 0)
+      fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+           "attribute 'std' must be >= 0, got " + std::to_string(attrFloat(call, "std", 1.0f)));
+  } else if (!(attrFloat(call, "from", 0.0f) <= attrFloat(call, "to", 1.0f))) {
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         "attribute 'from' (" + std::to_string(attrFloat(call, "from", 0.0f)) +
+             ") must not exceed 'to' (" + std::to_string(attrFloat(call, "to", 1.0f)) + ")");
+  }
+}
+
+void computeRandom(const OpCall& call) {
+  const TensorArg& y = call.outputs[0];
+  const uint64_t seed = static_cast<uint64_t>(attrInt(call, "seed"));
+  const uint64_t offset = static_cast<uint64_t>(attrInt(call, "offset", 0));
+  const bool normal = isNormal(call);
+  const float a = normal ? attrFloat(call, "mean", 0.0f) : attrFloat(call, "from", 0.0f);
+  const float b = normal ? attrFloat(call, "std", 1.0f) : attrFloat(call, "to", 1.0f) - a;
+  const int64_t n = y.numel();
+  std::vector<float> v(static_cast<size_t>(kBlockElems));
+  for (int64_t i0 = 0; i0 < n; i0 += kBlockElems) {
+    const int64_t m = std::min(kBlockElems, n - i0);
+    for (int64_t j = 0; j < m; j += 4) {
+      uint32_t r[4];
+      philox4x32_10(offset + static_cast<uint64_t>((i0 + j) / 4), seed, r);
+      for (int lane = 0; lane < 4; lane += 2) {
+        float* dst = &v[j + lane];
+        const float u1 = toUnit(r[lane]), u2 = toUnit(r[lane + 1]);
+        if (normal) {
+          const float rad = std::sqrt(-2.0f * std::log(1.0f - u1));
+          const float theta = 6.2831853071795864769f * u2;
+          dst[0] = a + b * (rad * std::cos(theta));
+          dst[1] = a + b * (rad * std::sin(theta));
+        } else {
+          dst[0] = a + u1 * b;
+          dst[1] = a + u2 * b;
+        }
+      }
+    }
+    storeFloat(y.dtype, y.data, i0, m, v.data());
+  }
+}
+
+KernelCost costRandom(const OpCall& call) {
+  KernelCost c = vectorCost(call);
+  c.flops = 20.0 * static_cast<double>(call.outputs[0].numel());  // ~Philox rounds per element
+  return c;
+}
+
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"PhiloxRandomUniform", &validateRandom, &computeRandom, &costRandom});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"PhiloxRandomNormal", &validateRandom, &computeRandom, &costRandom});
+
+}  // namespace
+}  // namespace ascend_sim

@@ -1,0 +1,314 @@
+// C API: tensor descriptors, data buffers, attributes and aclopExecuteV2.
+//
+// Note [Launching an op]
+// aclopExecuteV2 works in two halves (see Note [Kernel life cycle] in
+// ops/kernel.h). On the calling thread: check the arguments, find the
+// kernel, build the OpCall, check every buffer (size against the descriptor;
+// device buffers inside a live allocation of the stream's device), run
+// `validate` and `cost`, copy ACL_MEMTYPE_HOST inputs into the task. On the
+// stream's worker: point every TensorArg::data at host-accessible memory, run
+// `compute`, and advance the stream clock by the modelled duration.
+// Descriptors, buffers and attributes may be destroyed as soon as the call
+// returns: the task owns copies of everything it needs.
+#include <cstring>
+#include <memory>
+#include <sstream>
+
+#include "runtime/error_state.h"
+#include "runtime/op_descriptors.h"
+#include "runtime/runtime.h"
+
+using namespace ascend_sim;
+
+namespace ascend_sim {
+size_t aclDataTypeByteSize(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_BOOL: case ACL_INT8: case ACL_UINT8: return 1;
+    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: return 2;
+    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: return 4;
+    case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: return 8;
+    default: return 0;
+  }
+}
+}  // namespace ascend_sim
+
+namespace {
+
+std::string shapeString(const std::vector<int64_t>& s) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < s.size(); ++i) os << (i ? "," : "") << s[i];
+  os << ']';
+  return os.str();
+}
+
+void checkDims(int numDims, const int64_t* dims) {
+  if (numDims < 0) throwAcl(ACL_ERROR_INVALID_PARAM, "numDims must be >= 0, got " + std::to_string(numDims));
+  if (numDims > 0 && !dims) throwAcl(ACL_ERROR_INVALID_PARAM, "dims must not be null when numDims > 0");
+  for (int i = 0; i < numDims; ++i)
+    if (dims[i] < 0)
+      throwAcl(ACL_ERROR_INVALID_PARAM, "dimension " + std::to_string(i) + " is negative (" + std::to_string(dims[i]) + ")");
+}
+
+aclopAttr* checkedAttr(aclopAttr* attr, const char* name) {
+  if (!attr) throwAcl(ACL_ERROR_INVALID_PARAM, "attr must not be null");
+  if (!name || !*name) throwAcl(ACL_ERROR_INVALID_PARAM, "attribute name must not be null or empty");
+  return attr;
+}
+
+// Everything a queued op needs once the descriptors are gone.
+struct OpLaunch {
+  const KernelDef* kernel = nullptr;
+  OpCall call;                              // TensorArg::data are nullptr here
+  std::vector<void*> input_views;           // host-accessible address per input
+  std::vector<void*> output_views;          // host-accessible address per output
+  std::vector<std::vector<char>> host_copies;  // ACL_MEMTYPE_HOST inputs
+  double duration_us = 0;
+};
+
+TensorArg makeArg(const aclTensorDesc* d, const aclDataBuffer* b) {
+  TensorArg t;
+  t.dtype = d->dtype;
+  t.format = d->format;
+  t.shape = d->shape;
+  t.origin_format = d->has_origin_format ? d->origin_format : d->format;
+  t.origin_shape = d->has_origin_shape ? d->origin_shape : d->shape;
+  t.placement = d->placement;
+  t.bytes = b->size;
+  return t;
+}
+
+// Checks one tensor's buffer; returns the host-accessible address (device
+// buffers) or the host pointer (host buffers).
+void* checkBuffer(const std::string& op, const char* role, int index, const TensorArg& t, const aclDataBuffer* b,
+                  int device, bool is_output) {
+  const std::string who = op + ": " + role + " " + std::to_string(index);
+  const size_t item = aclDataTypeByteSize(t.dtype);
+  if (item == 0)
+    throwAcl(ACL_ERROR_OP_UNSUPPORTED_DTYPE, who + " has unknown dtype " + std::to_string(static_cast<int>(t.dtype)));
+  const size_t need = static_cast<size_t>(t.numel()) * item;
+  const aclError mismatch = is_output ? ACL_ERROR_OP_OUTPUT_NOT_MATCH : ACL_ERROR_OP_INPUT_NOT_MATCH;
+  if (b->size < need)
+    throwAcl(mismatch, who + " buffer has " + std::to_string(b->size) + " bytes but its descriptor " +
+                           shapeString(t.shape) + " needs " + std::to_string(need) + " bytes");
+  if (b->size == 0) return b->data;
+  if (!b->data) throwAcl(ACL_ERROR_INVALID_PARAM, who + " buffer data is null but its size is " + std::to_string(b->size));
+  Runtime& rt = Runtime::get();
+  if (t.placement == ACL_MEMTYPE_HOST) {
+    if (is_output) throwAcl(ACL_ERROR_OP_OUTPUT_NOT_MATCH, who + " is placed in host memory; outputs must be device memory");
+    if (rt.deviceOwning(b->data))
+      throwAcl(ACL_ERROR_RT_INVALID_MEMORY, who + " is placed in host memory but its buffer " + ptrString(b->data) +
+                                                " is device memory");
+    return b->data;
+  }
+  if (!rt.deviceOwning(b->data))
+    throwAcl(ACL_ERROR_RT_INVALID_MEMORY, who + " buffer " + ptrString(b->data) + " (" + std::to_string(b->size) +
+                                              " bytes) is not device memory");
+  DeviceRange r = rt.resolve(b->data, b->size);
+  if (r.device != device)
+    throwAcl(ACL_ERROR_RT_INVALID_MEMORY, who + " buffer " + ptrString(b->data) + " is on device " +
+                                              std::to_string(r.device) + " but the stream runs on device " +
+                                              std::to_string(device));
+  return r.host;
+}
+
+// "Add: msg" unless the kernel already named the op.
+std::string withOpPrefix(const std::string& op, const std::string& msg) {
+  if (msg.compare(0, op.size() + 1, op + ":") == 0) return msg;
+  return op + ": " + msg;
+}
+
+double runOp(const std::shared_ptr<OpLaunch>& launch) {
+  OpCall call = launch->call;  // a fresh copy: data pointers are per execution
+  size_t host_copy = 0;
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    TensorArg& t = call.inputs[i];
+    if (t.placement == ACL_MEMTYPE_HOST)
+      t.data = launch->host_copies[host_copy++].data();
+    else
+      t.data = launch->input_views[i];
+  }
+  for (size_t i = 0; i < call.outputs.size(); ++i) call.outputs[i].data = launch->output_views[i];
+  launch->kernel->compute(call);
+  return launch->duration_us;
+}
+
+}  // namespace
+
+extern "C" {
+
+ASCEND_SIM_API aclTensorDesc* aclCreateTensorDesc(aclDataType dataType, int numDims, const int64_t* dims,
+                                                  aclFormat format) {
+  aclTensorDesc* out = nullptr;
+  guardApi("aclCreateTensorDesc", [&] {
+    checkDims(numDims, dims);
+    if (dataType != ACL_DT_UNDEFINED && aclDataTypeByteSize(dataType) == 0)
+      throwAcl(ACL_ERROR_INVALID_PARAM, "unknown dtype " + std::to_string(static_cast<int>(dataType)));
+    auto d = std::make_unique<aclTensorDesc>();
+    d->dtype = dataType;
+    d->format = format;
+    d->shape.assign(dims, dims + numDims);
+    out = d.release();
+  });
+  return out;
+}
+
+ASCEND_SIM_API void aclDestroyTensorDesc(const aclTensorDesc* desc) { delete desc; }
+
+ASCEND_SIM_API aclError aclSetTensorOriginShape(aclTensorDesc* desc, int numDims, const int64_t* dims) {
+  return guardApi("aclSetTensorOriginShape", [&] {
+    if (!desc) throwAcl(ACL_ERROR_INVALID_PARAM, "desc must not be null");
+    checkDims(numDims, dims);
+    desc->origin_shape.assign(dims, dims + numDims);
+    desc->has_origin_shape = true;
+  });
+}
+
+ASCEND_SIM_API aclError aclSetTensorOriginFormat(aclTensorDesc* desc, aclFormat format) {
+  return guardApi("aclSetTensorOriginFormat", [&] {
+    if (!desc) throwAcl(ACL_ERROR_INVALID_PARAM, "desc must not be null");
+    desc->origin_format = format;
+    desc->has_origin_format = true;
+  });
+}
+
+ASCEND_SIM_API aclError aclSetTensorPlaceMent(aclTensorDesc* desc, aclMemType memType) {
+  return guardApi("aclSetTensorPlaceMent", [&] {
+    if (!desc) throwAcl(ACL_ERROR_INVALID_PARAM, "desc must not be null");
+    if (memType != ACL_MEMTYPE_DEVICE && memType != ACL_MEMTYPE_HOST)
+      throwAcl(ACL_ERROR_INVALID_PARAM, "unknown memory type " + std::to_string(static_cast<int>(memType)));
+    desc->placement = memType;
+  });
+}
+
+ASCEND_SIM_API aclDataBuffer* aclCreateDataBuffer(void* data, size_t size) {
+  aclDataBuffer* out = nullptr;
+  guardApi("aclCreateDataBuffer", [&] { out = new aclDataBuffer{data, size}; });
+  return out;
+}
+
+ASCEND_SIM_API aclError aclDestroyDataBuffer(const aclDataBuffer* buffer) {
+  return guardApi("aclDestroyDataBuffer", [&] {
+    if (!buffer) throwAcl(ACL_ERROR_INVALID_PARAM, "buffer must not be null");
+    delete buffer;
+  });
+}
+
+ASCEND_SIM_API aclopAttr* aclopCreateAttr(void) {
+  aclopAttr* out = nullptr;
+  guardApi("aclopCreateAttr", [&] { out = new aclopAttr(); });
+  return out;
+}
+
+ASCEND_SIM_API void aclopDestroyAttr(const aclopAttr* attr) { delete attr; }
+
+ASCEND_SIM_API aclError aclopSetAttrBool(aclopAttr* attr, const char* name, uint8_t value) {
+  return guardApi("aclopSetAttrBool", [&] { checkedAttr(attr, name)->attrs.set(name, value != 0); });
+}
+
+ASCEND_SIM_API aclError aclopSetAttrInt(aclopAttr* attr, const char* name, int64_t value) {
+  return guardApi("aclopSetAttrInt", [&] { checkedAttr(attr, name)->attrs.set(name, value); });
+}
+
+ASCEND_SIM_API aclError aclopSetAttrFloat(aclopAttr* attr, const char* name, float value) {
+  return guardApi("aclopSetAttrFloat", [&] { checkedAttr(attr, name)->attrs.set(name, value); });
+}
+
+ASCEND_SIM_API aclError aclopSetAttrString(aclopAttr* attr, const char* name, const char* value) {
+  return guardApi("aclopSetAttrString", [&] {
+    if (!value) throwAcl(ACL_ERROR_INVALID_PARAM, "value of attribute '" + std::string(name ? name : "") + "' is null");
+    checkedAttr(attr, name)->attrs.set(name, std::string(value));
+  });
+}
+
+ASCEND_SIM_API aclError aclopSetAttrListInt(aclopAttr* attr, const char* name, int numValues, const int64_t* values) {
+  return guardApi("aclopSetAttrListInt", [&] {
+    checkedAttr(attr, name);
+    if (numValues < 0 || (numValues > 0 && !values))
+      throwAcl(ACL_ERROR_INVALID_PARAM, "bad list for attribute '" + std::string(name) + "': " +
+                                            std::to_string(numValues) + " values at " + ptrString(values));
+    attr->attrs.set(name, std::vector<int64_t>(values, values + numValues));
+  });
+}
+
+ASCEND_SIM_API aclError aclopSetAttrListFloat(aclopAttr* attr, const char* name, int numValues, const float* values) {
+  return guardApi("aclopSetAttrListFloat", [&] {
+    checkedAttr(attr, name);
+    if (numValues < 0 || (numValues > 0 && !values))
+      throwAcl(ACL_ERROR_INVALID_PARAM, "bad list for attribute '" + std::string(name) + "': " +
+                                            std::to_string(numValues) + " values at " + ptrString(values));
+    attr->attrs.set(name, std::vector<float>(values, values + numValues));
+  });
+}
+
+ASCEND_SIM_API aclError aclopSetAttrDataType(aclopAttr* attr, const char* name, aclDataType value) {
+  return guardApi("aclopSetAttrDataType", [&] { checkedAttr(attr, name)->attrs.set(name, value); });
+}
+
+ASCEND_SIM_API int aclopIsRegistered(const char* opType) {
+  return opType && findKernel(opType) != nullptr ? 1 : 0;
+}
+
+ASCEND_SIM_API aclError aclopExecuteV2(const char* opType, int numInputs, aclTensorDesc* inputDesc[],
+                                       aclDataBuffer* inputs[], int numOutputs, aclTensorDesc* outputDesc[],
+                                       aclDataBuffer* outputs[], aclopAttr* attr, aclrtStream stream) {
+  return guardApi("aclopExecuteV2", [&] {
+    if (!opType || !*opType) throwAcl(ACL_ERROR_INVALID_PARAM, "opType must not be null or empty");
+    const std::string op = opType;
+    if (numInputs < 0 || numOutputs < 0)
+      throwAcl(ACL_ERROR_INVALID_PARAM, op + ": negative tensor count (numInputs " + std::to_string(numInputs) +
+                                            ", numOutputs " + std::to_string(numOutputs) + ")");
+    if (numInputs > 0 && (!inputDesc || !inputs))
+      throwAcl(ACL_ERROR_INVALID_PARAM, op + ": inputDesc and inputs must not be null when numInputs > 0");
+    if (numOutputs > 0 && (!outputDesc || !outputs))
+      throwAcl(ACL_ERROR_INVALID_PARAM, op + ": outputDesc and outputs must not be null when numOutputs > 0");
+    for (int i = 0; i < numInputs; ++i)
+      if (!inputDesc[i] || !inputs[i])
+        throwAcl(ACL_ERROR_INVALID_PARAM, op + ": input " + std::to_string(i) + " has a null descriptor or buffer");
+    for (int i = 0; i < numOutputs; ++i)
+      if (!outputDesc[i] || !outputs[i])
+        throwAcl(ACL_ERROR_INVALID_PARAM, op + ": output " + std::to_string(i) + " has a null descriptor or buffer");
+
+    const KernelDef* kernel = findKernel(op);
+    if (!kernel) throwAcl(ACL_ERROR_OP_NOT_FOUND, "no kernel for op type '" + op + "' in the simulated NPU");
+
+    Runtime& rt = Runtime::get();
+    std::shared_ptr<Stream> s = rt.stream(stream);
+    auto launch = std::make_shared<OpLaunch>();
+    launch->kernel = kernel;
+    OpCall& call = launch->call;
+    call.op_type = op;
+    call.device = s->device();
+    if (attr) call.attrs = attr->attrs;
+    for (int i = 0; i < numInputs; ++i) {
+      TensorArg t = makeArg(inputDesc[i], inputs[i]);
+      void* p = checkBuffer(op, "input", i, t, inputs[i], call.device, false);
+      if (t.placement == ACL_MEMTYPE_HOST) {
+        const char* src = static_cast<const char*>(p);
+        launch->host_copies.emplace_back(src, src + inputs[i]->size);
+        p = nullptr;
+      }
+      launch->input_views.push_back(p);
+      call.inputs.push_back(std::move(t));
+    }
+    for (int i = 0; i < numOutputs; ++i) {
+      TensorArg t = makeArg(outputDesc[i], outputs[i]);
+      launch->output_views.push_back(checkBuffer(op, "output", i, t, outputs[i], call.device, true));
+      call.outputs.push_back(std::move(t));
+    }
+
+    KernelCost cost;
+    try {
+      kernel->validate(call);
+      cost = kernel->cost(call);
+    } catch (const KernelError& e) {
+      throw KernelError(e.code(), withOpPrefix(op, e.what()));
+    } catch (const AclError& e) {
+      throw AclError(e.code(), withOpPrefix(op, e.what()));
+    }
+    launch->duration_us = rt.cost().opUs(cost);
+    s->submit(Task{TaskKind::kOp, op, [launch](Stream&) { return runOp(launch); }});
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,52 @@
+// Chip presets (SIMULATOR.md §1) and the parsing of the environment / ini
+// settings that select them.
+//
+// Note [Where the configuration comes from]
+// Precedence, highest first: environment (ASCEND_SIM_SOC_VERSION,
+// ASCEND_SIM_HBM_SIZE, ASCEND_SIM_DEVICE_COUNT, ASCEND_RT_VISIBLE_DEVICES),
+// then the ini file given to aclInit ([soc] soc_version = Ascend910B2), then
+// the default preset Ascend910A. The runtime reads it once, at first use; a
+// bad value is reported by every call from then on (with the offending text).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "ascend_sim/acl.h"
+
+namespace ascend_sim {
+
+struct ASCEND_SIM_API ChipConfig {
+  const char* soc_name = "Ascend910A";    // stable pointer (aclrtGetSocName)
+  int cube_cores = 32;                    // AI cores used by the Cube
+  int vector_cores = 32;                  // AI cores used by the Vector unit
+  double clock_hz = 1.0e9;                // core clock [Hz]
+  double cube_macs_per_cycle = 4096;      // fp16 MACs per cycle per core (16x16x16)
+  double vector_bytes_per_repeat = 256;   // bytes per vector repeat [B]
+  double vector_cycles_per_repeat = 1;    // cycles per vector repeat (910A: 1, assumed)
+  size_t hbm_bytes = size_t(32) << 30;    // HBM capacity per device [B]
+  double hbm_bytes_per_s = 1.2e12;        // effective HBM bandwidth [B/s]
+  double pcie_bytes_per_s = 25e9;         // host<->device copy rate [B/s] (assumed)
+  bool fp16_saturation = true;            // 910A saturates, 910B follows IEEE
+
+  // "Ascend910A" or "Ascend910B2"; throws AclError(ACL_ERROR_INVALID_PARAM)
+  // listing the known presets otherwise.
+  static ChipConfig preset(const std::string& soc_version);
+};
+
+// "0,3" with `physical_count` devices -> {0, 3}. Throws
+// AclError(ACL_ERROR_RT_INVALID_DEVICEID) on an empty entry, a non-number, an
+// id outside [0, physical_count) or a duplicate, naming the entry.
+ASCEND_SIM_API std::vector<int> parseVisibleDevices(const std::string& spec, int physical_count);
+
+// "1073741824", "512K", "64M", "2G" (optionally with "B"/"iB") -> bytes.
+// Throws AclError(ACL_ERROR_INVALID_PARAM) on anything else or zero.
+ASCEND_SIM_API size_t parseByteSize(const std::string& text);
+
+// Reads `[soc] soc_version` from a CANN-style ini file; "" if absent. Throws
+// AclError(ACL_ERROR_INVALID_FILE) if the file cannot be read or a line is
+// malformed.
+ASCEND_SIM_API std::string readSocVersionFromIni(const std::string& path);
+
+}  // namespace ascend_sim

@@ -1,0 +1,133 @@
+#include "runtime/stream.h"
+
+#include <algorithm>
+
+#include "ops/kernel.h"
+#include "runtime/error_state.h"
+
+namespace ascend_sim {
+
+namespace {
+thread_local const Stream* t_worker_of = nullptr;
+}
+
+Stream::Stream(int device, int id, TaskRecorder* recorder) : device_(device), id_(id), recorder_(recorder) {}
+
+Stream::~Stream() {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  work_cv_.notify_all();
+  if (worker_.joinable()) {
+    if (worker_.get_id() == std::this_thread::get_id())
+      worker_.detach();  // destroyed from its own callback: cannot join itself
+    else
+      worker_.join();  // the worker drains the queue before it exits
+  }
+}
+
+bool Stream::onWorkerThread() { return t_worker_of != nullptr; }
+
+void Stream::submit(Task task) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(task));
+    ++submitted_;
+    if (!worker_.joinable()) worker_ = std::thread([this] { workerLoop(); });
+  }
+  work_cv_.notify_one();
+}
+
+void Stream::waitIdle() {
+  if (t_worker_of == this)
+    throwAcl(ACL_ERROR_RT_STREAM_CONTEXT, "cannot wait for stream " + std::to_string(id_) + " of device " +
+                                              std::to_string(device_) + " from one of its own callbacks");
+  std::unique_lock<std::mutex> lock(mu_);
+  const uint64_t target = submitted_;
+  done_cv_.wait(lock, [&] { return completed_ >= target; });
+}
+
+bool Stream::idle() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return completed_ == submitted_;
+}
+
+bool Stream::takeFault(StreamFault* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!has_fault_) return false;
+  *out = std::move(fault_);
+  fault_ = StreamFault{};
+  has_fault_ = false;
+  return true;
+}
+
+double Stream::clockUs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return clock_us_;
+}
+
+void Stream::raiseClockTo(double t_us) {
+  std::lock_guard<std::mutex> lock(mu_);
+  clock_us_ = std::max(clock_us_, t_us);
+}
+
+void Stream::accountHostTask(TaskKind kind, const std::string& name, double not_before_us, double duration_us) {
+  double start;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    start = std::max(clock_us_, not_before_us);
+    clock_us_ = start + duration_us;
+  }
+  if (recorder_) recorder_->add(TaskRecord{kind, name, id_, start, duration_us});
+}
+
+void Stream::resetClock() {
+  std::lock_guard<std::mutex> lock(mu_);
+  clock_us_ = 0;
+}
+
+void Stream::workerLoop() {
+  t_worker_of = this;
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    double duration = 0;
+    std::string error;
+    bool failed = false;
+    try {
+      duration = task.run(*this);
+    } catch (const std::exception& e) {
+      failed = true;
+      error = e.what();
+    } catch (...) {
+      failed = true;
+      error = "unknown exception";
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const double start = clock_us_;
+      clock_us_ += duration;
+      // Recorded before the task counts as completed, so a synchronize that
+      // returns sees its record.
+      if (recorder_ && !failed) recorder_->add(TaskRecord{task.kind, std::move(task.name), id_, start, duration});
+      if (failed && !has_fault_) {
+        has_fault_ = true;
+        const char* what = task.kind == TaskKind::kOp ? "op '" : "task '";
+        fault_ = StreamFault{ACL_ERROR_RT_AICORE_EXCEPTION, std::string(what) + task.name + "' failed on device " +
+                                                               std::to_string(device_) + " stream " +
+                                                               std::to_string(id_) + ": " + error};
+      }
+      ++completed_;
+    }
+    done_cv_.notify_all();
+  }
+}
+
+}  // namespace ascend_sim

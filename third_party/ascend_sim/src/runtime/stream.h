@@ -1,0 +1,90 @@
+// A simulated stream: an ordered task queue executed by one worker thread,
+// with a simulated clock.
+//
+// Note [Stream execution and faults]
+// submit() appends a typed Task under the mutex; the worker (started lazily
+// at the first submit) pops tasks in order and runs them. Task::run does the
+// work and returns its simulated duration; the worker then sets
+// start = clock, clock += duration (an event-wait task first raises the clock
+// to the event's time). A task that throws does not stop the stream: the
+// first fault is kept (code ACL_ERROR_RT_AICORE_EXCEPTION, message naming the
+// task) until a synchronize takes it; later tasks still run.
+// waitIdle() waits for the tasks submitted before the call. The destructor
+// drains the queue and joins the worker.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "ascend_sim/acl.h"
+#include "runtime/task_recorder.h"
+
+namespace ascend_sim {
+
+class Stream;
+
+struct Task {
+  TaskKind kind = TaskKind::kOp;
+  std::string name;                    // op type or "MemcpyH2D", "EventRecord", ...
+  std::function<double(Stream&)> run;  // does the work; returns simulated duration [us]
+};
+
+struct StreamFault {
+  aclError code = ACL_SUCCESS;
+  std::string message;
+};
+
+class Stream {
+ public:
+  Stream(int device, int id, TaskRecorder* recorder);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  void submit(Task task);
+  // Blocks until every task submitted before the call has finished. Throws
+  // AclError if called from this stream's own worker (it would deadlock).
+  void waitIdle();
+  bool idle() const;
+  // Moves the pending fault (if any) into *out and clears it.
+  bool takeFault(StreamFault* out);
+
+  double clockUs() const;
+  // Raises the clock to at least t_us (event waits).
+  void raiseClockTo(double t_us);
+  // Accounts work done on the host thread while the stream is idle (sync
+  // copies): start = max(clock, not_before_us); clock = start + duration.
+  void accountHostTask(TaskKind kind, const std::string& name, double not_before_us, double duration_us);
+  void resetClock();
+
+  int device() const { return device_; }
+  int id() const { return id_; }
+  // True on any stream worker thread.
+  static bool onWorkerThread();
+
+ private:
+  void workerLoop();
+
+  const int device_;
+  const int id_;
+  TaskRecorder* recorder_;
+
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;  // queue non-empty or stopping
+  std::condition_variable done_cv_;  // a task finished
+  std::deque<Task> queue_;
+  uint64_t submitted_ = 0;
+  uint64_t completed_ = 0;
+  double clock_us_ = 0;
+  bool stopping_ = false;
+  StreamFault fault_;
+  bool has_fault_ = false;
+  std::thread worker_;
+};
+
+}  // namespace ascend_sim

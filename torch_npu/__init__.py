@@ -1,0 +1,39 @@
+"""torch_npu: PyTorch on a simulated Ascend NPU.
+
+`import torch_npu` loads the NPU backend (registered on PyTorch's PrivateUse1
+dispatch key), installs `torch.npu`, and adds the NPU spellings of the
+PyTorch API: `tensor.npu()`, `tensor.is_npu`, `module.npu()`, `device="npu"`.
+"""
+import os as _os
+import sys as _sys
+
+import torch
+
+if not hasattr(torch, "__version__") or not torch.__version__.startswith("1.13"):
+    import warnings as _warnings
+    _warnings.warn(f"torch_npu was built for PyTorch 1.13, found {getattr(torch, '__version__', '?')}")
+
+try:
+    from torch_npu import _C  # noqa: F401  (loads libtorch_npu.so and registers the kernels)
+except ImportError as _e:  # pragma: no cover - a build problem, reported clearly
+    raise ImportError(
+        f"torch_npu's native extension could not be loaded ({_e}). Build it with "
+        "`/usr/bin/python3 setup.py develop` (see README.md).") from _e
+
+from torch_npu import _device_name
+from torch_npu._device_name import DEVICE_TYPE, is_native as _is_native_device_name
+from torch_npu import npu
+from torch_npu import _tensor_methods, _serialization
+
+__version__ = "0.1.0"
+
+_tensor_methods.install()
+_serialization.install()
+
+if _device_name.is_native():
+    torch._register_device_module("npu", npu)
+else:
+    setattr(torch, "npu", npu)
+_sys.modules["torch.npu"] = npu
+
+__all__ = ["npu", "DEVICE_TYPE"]

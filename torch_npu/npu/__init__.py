@@ -1,0 +1,148 @@
+"""torch.npu: the device API of torch_npu (mirrors torch.cuda)."""
+import contextlib
+
+import torch
+
+from torch_npu import _C
+from torch_npu._device_name import DEVICE_TYPE, device_index, npu_device
+from torch_npu.npu.streams import Event, Stream
+from torch_npu.npu.memory import (
+    empty_cache, max_memory_allocated, max_memory_reserved, mem_get_info, memory_allocated,
+    memory_reserved, memory_snapshot, memory_stats, memory_summary, reset_accumulated_memory_stats,
+    reset_max_memory_allocated, reset_peak_memory_stats)
+from torch_npu.npu.random import (
+    get_rng_state, initial_seed, manual_seed, manual_seed_all, seed, seed_all, set_rng_state)
+from torch_npu.npu.legacy_types import (
+    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+    ShortTensor)
+
+
+def is_available():
+    """True if at least one (simulated) NPU is visible."""
+    return device_count() > 0
+
+
+def is_initialized():
+    return True
+
+
+def init():
+    """Kept for torch.cuda compatibility: the NPU runtime initialises lazily."""
+
+
+def device_count():
+    return _C._npu_getDeviceCount()
+
+
+def current_device():
+    return _C._npu_getDevice()
+
+
+def set_device(device):
+    """Makes `device` (0, "npu:1", torch.device("npu", 2)) the current NPU."""
+    _C._npu_setDevice(device_index(device))
+
+
+def synchronize(device=None):
+    """Waits for all queued work on the device and raises the first error of a failed op."""
+    _C._npu_synchronize(device_index(device))
+
+
+class device:
+    """Context manager that changes the current NPU device."""
+
+    def __init__(self, device):
+        self.idx = -1 if device is None else device_index(device)
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx != -1:
+            self.prev_idx = current_device()
+            if self.prev_idx != self.idx:
+                set_device(self.idx)
+
+    def __exit__(self, *args):
+        if self.idx != -1 and self.prev_idx != self.idx:
+            set_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """Context manager that makes the device of tensor `obj` current (no-op for CPU tensors)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if obj.device.type == DEVICE_TYPE else None)
+
+
+class _DeviceProperties:
+    def __init__(self, index):
+        self.name = get_device_name(index)
+        self.total_memory = mem_get_info(index)[1]
+        self.index = index
+
+    def __repr__(self):
+        return (f"_NPUDeviceProperties(name='{self.name}', "
+                f"total_memory={self.total_memory // (1024 * 1024)}MB)")
+
+
+def get_device_name(device=None):
+    """The simulated chip's name, e.g. 'Ascend910A'."""
+    device_index(device)  # validates the index
+    return _C._npu_getSocName()
+
+
+def get_device_properties(device=None):
+    return _DeviceProperties(device_index(device))
+
+
+def get_device_capability(device=None):
+    """NPUs have no CUDA compute capability; kept for API compatibility."""
+    return (0, 0)
+
+
+def current_stream(device=None):
+    return Stream._from_tuple(_C._npu_getCurrentStream(device_index(device)))
+
+
+def default_stream(device=None):
+    return Stream._from_tuple(_C._npu_getDefaultStream(device_index(device)))
+
+
+def set_stream(stream):
+    if stream is not None:
+        _C._npu_setStream(stream.stream_id, stream.device_index)
+
+
+@contextlib.contextmanager
+def stream(stream):
+    """Context manager that makes `stream` current on its device (None: no-op)."""
+    if stream is None:
+        yield
+        return
+    prev = current_stream(stream.device_index)
+    prev_device = current_device()
+    set_device(stream.device_index)
+    set_stream(stream)
+    try:
+        yield
+    finally:
+        set_stream(prev)
+        set_device(prev_device)
+
+
+def simulated_time_us(device=None):
+    """Simulated device time (µs) at which all work submitted so far finishes."""
+    return _C._npu_getSimTimeUs(device_index(device))
+
+
+__all__ = [
+    "is_available", "is_initialized", "init", "device_count", "current_device", "set_device",
+    "synchronize", "device", "device_of", "get_device_name", "get_device_properties",
+    "get_device_capability", "Stream", "Event", "stream", "current_stream", "default_stream",
+    "set_stream", "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+    "memory_stats", "memory_summary", "memory_snapshot", "mem_get_info", "empty_cache",
+    "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_accumulated_memory_stats",
+    "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
+    "set_rng_state", "simulated_time_us", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
+    "LongTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "npu_device",
+]

@@ -1,0 +1,44 @@
+"""Seeding of the NPU's Philox generators (see Note [NPU random numbers])."""
+import torch
+
+from torch_npu import _C
+from torch_npu._device_name import device_index
+
+
+def manual_seed(seed, device=None):
+    """Seeds the generator of the current (or given) NPU."""
+    _C._npu_manualSeed(device_index(device), int(seed) & 0xFFFF_FFFF_FFFF_FFFF)
+
+
+def manual_seed_all(seed):
+    for index in range(_C._npu_getDeviceCount()):
+        _C._npu_manualSeed(index, int(seed) & 0xFFFF_FFFF_FFFF_FFFF)
+
+
+def seed(device=None):
+    """Seeds the current NPU's generator with a random number and returns it."""
+    return _C._npu_seed(device_index(device))
+
+
+def seed_all():
+    value = seed(0)
+    manual_seed_all(value)
+
+
+def initial_seed(device=None):
+    return _C._npu_initialSeed(device_index(device))
+
+
+def get_rng_state(device=None):
+    """The generator state as a uint8 tensor (seed and offset, 16 bytes)."""
+    seed_value, offset = _C._npu_getRngState(device_index(device))
+    data = seed_value.to_bytes(8, "little") + offset.to_bytes(8, "little")
+    return torch.tensor(list(data), dtype=torch.uint8)
+
+
+def set_rng_state(new_state, device=None):
+    data = bytes(new_state.cpu().tolist())
+    if len(data) != 16:
+        raise ValueError(f"NPU RNG state must have 16 bytes, got {len(data)}")
+    _C._npu_setRngState(device_index(device), int.from_bytes(data[:8], "little"),
+                        int.from_bytes(data[8:], "little"))
