@@ -1,40 +1,77 @@
-"""torch.save / torch.load of NPU tensors.
+"""torch.save / torch.load / copy.deepcopy of NPU tensors.
 
-Saving: PyTorch copies every non-CPU storage to the host itself; we only tag
-NPU storages with their location ("npu:0"). Loading: storages tagged "npu*"
-(or mapped there with map_location="npu:N") are moved to that NPU.
+See Note [NPU storages in Python] (csrc/python/StorageBindings.cpp): 1.13's
+C++ storage paths reject NPU storages, so the three storage operations those
+features need are provided here for NPU storages and delegate otherwise:
+  UntypedStorage.cpu()    save copies every storage to the host
+  UntypedStorage.clone()  deepcopy clones storages
+  torch._utils._rebuild_tensor  load views a tensor onto a loaded storage
+Storages are tagged "npu:N" on save; on load, storages tagged "npu*" (or
+mapped there with map_location="npu:N") are copied to that NPU.
 """
+import functools
+
 import torch
 
+from torch_npu import _C
 from torch_npu._device_name import DEVICE_TYPE, npu_device
 
 
+def _is_npu(storage):
+    return storage.device.type == DEVICE_TYPE
+
+
 def _tag(obj):
-    if obj.device.type == DEVICE_TYPE:
+    if _is_npu(obj):
         return f"npu:{obj.device.index}"
     return None
-
-
-def _to_npu_storage(storage, device):
-    """An NPU UntypedStorage holding the bytes of a host UntypedStorage."""
-    host = torch.empty(0, dtype=torch.uint8)
-    host.set_(storage)
-    return host.to(device).storage()._untyped()
 
 
 def _deserialize(obj, location):
     if not (location.startswith("npu") or location.startswith("privateuseone")):
         return None
     device = npu_device(location)
-    import torch_npu.npu as npu
-    if device.index >= npu.device_count():
+    count = _C._npu_getDeviceCount()
+    if device.index >= count:
         raise RuntimeError(
             f"Attempting to deserialize object on NPU device {device.index} but torch.npu.device_count() is "
-            f"{npu.device_count()}. Please use torch.load with map_location to map your storages to an "
-            f"existing device.")
+            f"{count}. Please use torch.load with map_location to map your storages to an existing device.")
+    untyped = obj.untyped() if isinstance(obj, torch.storage.TypedStorage) else obj
+    host = torch.empty(0, dtype=torch.uint8).set_(untyped)
+    moved = host.to(device).storage().untyped()
     if isinstance(obj, torch.storage.TypedStorage):
-        return torch.storage.TypedStorage(wrap_storage=_to_npu_storage(obj._untyped(), device), dtype=obj.dtype)
-    return _to_npu_storage(obj, device)
+        return torch.storage.TypedStorage(wrap_storage=moved, dtype=obj.dtype)
+    return moved
+
+
+def _wrap_storage_method(original, npu_impl):
+    @functools.wraps(original)
+    def method(self, *args, **kwargs):
+        if _is_npu(self):
+            return npu_impl(self)
+        return original(self, *args, **kwargs)
+
+    return method
+
+
+def _storage_cpu(storage):
+    return _C._npu_storageAsBytes(storage).cpu().storage().untyped()
+
+
+def _storage_clone(storage):
+    return _C._npu_storageAsBytes(storage).clone().storage().untyped()
+
+
+def _wrap_rebuild_tensor(original):
+    @functools.wraps(original)
+    def _rebuild_tensor(storage, storage_offset, size, stride):
+        untyped = storage.untyped() if isinstance(storage, torch.storage.TypedStorage) else storage
+        if _is_npu(untyped):
+            t = torch.empty(0, dtype=storage.dtype, device=untyped.device)
+            return _C._npu_setStorage(t, untyped, storage_offset, list(size), list(stride))
+        return original(storage, storage_offset, size, stride)
+
+    return _rebuild_tensor
 
 
 _installed = False
@@ -42,6 +79,10 @@ _installed = False
 
 def install():
     global _installed
-    if not _installed:
-        torch.serialization.register_package(30, _tag, _deserialize)
-        _installed = True
+    if _installed:
+        return
+    torch.serialization.register_package(30, _tag, _deserialize)
+    torch.UntypedStorage.cpu = _wrap_storage_method(torch.UntypedStorage.cpu, _storage_cpu)
+    torch.UntypedStorage.clone = _wrap_storage_method(torch.UntypedStorage.clone, _storage_clone)
+    torch._utils._rebuild_tensor = _wrap_rebuild_tensor(torch._utils._rebuild_tensor)
+    _installed = True

@@ -1,0 +1,27 @@
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+import torch_npu  # noqa: F401
+
+PYTHON = "/usr/bin/python3"
+
+
+def run_python(code, env=None, cwd="/tmp", timeout=120):
+    """Runs `code` in a fresh interpreter; returns the CompletedProcess."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run([PYTHON, "-c", textwrap.dedent(code)], cwd=cwd, env=full_env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture
+def npu():
+    return torch.device("npu:0")
+
+
+def assert_close(actual, expected, rtol=1e-4, atol=1e-5):
+    torch.testing.assert_close(actual.cpu(), expected, rtol=rtol, atol=atol)

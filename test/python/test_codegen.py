@@ -1,0 +1,84 @@
+"""codegen/gen_npu.py: generated registrations and its error messages (word for word)."""
+import os
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GEN = os.path.join(ROOT, "codegen", "gen_npu.py")
+
+
+def _run(tmp_path, yaml_text, kernels=""):
+    src = tmp_path / "aten"
+    src.mkdir(exist_ok=True)
+    (src / "Kernels.cpp").write_text(kernels)
+    yaml_path = tmp_path / "npu.yaml"
+    yaml_path.write_text(yaml_text)
+    out = tmp_path / "gen"
+    result = subprocess.run(["/usr/bin/python3", GEN, "--yaml", str(yaml_path), "--source-dir", str(src),
+                             "--output-dir", str(out)], capture_output=True, text=True, timeout=120)
+    return result, str(yaml_path), str(src), out
+
+
+HEADER = "backend: NPU\ncpp_namespace: at_npu::native\n"
+ADD_KERNEL = "at::Tensor& NPUNativeFunctions::add_out(const at::Tensor& a, ...) {}\n"
+
+
+def test_generates_registrations(tmp_path):
+    result, _, _, out = _run(tmp_path, HEADER + "supported:\n  - add.out\n", ADD_KERNEL)
+    assert result.returncode == 0, result.stderr
+    registration = (out / "RegisterPrivateUse1.cpp").read_text()
+    assert 'm.impl("add.out"' in registration
+    header = (out / "PrivateUse1NativeFunctions.h").read_text()
+    assert "static at::Tensor & add_out(const at::Tensor & self, const at::Tensor & other" in header
+
+
+def test_unknown_top_level_key(tmp_path):
+    result, path, _, _ = _run(tmp_path, HEADER + "supportd:\n  - add.out\n")
+    assert result.returncode == 1
+    assert result.stderr == (f"error: {path}: unknown key(s) supportd; allowed keys: backend, cpp_namespace, "
+                             "supported, autograd, custom\n")
+
+
+def test_entry_without_kernel(tmp_path):
+    result, path, src, _ = _run(tmp_path, HEADER + "supported:\n  - add.out\n  - mul.out\n", ADD_KERNEL)
+    assert result.returncode == 1
+    assert result.stderr == (f'error: {path}: "mul.out" has no kernel: expected a definition of '
+                             f"NPUNativeFunctions::mul_out(...) in {src}\n")
+
+
+def test_unknown_operator(tmp_path):
+    result, path, _, _ = _run(tmp_path, HEADER + "supported:\n  - add.Bogus\n")
+    assert result.returncode == 1
+    assert result.stderr == (f'error: {path}: "add.Bogus" is not an aten operator of this PyTorch '
+                             "(see torchgen/packaged/ATen/native/native_functions.yaml)\n")
+
+
+def test_duplicate_entry(tmp_path):
+    result, path, _, _ = _run(tmp_path, HEADER + "supported:\n  - add.out\n  - add.out\n", ADD_KERNEL)
+    assert result.stderr == f'error: {path}: operator "add.out" is listed twice in "supported"\n'
+
+
+@pytest.mark.parametrize("yaml_text,message", [
+    ("backend: CUDA\ncpp_namespace: x\n", "\"backend\" must be NPU, got 'CUDA'"),
+    ("backend: NPU\n", '"cpp_namespace" is required'),
+    (HEADER + "supported: add.out\n", '"supported" must be a list of operator names, got str'),
+    (HEADER + "custom:\n  - func: npu_foo(Tensor self) -> Tensor\n    dispatch: x\n",
+     'custom op "npu_foo(Tensor self) -> Tensor" has unknown key(s) dispatch; allowed keys: func, kernel'),
+    (HEADER + "custom:\n  - func: foo(Tensor self) -> Tensor\n", 'custom op "foo" must be named npu_*'),
+    (HEADER + "custom:\n  - func: npu_foo(Tensor self) -> Tensor\n",
+     'custom op "npu_foo(Tensor self) -> Tensor" has no kernel: expected a definition of '
+     "NPUCustomFunctions::npu_foo(...) in {src}"),
+])
+def test_other_errors(tmp_path, yaml_text, message):
+    result, path, src, _ = _run(tmp_path, yaml_text)
+    assert result.returncode == 1
+    assert result.stderr == f"error: {path}: {message.format(src=src)}\n"
+
+
+def test_custom_op_generates_schema_and_declaration(tmp_path):
+    kernels = "at::Tensor NPUCustomFunctions::npu_foo(const at::Tensor& self, int64_t n) {}\n"
+    result, _, _, out = _run(tmp_path, HEADER + "custom:\n  - func: npu_foo(Tensor self, int n) -> Tensor\n", kernels)
+    assert result.returncode == 0, result.stderr
+    assert 'm.def("npu_foo(Tensor self, int n) -> Tensor");' in (out / "RegisterCustomOps.cpp").read_text()
+    assert "static at::Tensor npu_foo(const at::Tensor & self, int64_t n);" in (out / "NPUCustomFunctions.h").read_text()

@@ -1,0 +1,61 @@
+"""Caching allocator statistics, empty_cache and out-of-memory errors."""
+import torch
+
+from conftest import run_python
+
+
+def test_allocated_and_reserved_track_tensors():
+    torch.npu.empty_cache()
+    base = torch.npu.memory_allocated()
+    x = torch.empty(1 << 20, device="npu")  # 4 MiB
+    assert torch.npu.memory_allocated() - base == 4 << 20
+    assert torch.npu.memory_reserved() >= torch.npu.memory_allocated()
+    assert torch.npu.max_memory_allocated() >= base + (4 << 20)
+    del x
+    assert torch.npu.memory_allocated() == base
+    assert torch.npu.memory_reserved() > 0  # cached, not returned
+    torch.npu.empty_cache()
+    assert torch.npu.memory_reserved() <= base + (2 << 20)
+
+
+def test_peak_reset_and_stats_dict():
+    torch.npu.reset_peak_memory_stats()
+    x = torch.empty(1000, device="npu")
+    stats = torch.npu.memory_stats()
+    assert stats["allocation.all.current"] >= 1
+    assert stats["allocated_bytes.all.peak"] >= 4000
+    assert stats["allocated_bytes.small_pool.current"] >= 4000
+    del x
+
+
+def test_memory_summary_is_a_table():
+    text = torch.npu.memory_summary()
+    assert "Allocated memory" in text and "Reserved memory" in text and "npu:0" in text
+
+
+def test_blocks_are_reused():
+    torch.npu.empty_cache()
+    x = torch.empty(3 << 20, device="npu")
+    ptr = x.data_ptr()
+    del x
+    y = torch.empty(3 << 20, device="npu")
+    assert y.data_ptr() == ptr
+    assert torch.npu.memory_stats()["segment.all.current"] >= 1
+
+
+def test_out_of_memory_reports_the_allocator_numbers():
+    result = run_python("""
+        import torch, torch_npu
+        keep = torch.empty(256 << 20, dtype=torch.uint8, device="npu")
+        try:
+            torch.empty(1 << 30, dtype=torch.uint8, device="npu")
+        except RuntimeError as e:
+            print(e)
+        print("retries", torch.npu.memory_stats()["num_ooms"])
+    """, env={"ASCEND_SIM_HBM_SIZE": "512M"})
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "NPU out of memory. Tried to allocate 1.00 GiB" in out
+    assert "512.00 MiB total capacity" in out and "256.00 MiB already allocated" in out
+    assert "reserved in total by PyTorch" in out
+    assert "retries 1" in out

@@ -1,0 +1,58 @@
+"""TASK_QUEUE_ENABLE, ASCEND_LAUNCH_BLOCKING and errors of queued work."""
+import pytest
+import torch
+
+from conftest import run_python
+
+_SCRIPT = """
+    import torch, torch_npu
+    torch.manual_seed(0)
+    x = torch.randn(33, 17)
+    w = torch.randn(17, 5, requires_grad=True)
+    loss = (x.npu() @ w.npu()).relu().sum()
+    loss.backward()
+    print(loss.item(), torch.npu.simulated_time_us() > 0)
+"""
+
+
+@pytest.mark.parametrize("env", [{"TASK_QUEUE_ENABLE": "0"}, {"TASK_QUEUE_ENABLE": "1"},
+                                 {"ASCEND_LAUNCH_BLOCKING": "1"}])
+def test_modes_give_the_same_results(env):
+    reference = run_python(_SCRIPT)
+    result = run_python(_SCRIPT, env=env)
+    assert reference.returncode == 0 and result.returncode == 0, result.stderr
+    assert result.stdout == reference.stdout
+
+
+def test_runtime_switches():
+    from torch_npu import _C
+    assert _C._npu_taskQueueEnabled()
+    _C._npu_setTaskQueueEnabled(False)
+    try:
+        assert (torch.ones(3).npu() * 2).cpu().tolist() == [2, 2, 2]
+    finally:
+        _C._npu_setTaskQueueEnabled(True)
+
+
+def test_device_fault_surfaces_with_the_op_name():
+    logits = torch.randn(4, 3).npu()
+    bad_target = torch.tensor([0, 1, 7, 2]).npu()
+    with pytest.raises(RuntimeError, match="NLLLoss.*7"):
+        torch.nn.functional.cross_entropy(logits, bad_target)
+        torch.npu.synchronize()
+    # the device keeps working after the error was reported
+    assert (torch.ones(2).npu() + 1).cpu().tolist() == [2, 2]
+
+
+def test_launch_blocking_points_at_the_failing_op():
+    result = run_python("""
+        import torch, torch_npu
+        logits = torch.randn(4, 3).npu()
+        try:
+            torch.nn.functional.nll_loss(logits, torch.tensor([0, 9, 1, 2]).npu())
+            print("no error")
+        except RuntimeError as e:
+            print("raised at launch:", "NLLLoss" in str(e), "ASCEND_LAUNCH_BLOCKING" in str(e))
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "raised at launch: True True"
