@@ -117,6 +117,24 @@ def _defined_kernels(source_dir: str) -> set:
     return names
 
 
+def _ungroup_void_out_variants(grouped):
+    """Splits groups whose out= variant returns nothing (e.g. _foreach_add.Scalar_out).
+
+    For a group with some members registered, torchgen generates wrappers for
+    the missing members, which fails for out= variants returning (). Treated
+    as standalone functions, each registered member is emitted as is.
+    """
+    from torchgen.model import NativeFunctionsGroup
+
+    result = []
+    for g in grouped:
+        if isinstance(g, NativeFunctionsGroup) and len(g.out.func.returns) == 0:
+            result.extend(g.functions())
+        else:
+            result.append(g)
+    return result
+
+
 def generate(npu_yaml: NpuYaml, yaml_path: str, source_dir: str, output_dir: str) -> None:
     import torchgen
     from torchgen.api import dispatcher
@@ -130,7 +148,7 @@ def generate(npu_yaml: NpuYaml, yaml_path: str, source_dir: str, output_dir: str
     parsed = parse_native_yaml(os.path.join(packaged, "native", "native_functions.yaml"),
                                os.path.join(packaged, "native", "tags.yaml"))
     functions = {f.func.name: f for f in parsed.native_functions}
-    grouped = get_grouped_native_functions(parsed.native_functions)
+    grouped = _ungroup_void_out_variants(get_grouped_native_functions(parsed.native_functions))
     defined = _defined_kernels(source_dir)
     backend_indices = dict(parsed.backend_indices)
 

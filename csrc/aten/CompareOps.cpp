@@ -84,5 +84,11 @@ at::Tensor NPUNativeFunctions::ge(const at::Tensor& self, const at::Scalar& othe
   return compareNew("GreaterEqual", self, at::native::wrapped_scalar_tensor(other));
 }
 
+// isnan(x) is x != x; logical_and compares both operands as bools.
+at::Tensor NPUNativeFunctions::isnan(const at::Tensor& self) { return compareNew("NotEqual", self, self); }
+at::Tensor& NPUNativeFunctions::logical_and_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  return torch_npu::binaryOut("LogicalAnd", self, other, at::kBool, at::kBool, out);
+}
+
 }  // namespace native
 }  // namespace at_npu

@@ -110,6 +110,40 @@ at::Tensor& NPUNativeFunctions::addmm_(at::Tensor& self, const at::Tensor& mat1,
   return self.copy_(result);
 }
 
+// Matrix-vector products run as [M,K] x [K,1] MatMuls.
+at::Tensor& NPUNativeFunctions::addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                                          const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  TORCH_CHECK(mat.dim() == 2 && vec.dim() == 1, "addmv: expected a matrix and a vector, got ", mat.dim(), "-D and ",
+              vec.dim(), "-D tensors");
+  TORCH_CHECK(mat.size(1) == vec.size(0), "size mismatch, got input (", mat.size(0), "), mat (", mat.size(0), "x",
+              mat.size(1), "), vec (", vec.size(0), ")");
+  at::Tensor product = at::mm(mat, vec.unsqueeze(1)).squeeze(1);
+  if (!alpha.equal(1)) product.mul_(alpha);
+  at::native::resize_output(out, {mat.size(0)});
+  if (beta.toComplexDouble() == 0.0) return torch_npu::finishOut(out, product);
+  at::Tensor scaled_self = beta.equal(1) ? self : self.mul(beta);
+  return at::add_out(out, scaled_self.expand({mat.size(0)}), product);
+}
+at::Tensor NPUNativeFunctions::addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                                     const at::Scalar& beta, const at::Scalar& alpha) {
+  at::Tensor out = torch_npu::emptyNpu({0}, mat.scalar_type(), mat.device());
+  return addmv_out(self, mat, vec, beta, alpha, out);
+}
+at::Tensor& NPUNativeFunctions::addmv_(at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                                       const at::Scalar& beta, const at::Scalar& alpha) {
+  return self.copy_(addmv(self, mat, vec, beta, alpha));
+}
+
+// dot(a, b) = [1,K] x [K,1].
+at::Tensor NPUNativeFunctions::dot(const at::Tensor& self, const at::Tensor& tensor) {
+  TORCH_CHECK(self.dim() == 1 && tensor.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
+              tensor.dim(), "D tensors");
+  TORCH_CHECK(self.size(0) == tensor.size(0), "inconsistent tensor size, expected tensor [", self.size(0),
+              "] and src [", tensor.size(0), "] to have the same number of elements, but got ", self.size(0),
+              " and ", tensor.size(0), " elements respectively");
+  return at::mm(self.unsqueeze(0), tensor.unsqueeze(1)).reshape({});
+}
+
 at::Tensor& NPUNativeFunctions::bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
   TORCH_CHECK(self.dim() == 3 && mat2.dim() == 3, "bmm: expected 3-D tensors, got ", self.dim(), "-D and ",
               mat2.dim(), "-D");

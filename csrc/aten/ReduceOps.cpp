@@ -34,11 +34,16 @@ c10::ScalarType meanType(const at::Tensor& self, c10::optional<at::ScalarType> d
 // ArgMaxWithValue / ArgMinWithValue along one dim.
 void argReduce(const char* op, const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& values,
                at::Tensor& indices) {
-  TORCH_CHECK(self.numel() > 0 || self.dim() == 0, op, ": cannot reduce an empty tensor along dim ", dim);
   dim = c10::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK(self.dim() == 0 || self.size(dim) > 0, op, ": cannot reduce an empty tensor along dim ", dim);
   const auto sizes = reducedSizes(self, {dim}, keepdim);
   at::Tensor v = torch_npu::prepareOut(op, values, sizes, self.scalar_type());
   at::Tensor i = torch_npu::prepareOut(op, indices, sizes, at::kLong);
+  if (self.numel() == 0) {  // an empty tensor reduced along a non-empty dim: empty results
+    torch_npu::finishOut(values, v);
+    torch_npu::finishOut(indices, i);
+    return;
+  }
   torch_npu::OpCommand cmd(op);
   cmd.Input(self.dim() == 0 ? self.reshape({1}) : self).Output(i).Output(v);
   cmd.Attr("dimension", self.dim() == 0 ? int64_t(0) : dim).Attr("keep_dims", keepdim).Run();

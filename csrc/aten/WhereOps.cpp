@@ -28,5 +28,31 @@ at::Tensor NPUNativeFunctions::where(const at::Tensor& condition, const at::Tens
   return where_out(condition, self, other, out);
 }
 
+// masked_fill_(mask, value): SelectV2(mask, value, self) written back into self
+// (autograd of maximum/minimum uses it).
+at::Tensor& NPUNativeFunctions::masked_fill_(at::Tensor& self, const at::Tensor& mask, const at::Scalar& value) {
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              mask.scalar_type());
+  const auto dtype = self.scalar_type();
+  return torch_npu::runInto("SelectV2", self, self.sizes(), dtype, [&](torch_npu::OpCommand& cmd) {
+    torch_npu::addInputAs(cmd, mask, at::kBool);
+    cmd.InputScalar(value, dtype);
+    torch_npu::addInputAs(cmd, self, dtype);
+  });
+}
+
+at::Tensor& NPUNativeFunctions::masked_fill_(at::Tensor& self, const at::Tensor& mask, const at::Tensor& value) {
+  TORCH_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              mask.scalar_type());
+  const auto dtype = self.scalar_type();
+  return torch_npu::runInto("SelectV2", self, self.sizes(), dtype, [&](torch_npu::OpCommand& cmd) {
+    torch_npu::addInputAs(cmd, mask, at::kBool);
+    torch_npu::addInputAs(cmd, value, dtype);
+    torch_npu::addInputAs(cmd, self, dtype);
+  });
+}
+
 }  // namespace native
 }  // namespace at_npu

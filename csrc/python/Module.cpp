@@ -154,6 +154,9 @@ void bindRandomAndQueue(py::module& m) {
 }
 
 }  // namespace
+
+void bindStorage(py::module& m);  // StorageBindings.cpp
+
 }  // namespace torch_npu
 
 PYBIND11_MODULE(_C, m) {
@@ -162,4 +165,5 @@ PYBIND11_MODULE(_C, m) {
   torch_npu::bindStreamsAndEvents(m);
   torch_npu::bindMemory(m);
   torch_npu::bindRandomAndQueue(m);
+  torch_npu::bindStorage(m);
 }

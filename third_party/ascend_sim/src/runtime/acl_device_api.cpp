@@ -149,10 +149,9 @@ ASCEND_SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
                                                 std::to_string(e->device()) + " but the stream runs on device " +
                                                 std::to_string(s->device()));
     const uint64_t seq = e->beginRecord(s);
-    s->submit(Task{TaskKind::kEventRecord, "EventRecord", [e, seq](Stream& st) {
-                     e->complete(seq, st.clockUs());
-                     return 0.0;
-                   }});
+    Task task{TaskKind::kEventRecord, "EventRecord", [](Stream&) { return 0.0; }};
+    task.on_complete = [e, seq](double end_us) { e->complete(seq, end_us); };
+    s->submit(std::move(task));
   });
 }
 

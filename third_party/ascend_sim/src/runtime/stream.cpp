@@ -99,6 +99,7 @@ void Stream::workerLoop() {
       queue_.pop_front();
     }
     double duration = 0;
+    double end_us = 0;
     std::string error;
     bool failed = false;
     try {
@@ -125,7 +126,9 @@ void Stream::workerLoop() {
                                                                std::to_string(id_) + ": " + error};
       }
       ++completed_;
+      end_us = clock_us_;
     }
+    if (task.on_complete) task.on_complete(end_us);
     done_cv_.notify_all();
   }
 }

@@ -32,6 +32,10 @@ struct Task {
   TaskKind kind = TaskKind::kOp;
   std::string name;                    // op type or "MemcpyH2D", "EventRecord", ...
   std::function<double(Stream&)> run;  // does the work; returns simulated duration [us]
+  // Optional: runs once the task counts as completed (so whoever it wakes,
+  // e.g. an event synchronize, sees the stream's completion count include it).
+  // Receives the stream's simulated clock at the end of the task.
+  std::function<void(double end_us)> on_complete;
 };
 
 struct StreamFault {

@@ -1,0 +1,46 @@
+// Note [NPU storages in Python]
+// PyTorch 1.13's Python storage paths (UntypedStorage.copy_, Tensor.set_ with
+// a storage argument) look storages up by backend and only know CPU, CUDA,
+// XPU and MPS: any NPU storage fails with "Invalid device for storage". These
+// bindings take the storage's StorageImpl straight from the THPStorage object
+// so torch_npu/_serialization.py can implement cpu(), clone() and tensor
+// rebuilding for NPU storages (torch.save / torch.load / copy.deepcopy).
+#include <pybind11/pybind11.h>
+#include <torch/csrc/Storage.h>
+#include <torch/extension.h>
+
+namespace py = pybind11;
+
+namespace torch_npu {
+namespace {
+
+c10::Storage storageOf(py::handle obj) {
+  static py::object untyped_storage = py::module::import("torch").attr("UntypedStorage");
+  TORCH_CHECK(py::isinstance(obj, untyped_storage), "expected a torch.UntypedStorage, got ",
+              Py_TYPE(obj.ptr())->tp_name);
+  auto* impl = reinterpret_cast<THPStorage*>(obj.ptr())->cdata;
+  return c10::Storage(c10::intrusive_ptr<c10::StorageImpl>::reclaim_copy(impl));
+}
+
+// A flat uint8 NPU tensor viewing the whole storage (no copy).
+at::Tensor storageAsBytes(py::handle obj) {
+  c10::Storage storage = storageOf(obj);
+  TORCH_CHECK(storage.device_type() == c10::DeviceType::PrivateUse1, "expected an npu storage, got one on ",
+              storage.device());
+  at::Tensor bytes = at::empty({0}, at::TensorOptions().dtype(at::kByte).device(storage.device()));
+  return bytes.set_(storage, 0, {static_cast<int64_t>(storage.nbytes())}, {1});
+}
+
+at::Tensor setStorage(at::Tensor self, py::handle obj, int64_t offset, std::vector<int64_t> size,
+                      std::vector<int64_t> stride) {
+  return self.set_(storageOf(obj), offset, size, stride);
+}
+
+}  // namespace
+
+void bindStorage(py::module& m) {
+  m.def("_npu_storageAsBytes", &storageAsBytes);
+  m.def("_npu_setStorage", &setStorage);
+}
+
+}  // namespace torch_npu

@@ -1,0 +1,85 @@
+// The NPU caching allocator: statistics, block reuse, empty_cache, OOM.
+#include "csrc/core/NPUCachingAllocator.h"
+#include "csrc/core/NPUFunctions.h"
+#include "npu_test_util.h"
+
+using torch_npu::allocator::DeviceStats;
+using torch_npu::allocator::getDeviceStats;
+using torch_npu::allocator::kAggregate;
+using torch_npu_test::npu;
+
+namespace {
+
+int64_t allocatedBytes() { return getDeviceStats(0).allocated_bytes[kAggregate].current; }
+int64_t reservedBytes() { return getDeviceStats(0).reserved_bytes[kAggregate].current; }
+int64_t liveAllocations() { return getDeviceStats(0).allocation[kAggregate].current; }
+
+at::Tensor floats(int64_t n) { return at::empty({n}, at::TensorOptions().device(npu())); }
+
+constexpr int64_t kMiB = 1 << 20;
+
+}  // namespace
+
+TEST(NpuAllocator, StatsGrowAndShrink) {
+  torch_npu::synchronize(0);
+  const int64_t before = allocatedBytes(), live_before = liveAllocations();
+  {
+    at::Tensor a = floats(3 * kMiB + 17);  // > 12 MiB
+    at::Tensor b = floats(1001);
+    EXPECT_GE(allocatedBytes() - before, (3 * kMiB + 17 + 1001) * 4);
+    EXPECT_EQ(liveAllocations() - live_before, 2);
+    EXPECT_GE(reservedBytes(), allocatedBytes());
+    const DeviceStats stats = getDeviceStats(0);
+    EXPECT_GE(stats.allocated_bytes[kAggregate].peak, stats.allocated_bytes[kAggregate].current);
+  }
+  EXPECT_EQ(allocatedBytes(), before);
+  EXPECT_EQ(liveAllocations(), live_before);
+}
+
+TEST(NpuAllocator, FreedBlockIsReused) {
+  torch_npu::allocator::emptyCache();
+  void* first = nullptr;
+  {
+    at::Tensor a = floats(5 * kMiB + 3);
+    first = a.data_ptr();
+  }
+  const int64_t reserved = reservedBytes();
+  at::Tensor b = floats(5 * kMiB + 3);
+  EXPECT_EQ(b.data_ptr(), first);
+  EXPECT_EQ(reservedBytes(), reserved);  // served from the cache, no new segment
+  at::Tensor s1 = floats(100);
+  void* small = s1.data_ptr();
+  s1.reset();
+  at::Tensor s2 = floats(90);
+  EXPECT_EQ(s2.data_ptr(), small);
+}
+
+TEST(NpuAllocator, EmptyCacheReturnsReservedMemory) {
+  torch_npu::allocator::emptyCache();
+  const int64_t base = reservedBytes();
+  const auto free_before = torch_npu::allocator::memGetInfo(0).first;
+  { at::Tensor big = floats(64 * kMiB); }
+  EXPECT_GE(reservedBytes() - base, 64 * kMiB * 4);
+  EXPECT_LT(torch_npu::allocator::memGetInfo(0).first, free_before);
+  torch_npu::allocator::emptyCache();
+  EXPECT_EQ(reservedBytes(), base);
+  EXPECT_EQ(torch_npu::allocator::memGetInfo(0).first, free_before);
+}
+
+TEST(NpuAllocator, OutOfMemoryMessage) {
+  const auto total = torch_npu::allocator::memGetInfo(0).second;
+  ASSERT_EQ(total, size_t(4) << 30) << "run with ASCEND_SIM_HBM_SIZE=4G";
+  const int64_t ooms = getDeviceStats(0).num_ooms;
+  EXPECT_THROW_WITH(floats((int64_t(5) << 30) / 4), "Tried to allocate 5.00 GiB", "total capacity", "reserved");
+  EXPECT_EQ(getDeviceStats(0).num_ooms, ooms + 1);
+  // The allocator still works afterwards.
+  at::Tensor ok = at::ones({17}, at::TensorOptions().device(npu()));
+  EXPECT_EQ(ok.sum().item<float>(), 17.f);
+}
+
+TEST(NpuAllocator, ResetPeakStats) {
+  { at::Tensor a = floats(8 * kMiB); }
+  EXPECT_GE(getDeviceStats(0).allocated_bytes[kAggregate].peak, 8 * kMiB * 4);
+  torch_npu::allocator::resetPeakStats(0);
+  EXPECT_EQ(getDeviceStats(0).allocated_bytes[kAggregate].peak, allocatedBytes());
+}
