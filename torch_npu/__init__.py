@@ -23,12 +23,15 @@ except ImportError as _e:  # pragma: no cover - a build problem, reported clearl
 from torch_npu import _device_name
 from torch_npu._device_name import DEVICE_TYPE, is_native as _is_native_device_name
 from torch_npu import npu
-from torch_npu import _tensor_methods, _serialization
+from torch_npu import _tensor_methods, _serialization, _formats
+from torch_npu._formats import Format, empty_with_format, get_npu_format, npu_format_cast, npu_format_cast_
+from torch_npu._float_status import npu_clear_float_status, npu_get_float_status
 
 __version__ = "0.1.0"
 
 _tensor_methods.install()
 _serialization.install()
+_formats.install()
 
 if _device_name.is_native():
     torch._register_device_module("npu", npu)
@@ -36,4 +39,5 @@ else:
     setattr(torch, "npu", npu)
 _sys.modules["torch.npu"] = npu
 
-__all__ = ["npu", "DEVICE_TYPE"]
+__all__ = ["npu", "DEVICE_TYPE", "Format", "empty_with_format", "get_npu_format", "npu_format_cast",
+           "npu_format_cast_", "npu_get_float_status", "npu_clear_float_status"]

@@ -17,6 +17,8 @@
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/NPUStream.h"
 #include "csrc/core/TaskQueue.h"
+#include "csrc/framework/FormatCast.h"
+#include "csrc/framework/FormatHelper.h"
 
 namespace at_npu {
 namespace native {
@@ -123,8 +125,16 @@ void copyNpuToHost(const at::Tensor& dst, const at::Tensor& src) {
 
 at::Tensor NPUNativeFunctions::_copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(dst.defined(), "copy_: the destination is undefined");
-  at::Tensor src = self.sizes() == dst.sizes() ? self : self.expand(dst.sizes());
   if (dst.numel() == 0) return dst;
+  // See Note [Private formats and ordinary ops].
+  const at::Tensor source = isNpu(self) ? torch_npu::materializeBase(self) : self;
+  if (isNpu(dst) && torch_npu::hasPrivateFormat(dst)) {
+    at::Tensor values = at::empty(dst.sizes(), dst.options());
+    _copy_from(source, values, non_blocking);
+    torch_npu::writeThroughPrivate(dst, values);
+    return dst;
+  }
+  at::Tensor src = source.sizes() == dst.sizes() ? source : source.expand(dst.sizes());
   if (isNpu(src) && isNpu(dst)) {
     if (src.device() == dst.device()) {
       torch_npu::DeviceSwitch guard(dst.device().index());

@@ -9,7 +9,10 @@
 #include "csrc/core/NPUCachingAllocator.h"
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/TaskQueue.h"
+#include "csrc/framework/FormatCast.h"
+#include "csrc/framework/FormatHelper.h"
 #include "csrc/framework/NPUStorageImpl.h"
+#include "csrc/framework/NPUTensorFactory.h"
 
 namespace at_npu {
 namespace native {
@@ -24,35 +27,6 @@ c10::DeviceIndex targetDevice(c10::optional<at::Device> device) {
   return torch_npu::current_device();
 }
 
-// Note [NPU tensor creation]
-// All NPU tensors are created here: an NPUStorageImpl (carrying the storage
-// descriptor, see Note [NPU storage descriptor]) over memory from the caching
-// allocator of the target device, wrapped in a TensorImpl on PrivateUse1.
-at::Tensor makeNpuTensor(at::IntArrayRef size, c10::optional<at::IntArrayRef> stride, at::ScalarType dtype,
-                         c10::DeviceIndex device) {
-  at::detail::check_size_nonnegative(size);
-  const caffe2::TypeMeta meta = c10::scalarTypeToTypeMeta(dtype);
-  const size_t nbytes = stride ? at::detail::computeStorageNbytes(size, *stride, meta.itemsize())
-                               : at::detail::computeStorageNbytesContiguous(size, meta.itemsize());
-  torch_npu::DeviceSwitch guard(device);
-  c10::Allocator* allocator = torch_npu::allocator::get();
-  auto storage = c10::make_intrusive<torch_npu::NPUStorageImpl>(
-      c10::StorageImpl::use_byte_size_t(), nbytes, allocator->allocate(nbytes), allocator, true);
-  storage->desc.base_sizes.assign(size.begin(), size.end());
-  storage->desc.storage_sizes = storage->desc.base_sizes;
-  storage->desc.origin_format = size.size() == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
-  storage->desc.npu_format = storage->desc.origin_format;
-  storage->desc.data_type = meta;
-  auto tensor = at::detail::make_tensor<c10::TensorImpl>(c10::Storage(std::move(storage)),
-                                                          c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), meta);
-  if (stride) {
-    tensor.unsafeGetTensorImpl()->set_sizes_and_strides(size, *stride);
-  } else if (!(size.size() == 1 && size[0] == 0)) {
-    tensor.unsafeGetTensorImpl()->set_sizes_contiguous(size);
-  }
-  return tensor;
-}
-
 }  // namespace
 
 at::Tensor NPUNativeFunctions::empty(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
@@ -62,7 +36,7 @@ at::Tensor NPUNativeFunctions::empty(at::IntArrayRef size, c10::optional<at::Sca
   TORCH_CHECK(!pin_memory.value_or(false), "Only dense CPU tensors can be pinned");
   TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "NPU tensors must be strided, got layout ",
               *layout);
-  auto tensor = makeNpuTensor(size, c10::nullopt, c10::dtype_or_default(dtype), targetDevice(device));
+  auto tensor = torch_npu::makeNpuTensor(size, c10::nullopt, c10::dtype_or_default(dtype), targetDevice(device));
   const auto mf = memory_format.value_or(at::MemoryFormat::Contiguous);
   if (mf != at::MemoryFormat::Contiguous) tensor.unsafeGetTensorImpl()->empty_tensor_restride(mf);
   return tensor;
@@ -74,12 +48,17 @@ at::Tensor NPUNativeFunctions::empty_strided(at::IntArrayRef size, at::IntArrayR
   TORCH_CHECK(!pin_memory.value_or(false), "Only dense CPU tensors can be pinned");
   TORCH_CHECK(size.size() == stride.size(), "empty_strided: ", size.size(), " sizes but ", stride.size(),
               " strides");
-  return makeNpuTensor(size, stride, c10::dtype_or_default(dtype), targetDevice(device));
+  return torch_npu::makeNpuTensor(size, stride, c10::dtype_or_default(dtype), targetDevice(device));
 }
 
 const at::Tensor& NPUNativeFunctions::resize_(const at::Tensor& self, at::IntArrayRef size,
                                               c10::optional<at::MemoryFormat> memory_format) {
   at::detail::check_size_nonnegative(size);
+  if (torch_npu::hasPrivateFormat(self)) {
+    // A resized tensor is plain memory again: leave the private format first.
+    at::Tensor base = torch_npu::formatCast(self, torch_npu::defaultBaseFormat(self.dim()));
+    self.unsafeGetTensorImpl()->set_storage_keep_dtype(base.storage());
+  }
   auto* impl = self.unsafeGetTensorImpl();
   const size_t itemsize = self.dtype().itemsize();
   const size_t needed = (impl->storage_offset() + c10::multiply_integers(size)) * itemsize;

@@ -5,6 +5,8 @@
 #include "csrc/core/NPUStream.h"
 #include "csrc/core/TaskQueue.h"
 #include "csrc/framework/DTypes.h"
+#include "csrc/framework/FormatCast.h"
+#include "csrc/framework/FormatHelper.h"
 #include "csrc/framework/NPUStorageImpl.h"
 
 namespace torch_npu {
@@ -15,10 +17,8 @@ AclTensorParam paramOf(const at::Tensor& t) {
   p.dtype = toAclDataType(t.scalar_type());
   p.shape.assign(t.sizes().begin(), t.sizes().end());
   p.origin_shape = p.shape;
-  if (const NPUStorageDesc* desc = storageDesc(t)) {
-    p.origin_format = desc->origin_format;
-    p.format = desc->origin_format;  // private formats: see Note [NPU storage descriptor]
-  }
+  // Callers pass base-format tensors only; all base formats are row-major.
+  p.format = p.origin_format = defaultBaseFormat(t.dim());
   p.data = t.numel() == 0 ? nullptr : t.data_ptr();
   p.bytes = t.nbytes();
   return p;
@@ -51,7 +51,8 @@ void OpCommand::checkDevice(const at::Tensor& t, const char* role, size_t index)
 
 OpCommand& OpCommand::Input(const at::Tensor& t) {
   checkDevice(t, "input", launch_.inputs.size());
-  at::Tensor c = t.is_contiguous() ? t : t.contiguous();
+  at::Tensor c = materializeBase(t);
+  if (!c.is_contiguous()) c = c.contiguous();
   launch_.inputs.push_back(paramOf(c));
   keep_alive_.push_back(std::move(c));
   return *this;
@@ -83,7 +84,28 @@ OpCommand& OpCommand::Output(const at::Tensor& t) {
   checkDevice(t, "output", launch_.outputs.size());
   TORCH_INTERNAL_ASSERT(t.is_contiguous(), "NPU op ", launch_.op_type, ": outputs must be contiguous");
   if (t.numel() == 0) empty_output_ = true;
-  launch_.outputs.push_back(paramOf(t));
+  if (hasPrivateFormat(t)) {
+    at::Tensor temp = at::empty(t.sizes(), t.options());
+    write_backs_.emplace_back(t, temp);
+    launch_.outputs.push_back(paramOf(temp));
+  } else {
+    launch_.outputs.push_back(paramOf(t));
+  }
+  return *this;
+}
+
+OpCommand& OpCommand::InputRaw(AclTensorParam param, const at::Tensor& keep) {
+  checkDevice(keep, "input", launch_.inputs.size());
+  launch_.inputs.push_back(std::move(param));
+  keep_alive_.push_back(keep);
+  return *this;
+}
+
+OpCommand& OpCommand::OutputRaw(AclTensorParam param, const at::Tensor& keep) {
+  checkDevice(keep, "output", launch_.outputs.size());
+  if (keep.numel() == 0) empty_output_ = true;
+  launch_.outputs.push_back(std::move(param));
+  keep_alive_.push_back(keep);
   return *this;
 }
 
@@ -102,6 +124,8 @@ void OpCommand::Run() {
   launch_.stream = getCurrentNPUStream(device_->index()).handle();
   TaskQueue::forDevice(device_->index()).enqueue(std::move(launch_));
   keep_alive_.clear();
+  for (auto& [target, temp] : write_backs_) writeThroughPrivate(target, temp);
+  write_backs_.clear();
 }
 
 }  // namespace torch_npu

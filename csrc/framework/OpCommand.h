@@ -4,6 +4,9 @@
 //
 // Inputs are made contiguous (by the NPU's own AsStrided op) and kept alive
 // until Run(); outputs must be contiguous NPU tensors of the launch device.
+// Tensors stored in a private format are read and written through a
+// base-format copy (see Note [Private formats and ordinary ops]); ops that
+// understand a format pass exact descriptors with InputRaw/OutputRaw.
 // Run() hands a self-contained AclOpLaunch to the device's task queue
 // (see Note [Task queue]) on the current stream.
 #pragma once
@@ -23,6 +26,9 @@ class OpCommand {
   // A 0-d host input (CANN "const" input) holding `value` converted to `dtype`.
   OpCommand& InputScalar(const c10::Scalar& value, c10::ScalarType dtype);
   OpCommand& Output(const at::Tensor& t);
+  // Exact descriptors (format, storage and origin shapes) for `keep`'s memory.
+  OpCommand& InputRaw(AclTensorParam param, const at::Tensor& keep);
+  OpCommand& OutputRaw(AclTensorParam param, const at::Tensor& keep);
 
   OpCommand& Attr(const std::string& name, bool v) { return addAttr(name, v); }
   OpCommand& Attr(const std::string& name, int64_t v) { return addAttr(name, v); }
@@ -43,6 +49,8 @@ class OpCommand {
 
   AclOpLaunch launch_;
   c10::SmallVector<at::Tensor, 4> keep_alive_;
+  // (private-format output, base-format temporary the op writes)
+  c10::SmallVector<std::pair<at::Tensor, at::Tensor>, 1> write_backs_;
   c10::optional<c10::Device> device_;
   bool empty_output_ = false;
 };

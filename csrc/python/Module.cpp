@@ -156,6 +156,8 @@ void bindRandomAndQueue(py::module& m) {
 }  // namespace
 
 void bindStorage(py::module& m);  // StorageBindings.cpp
+void bindFormats(py::module& m);  // FormatBindings.cpp
+void bindSimulator(py::module& m);  // SimulatorBindings.cpp
 
 }  // namespace torch_npu
 
@@ -166,4 +168,6 @@ PYBIND11_MODULE(_C, m) {
   torch_npu::bindMemory(m);
   torch_npu::bindRandomAndQueue(m);
   torch_npu::bindStorage(m);
+  torch_npu::bindFormats(m);
+  torch_npu::bindSimulator(m);
 }

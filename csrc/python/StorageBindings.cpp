@@ -6,8 +6,13 @@
 // so torch_npu/_serialization.py can implement cpu(), clone() and tensor
 // rebuilding for NPU storages (torch.save / torch.load / copy.deepcopy).
 #include <pybind11/pybind11.h>
+#include <c10/util/strides.h>
 #include <torch/csrc/Storage.h>
 #include <torch/extension.h>
+
+#include "csrc/framework/FormatCast.h"
+#include "csrc/framework/FormatHelper.h"
+#include "csrc/framework/NPUStorageImpl.h"
 
 namespace py = pybind11;
 
@@ -22,11 +27,22 @@ c10::Storage storageOf(py::handle obj) {
   return c10::Storage(c10::intrusive_ptr<c10::StorageImpl>::reclaim_copy(impl));
 }
 
-// A flat uint8 NPU tensor viewing the whole storage (no copy).
+// The storage's logical bytes as a flat uint8 NPU tensor: a view of the
+// storage itself, or for a private format a base-format copy (so saved and
+// cloned storages hold the logical layout that tensor views index).
 at::Tensor storageAsBytes(py::handle obj) {
   c10::Storage storage = storageOf(obj);
   TORCH_CHECK(storage.device_type() == c10::DeviceType::PrivateUse1, "expected an npu storage, got one on ",
               storage.device());
+  auto* npu_storage = dynamic_cast<NPUStorageImpl*>(storage.unsafeGetStorageImpl());
+  if (npu_storage != nullptr && !isBaseFormat(npu_storage->desc.npu_format)) {
+    const auto& desc = npu_storage->desc;
+    at::Tensor logical = at::empty({0}, at::TensorOptions()
+                                            .dtype(c10::typeMetaToScalarType(desc.data_type))
+                                            .device(storage.device()));
+    logical.set_(storage, 0, desc.base_sizes, c10::contiguous_strides(desc.base_sizes));
+    return materializeBase(logical).contiguous().reshape({-1}).view(at::kByte);
+  }
   at::Tensor bytes = at::empty({0}, at::TensorOptions().dtype(at::kByte).device(storage.device()));
   return bytes.set_(storage, 0, {static_cast<int64_t>(storage.nbytes())}, {1});
 }

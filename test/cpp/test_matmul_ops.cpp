@@ -1,6 +1,7 @@
 // mm, addmm, bmm, matmul and nn::Linear against the CPU.
 #include <torch/nn/modules/linear.h>
 
+#include "ascend_sim/acl.h"
 #include "npu_test_util.h"
 
 using torch_npu_test::expectClose;
@@ -125,4 +126,15 @@ TEST(NpuMatmul, ShapeAndDtypeErrors) {
   EXPECT_THROW_WITH(at::mm(a.to(at::kInt), at::randn({33, 9}).to(at::kInt).to(npu())), "float16 and float32");
   EXPECT_THROW(at::matmul(a, b), c10::Error);
   EXPECT_THROW_WITH(at::addmm(at::randn({5}).to(npu()), a, at::randn({33, 9}).to(npu())), "must match the size");
+}
+
+// The Ascend910A default runs fp32 matmuls on the fp16 Cube: operands are
+// rounded to fp16, products accumulate in fp32 (SIMULATOR.md §3).
+TEST(NpuMatmul, AllowFp32ToFp16RoundsOperandsToHalf) {
+  ASSERT_EQ(aclSetCompileopt(ACL_PRECISION_MODE, "allow_fp32_to_fp16"), ACL_SUCCESS);
+  const at::Tensor a = at::randn({37, 65}), b = at::randn({65, 23});
+  const at::Tensor npu_result = at::mm(a.to(npu()), b.to(npu())).cpu();
+  ASSERT_EQ(aclSetCompileopt(ACL_PRECISION_MODE, "must_keep_origin_dtype"), ACL_SUCCESS);
+  expectClose(npu_result, at::mm(a.to(at::kHalf).to(at::kFloat), b.to(at::kHalf).to(at::kFloat)), 1e-5, 1e-4);
+  EXPECT_GT((npu_result - at::mm(a, b)).abs().max().item<double>(), 1e-3);
 }

@@ -9,6 +9,11 @@ import torch_npu  # noqa: F401
 
 PYTHON = "/usr/bin/python3"
 
+# Feature tests compare with PyTorch's fp32 CPU results, so the Cube keeps
+# fp32 operands; test_numerics.py covers the Ascend910A default
+# (allow_fp32_to_fp16) explicitly.
+torch.npu.set_option({"ACL_PRECISION_MODE": "must_keep_origin_dtype"})
+
 
 def run_python(code, env=None, cwd="/tmp", timeout=120):
     """Runs `code` in a fresh interpreter; returns the CompletedProcess."""

@@ -55,6 +55,7 @@ def test_events_time_in_simulated_milliseconds():
 def test_record_stream_keeps_memory_until_the_stream_is_done():
     side = torch.npu.Stream()
     x = torch.ones(1 << 20, device="npu")
+    side.wait_stream(torch.npu.current_stream())  # x is written on the default stream
     with torch.npu.stream(side):
         y = x * 2
     x.record_stream(side)

@@ -12,6 +12,10 @@ from torch_npu.npu.memory import (
     reset_max_memory_allocated, reset_peak_memory_stats)
 from torch_npu.npu.random import (
     get_rng_state, initial_seed, manual_seed, manual_seed_all, seed, seed_all, set_rng_state)
+from torch_npu.npu.options import get_option, set_option
+from torch_npu.npu.numerics import clear_npu_overflow_flag, get_npu_overflow_flag
+from torch_npu.npu.op_records import (
+    OpRecord, clear_op_records, get_op_records, op_records, set_op_profiling)
 from torch_npu.npu.legacy_types import (
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
     ShortTensor)
@@ -78,11 +82,15 @@ class _DeviceProperties:
     def __init__(self, index):
         self.name = get_device_name(index)
         self.total_memory = mem_get_info(index)[1]
+        self.cube_core_num = _C._npu_deviceCapability(index, 0)
+        self.vector_core_num = _C._npu_deviceCapability(index, 1)
+        self.l2_cache_size = _C._npu_deviceCapability(index, 2)
         self.index = index
 
     def __repr__(self):
-        return (f"_NPUDeviceProperties(name='{self.name}', "
-                f"total_memory={self.total_memory // (1024 * 1024)}MB)")
+        return (f"_NPUDeviceProperties(name='{self.name}', total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"cube_core_num={self.cube_core_num}, vector_core_num={self.vector_core_num}, "
+                f"l2_cache_size={self.l2_cache_size // (1024 * 1024)}MB)")
 
 
 def get_device_name(device=None):
@@ -130,6 +138,12 @@ def stream(stream):
         set_device(prev_device)
 
 
+def compile_count():
+    """Number of op plans the simulated device has "compiled" so far (one per new
+    combination of op type, dtypes, formats, shapes and attributes)."""
+    return _C._npu_compileCount()
+
+
 def simulated_time_us(device=None):
     """Simulated device time (µs) at which all work submitted so far finishes."""
     return _C._npu_getSimTimeUs(device_index(device))
@@ -143,6 +157,8 @@ __all__ = [
     "memory_stats", "memory_summary", "memory_snapshot", "mem_get_info", "empty_cache",
     "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_accumulated_memory_stats",
     "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
-    "set_rng_state", "simulated_time_us", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
+    "set_rng_state", "simulated_time_us", "compile_count", "set_option", "get_option",
+    "get_npu_overflow_flag", "clear_npu_overflow_flag", "op_records", "get_op_records", "clear_op_records",
+    "set_op_profiling", "OpRecord", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
     "LongTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "npu_device",
 ]

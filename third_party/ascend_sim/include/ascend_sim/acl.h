@@ -227,6 +227,68 @@ ASCEND_SIM_API aclError aclopExecuteV2(const char* opType, int numInputs, aclTen
 // 1 if a kernel is registered for opType.
 ASCEND_SIM_API int aclopIsRegistered(const char* opType);
 
+// ---- formats (simulator extension; CANN keeps this table inside the framework) ----
+#define ACL_MAX_DIM_CNT 8
+// Storage (device) shape of a tensor whose logical shape is originDims laid out
+// in `format` (see SIMULATOR.md §2; tensors of rank < 4 entering a 4-D format
+// are lifted with the first dim as C). ACL_ERROR_INVALID_PARAM names an
+// unknown format or a rank the format cannot hold.
+ASCEND_SIM_API aclError aclGetFormatStorageShape(aclFormat format, aclDataType dtype, int numOriginDims,
+                                                 const int64_t* originDims, int* numStorageDims,
+                                                 int64_t storageDims[ACL_MAX_DIM_CNT]);
+// "NC1HWC0" etc., or NULL for a value that is not a known format.
+ASCEND_SIM_API const char* aclGetFormatName(aclFormat format);
+
+// ---- compile options and numerics -----------------------------------------------------
+typedef enum {
+  ACL_PRECISION_MODE = 0,  // "allow_fp32_to_fp16" | "must_keep_origin_dtype" | "force_fp16"
+} aclCompileOpt;
+// Process-wide, applies to ops launched after the call (not cached at start-up).
+ASCEND_SIM_API aclError aclSetCompileopt(aclCompileOpt opt, const char* value);
+// Current value (into a buffer of `length` bytes).
+ASCEND_SIM_API aclError aclGetCompileopt(aclCompileOpt opt, char* value, size_t length);
+// The current device's sticky fp16 overflow flag (saturation mode): copies
+// 1 (overflow since the last reset) or 0 as a uint32 into the host buffer
+// after the stream's earlier work. aclrtResetOverflowStatus clears it.
+ASCEND_SIM_API aclError aclrtGetOverflowStatus(void* outputAddr, size_t outputSize, aclrtStream stream);
+ASCEND_SIM_API aclError aclrtResetOverflowStatus(aclrtStream stream);
+
+// ---- device information ------------------------------------------------------------------
+typedef enum {
+  ACL_DEVICE_INFO_AI_CORE_NUM = 0,      // cube (or unified AI) cores
+  ACL_DEVICE_INFO_VECTOR_CORE_NUM = 1,  // vector cores (910A: same as AI cores)
+  ACL_DEVICE_INFO_L2_SIZE = 2,          // bytes
+} aclDeviceInfo;
+ASCEND_SIM_API aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t* value);
+
+// ---- profiling and compilation records (simulator extension) -----------------------------
+typedef enum { ACL_CORE_AI_CORE = 0, ACL_CORE_CUBE = 1, ACL_CORE_VECTOR = 2, ACL_CORE_AI_CPU = 3, ACL_CORE_DMA = 4 } aclsimCoreType;
+typedef struct {
+  char op_type[64];        // "MatMul", "MemcpyH2D", "EventRecord", ...
+  char shapes[256];        // "[4,100,50]:FLOAT16:FRACTAL_NZ;[...]" inputs then "->" outputs, truncated
+  int32_t stream_id;
+  aclsimCoreType core_type;
+  double start_us;         // simulated start and duration
+  double duration_us;
+  double cube_ratio;       // share of the op time bound by each unit (0..1)
+  double vector_ratio;
+  double mte_ratio;
+  double bytes;            // bytes read + written in HBM
+  double flops;
+  uint32_t block_dim;      // simulated cores used
+} aclsimTaskRecord;
+// Records are kept per device while profiling is enabled (ASCEND_SIM_PROFILE=1
+// or this call); disabling keeps what was recorded, enabling clears nothing.
+ASCEND_SIM_API aclError aclsimSetProfiling(int32_t deviceId, int enable);
+ASCEND_SIM_API aclError aclsimGetTaskRecordCount(int32_t deviceId, size_t* count);
+// Copies records [first, first + *count) (clamped; *count is updated).
+ASCEND_SIM_API aclError aclsimGetTaskRecords(int32_t deviceId, size_t first, aclsimTaskRecord* records,
+                                             size_t* count);
+ASCEND_SIM_API aclError aclsimClearTaskRecords(int32_t deviceId);
+// Number of distinct (op type, dtypes, formats, shapes, attributes) plans
+// "compiled" so far in this process (see SIMULATOR.md §5).
+ASCEND_SIM_API aclError aclsimGetCompileCount(uint64_t* count);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif

@@ -10,6 +10,7 @@
 // operand, the run length, and each operand's stride along the run.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -71,32 +72,87 @@ inline Shape broadcastStrides(const Shape& in, const Shape& out) {
   return st;
 }
 
+// The coalesced form of an index space (see Note [Inner runs]).
+struct CoalescedSpace {
+  Shape shape;                 // coalesced dims (at least one)
+  std::vector<Shape> strides;  // per operand, per coalesced dim
+};
+
+inline CoalescedSpace coalesceSpace(const Shape& shape, const std::vector<Shape>& strides) {
+  const size_t nops = strides.size();
+  CoalescedSpace cs;
+  cs.strides.resize(nops);
+  // Coalesce: drop size-1 dims, merge d into d+1 when contiguous for all operands.
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    bool merge = !cs.shape.empty();
+    for (size_t k = 0; merge && k < nops; ++k) merge = cs.strides[k].back() == strides[k][d] * shape[d];
+    if (merge) {
+      cs.shape.back() *= shape[d];
+      for (size_t k = 0; k < nops; ++k) cs.strides[k].back() = strides[k][d];
+    } else {
+      cs.shape.push_back(shape[d]);
+      for (size_t k = 0; k < nops; ++k) cs.strides[k].push_back(strides[k][d]);
+    }
+  }
+  if (cs.shape.empty()) {  // a single element
+    cs.shape.push_back(1);
+    for (size_t k = 0; k < nops; ++k) cs.strides[k].push_back(0);
+  }
+  return cs;
+}
+
+// Like forEachInnerRun, restricted to the row-major linear positions
+// [lo, hi) of `shape`: runs are cut at lo and hi. Used to split one index
+// space across simulated cores.
+template <typename Fn>
+void forEachInnerRunInRange(const Shape& shape, const std::vector<Shape>& strides, int64_t lo, int64_t hi,
+                            Fn&& fn) {
+  for (int64_t d : shape)
+    if (d == 0) return;
+  if (lo >= hi) return;
+  const size_t nops = strides.size();
+  const CoalescedSpace cs = coalesceSpace(shape, strides);
+  const size_t nd = cs.shape.size();
+  const int64_t inner = cs.shape[nd - 1];
+  std::vector<int64_t> run_strides(nops), offsets(nops, 0), idx(nd, 0), base(nops, 0);
+  for (size_t k = 0; k < nops; ++k) run_strides[k] = cs.strides[k][nd - 1];
+  // Decompose the starting run index (lo / inner) into the outer dims.
+  int64_t outer = lo / inner, within = lo % inner;
+  for (size_t d = nd - 1; d-- > 0;) {
+    idx[d] = outer % cs.shape[d];
+    outer /= cs.shape[d];
+    for (size_t k = 0; k < nops; ++k) base[k] += idx[d] * cs.strides[k][d];
+  }
+  int64_t pos = lo;
+  while (pos < hi) {
+    const int64_t len = std::min(inner - within, hi - pos);
+    for (size_t k = 0; k < nops; ++k) offsets[k] = base[k] + within * run_strides[k];
+    fn(offsets.data(), len, run_strides.data());
+    pos += len;
+    within = 0;
+    if (pos >= hi) return;
+    // Advance the outer index like an odometer.
+    for (size_t d = nd - 1; d-- > 0;) {
+      if (++idx[d] < cs.shape[d]) {
+        for (size_t k = 0; k < nops; ++k) base[k] += cs.strides[k][d];
+        break;
+      }
+      for (size_t k = 0; k < nops; ++k) base[k] -= cs.strides[k][d] * (cs.shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
 // See Note [Inner runs]. fn(const int64_t* offsets, int64_t len, const int64_t* run_strides).
 template <typename Fn>
 void forEachInnerRun(const Shape& shape, const std::vector<Shape>& strides, Fn&& fn) {
   const size_t nops = strides.size();
   for (int64_t d : shape)
     if (d == 0) return;
-  // Coalesce: drop size-1 dims, merge d into d+1 when contiguous for all operands.
-  Shape cshape;
-  std::vector<Shape> cst(nops);
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    bool merge = !cshape.empty();
-    for (size_t k = 0; merge && k < nops; ++k)
-      merge = cst[k].back() == strides[k][d] * shape[d];
-    if (merge) {
-      cshape.back() *= shape[d];
-      for (size_t k = 0; k < nops; ++k) cst[k].back() = strides[k][d];
-    } else {
-      cshape.push_back(shape[d]);
-      for (size_t k = 0; k < nops; ++k) cst[k].push_back(strides[k][d]);
-    }
-  }
-  if (cshape.empty()) {  // a single element
-    cshape.push_back(1);
-    for (size_t k = 0; k < nops; ++k) cst[k].push_back(0);
-  }
+  const CoalescedSpace cs = coalesceSpace(shape, strides);
+  const Shape& cshape = cs.shape;
+  const std::vector<Shape>& cst = cs.strides;
   const size_t nd = cshape.size();
   const int64_t inner = cshape[nd - 1];
   std::vector<int64_t> run_strides(nops), offsets(nops, 0), idx(nd, 0);

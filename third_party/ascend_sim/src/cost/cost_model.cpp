@@ -11,14 +11,17 @@ constexpr double kUsPerS = 1e6;  // microseconds per second
 
 double CostModel::cubeUs(const KernelCost& c) const {
   if (c.cube_macs <= 0) return 0;
-  const double macs_per_s = chip_.cube_macs_per_cycle * chip_.cube_cores * kCubeEfficiency * chip_.clock_hz;
+  const double cores = c.block_dim > 0 ? std::min<double>(c.block_dim, chip_.cube_cores) : chip_.cube_cores;
+  const double macs_per_s = chip_.cube_macs_per_cycle * cores * kCubeEfficiency * chip_.clock_hz;
   return c.cube_macs / macs_per_s * kUsPerS;
 }
 
 double CostModel::vectorUs(const KernelCost& c) const {
-  if (c.vector_bytes <= 0) return 0;
-  const double repeats = std::ceil(c.vector_bytes / chip_.vector_bytes_per_repeat);
-  return repeats * chip_.vector_cycles_per_repeat / (chip_.vector_cores * chip_.clock_hz) * kUsPerS;
+  const double repeats =
+      c.vector_repeats > 0 ? c.vector_repeats : std::ceil(std::max(0.0, c.vector_bytes) / chip_.vector_bytes_per_repeat);
+  if (repeats <= 0) return 0;
+  const double cores = c.block_dim > 0 ? std::min<double>(c.block_dim, chip_.vector_cores) : chip_.vector_cores;
+  return repeats * chip_.vector_cycles_per_repeat / (cores * chip_.clock_hz) * kUsPerS;
 }
 
 double CostModel::mteUs(const KernelCost& c) const {

@@ -3,8 +3,11 @@
 //
 // Note [Op cost]
 //   T = t_launch + max(T_cube, T_vec, T_mte)
-//   T_cube = cube_macs / (MACs/cycle/core x cube cores x efficiency) / f
-//   T_vec  = ceil(vector_bytes / 256) x cycles per repeat / (vector cores x f)
+//   T_cube = cube_macs / (MACs/cycle/core x cores used x efficiency) / f
+//   T_vec  = repeats x cycles per repeat / (cores used x f)
+// where repeats = KernelCost::vector_repeats (counted by the Vector unit) or
+// ceil(vector_bytes / 256), and cores used = KernelCost::block_dim capped at
+// the engine's core count (0 = all cores). t_fill is taken as 0.
 //   T_mte  = mte_bytes / HBM bandwidth
 // With efficiency 1.0 the model meets the spec's sanity targets on 910B2
 // (fp16 4096^3 matmul ~388 us, fp16 add of 64 Mi elements ~252 us) and the

@@ -31,9 +31,9 @@ void computeFill(const OpCall& call) {
   value.shape.clear();
   const TensorArg* ins[1] = {&value};
   if (isFloatDtype(value.dtype)) {
-    runElementwiseFloat(ins, 1, call.outputs[0], ASCEND_SIM_F1(IdentityOp), nullptr);
+    runElementwiseFloat(ins, 1, call.outputs[0], ASCEND_SIM_F1(IdentityOp), nullptr, &call.ctx);
   } else {
-    runElementwiseInt(ins, 1, call.outputs[0], ASCEND_SIM_I1(IdentityOp), nullptr);
+    runElementwiseInt(ins, 1, call.outputs[0], ASCEND_SIM_I1(IdentityOp), nullptr, &call.ctx);
   }
 }
 

@@ -1,34 +1,86 @@
 #include "ops/elementwise.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
+
+#include "aicore/thread_pool.h"
 
 namespace ascend_sim {
 
 namespace {
 
+template <typename T>
+struct EngineOps;
+template <>
+struct EngineOps<float> {
+  static void load(aclDataType dt, const void* b, int64_t o, int64_t s, int64_t n, float* d, UnitCounters* c) {
+    mteUnit().load_f32(dt, b, o, s, n, d, c);
+  }
+  static void store(aclDataType dt, void* b, int64_t o, int64_t n, const float* src, UnitCounters* c) {
+    mteUnit().store_f32(dt, b, o, n, src, c);
+  }
+  static void map(FloatChunkFn fn, const float* const* in, int nin, float* out, int64_t n, const float* p,
+                  const aclDataType* dts, UnitCounters* c) {
+    vectorUnit().map_f32(fn, in, nin, out, n, p, dts, c);
+  }
+};
+template <>
+struct EngineOps<int64_t> {
+  static void load(aclDataType dt, const void* b, int64_t o, int64_t s, int64_t n, int64_t* d, UnitCounters* c) {
+    mteUnit().load_i64(dt, b, o, s, n, d, c);
+  }
+  static void store(aclDataType dt, void* b, int64_t o, int64_t n, const int64_t* src, UnitCounters* c) {
+    mteUnit().store_i64(dt, b, o, n, src, c);
+  }
+  static void map(IntChunkFn fn, const int64_t* const* in, int nin, int64_t* out, int64_t n, const float* p,
+                  const aclDataType* dts, UnitCounters* c) {
+    vectorUnit().map_i64(fn, in, nin, out, n, p, dts, c);
+  }
+};
+
 template <typename T, typename Fn>
-void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn,
-               const float* params,
-               void (*load)(aclDataType, const void*, int64_t, int64_t, int64_t, T*),
-               void (*store)(aclDataType, void*, int64_t, int64_t, const T*)) {
+void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn, const float* params,
+               const LaunchContext* ctx, UnitCounters* total) {
+  using Ops = EngineOps<T>;
   std::vector<Shape> strides;
   strides.push_back(contiguousStrides(out.shape));
   for (int k = 0; k < nin; ++k) strides.push_back(broadcastStrides(ins[k]->shape, out.shape));
-  std::vector<T> scratch(static_cast<size_t>(kChunk) * (nin + 1));
-  const T* in_ptrs[4];
-  for (int k = 0; k < nin; ++k) in_ptrs[k] = scratch.data() + kChunk * (k + 1);
-  T* res = scratch.data();
-  forEachInnerRun(out.shape, strides, [&](const int64_t* off, int64_t len, const int64_t* st) {
-    for (int64_t c = 0; c < len; c += kChunk) {
-      int64_t m = len - c < kChunk ? len - c : kChunk;
-      for (int k = 0; k < nin; ++k)
-        load(ins[k]->dtype, ins[k]->data, off[k + 1] + c * st[k + 1], st[k + 1], m,
-             const_cast<T*>(in_ptrs[k]));
-      fn(in_ptrs, res, m, params);
-      store(out.dtype, out.data, off[0] + c, m, res);
-    }
-  });
+  aclDataType dts[5];
+  for (int k = 0; k < nin; ++k) dts[k] = ins[k]->dtype;
+  dts[nin] = out.dtype;
+  bool execute = out.data != nullptr;
+  for (int k = 0; k < nin; ++k) execute = execute && ins[k]->data != nullptr;
+  const int64_t numel = numelOf(out.shape);
+  const LaunchContext defaults;
+  const int64_t blocks = elementwiseBlocks(numel, (ctx ? *ctx : defaults).vector_cores);
+  const int64_t chunks = (numel + kChunk - 1) / kChunk;
+  std::vector<UnitCounters> cnt(static_cast<size_t>(blocks));
+  auto block_fn = [&](int64_t b) {
+    const int64_t lo = std::min(numel, b * chunks / blocks * kChunk);
+    const int64_t hi = std::min(numel, (b + 1) * chunks / blocks * kChunk);
+    std::vector<T> scratch(execute ? static_cast<size_t>(kChunk) * (nin + 1) : 0);
+    const T* in_ptrs[4] = {};
+    T* res = execute ? scratch.data() : nullptr;
+    for (int k = 0; k < nin; ++k) in_ptrs[k] = execute ? scratch.data() + kChunk * (k + 1) : nullptr;
+    UnitCounters& c = cnt[b];
+    forEachInnerRunInRange(out.shape, strides, lo, hi, [&](const int64_t* off, int64_t len, const int64_t* st) {
+      for (int64_t i = 0; i < len; i += kChunk) {
+        const int64_t m = len - i < kChunk ? len - i : kChunk;
+        for (int k = 0; k < nin; ++k)
+          Ops::load(ins[k]->dtype, ins[k]->data, off[k + 1] + i * st[k + 1], st[k + 1], m, const_cast<T*>(in_ptrs[k]),
+                    &c);
+        Ops::map(execute ? fn : nullptr, in_ptrs, nin, res, m, params, dts, &c);
+        Ops::store(out.dtype, out.data, off[0] + i, m, res, &c);
+      }
+    });
+  };
+  if (execute)
+    parallelFor(blocks, block_fn);
+  else
+    for (int64_t b = 0; b < blocks; ++b) block_fn(b);
+  if (total)
+    for (const UnitCounters& c : cnt) total->add(c);
 }
 
 std::map<std::string, const ElementwiseSpec*>& specTable() {
@@ -90,28 +142,56 @@ void computeElementwise(const OpCall& call) {
   const TensorArg* ins[4];
   for (int k = 0; k < s.num_inputs; ++k) ins[k] = &call.inputs[k];
   if (isFloatDtype(call.inputs[firstValue(s)].dtype)) {
-    runElementwiseFloat(ins, s.num_inputs, call.outputs[0], s.ffn, params);
+    runElementwiseFloat(ins, s.num_inputs, call.outputs[0], s.ffn, params, &call.ctx);
   } else {
-    runElementwiseInt(ins, s.num_inputs, call.outputs[0], s.ifn, params);
+    runElementwiseInt(ins, s.num_inputs, call.outputs[0], s.ifn, params, &call.ctx);
   }
 }
 
 }  // namespace
 
-void runElementwiseFloat(const TensorArg* const* ins, int nin, const TensorArg& out,
-                         FloatChunkFn fn, const float* params) {
-  runEngine<float>(ins, nin, out, fn, params, &loadFloat, &storeFloat);
+int64_t elementwiseBlocks(int64_t numel, int cores) {
+  const int64_t chunks = (numel + kChunk - 1) / kChunk;
+  return std::max<int64_t>(1, std::min<int64_t>(chunks, std::max(cores, 1)));
+}
+
+void runElementwiseFloat(const TensorArg* const* ins, int nin, const TensorArg& out, FloatChunkFn fn,
+                         const float* params, const LaunchContext* ctx, UnitCounters* cnt) {
+  runEngine<float>(ins, nin, out, fn, params, ctx, cnt);
 }
 
 void runElementwiseInt(const TensorArg* const* ins, int nin, const TensorArg& out, IntChunkFn fn,
-                       const float* params) {
-  runEngine<int64_t>(ins, nin, out, fn, params, &loadInt, &storeInt);
+                       const float* params, const LaunchContext* ctx, UnitCounters* cnt) {
+  runEngine<int64_t>(ins, nin, out, fn, params, ctx, cnt);
+}
+
+KernelCost elementwiseCost(const OpCall& call) {
+  const ElementwiseSpec& s = specOf(call);
+  OpCall plan = call;  // account-only walk: no data
+  for (TensorArg& t : plan.inputs) t.data = nullptr;
+  for (TensorArg& t : plan.outputs) t.data = nullptr;
+  const TensorArg* ins[4];
+  for (int k = 0; k < s.num_inputs; ++k) ins[k] = &plan.inputs[k];
+  float params[3] = {0, 0, 0};
+  UnitCounters u;
+  if (isFloatDtype(plan.inputs[firstValue(s)].dtype))
+    runElementwiseFloat(ins, s.num_inputs, plan.outputs[0], s.ffn, params, &plan.ctx, &u);
+  else
+    runElementwiseInt(ins, s.num_inputs, plan.outputs[0], s.ifn, params, &plan.ctx, &u);
+  KernelCost c;
+  c.core = CoreType::kVector;
+  c.vector_repeats = u.vector_repeats;
+  c.vector_bytes = u.vector_repeats * static_cast<double>(vectorUnit().bytes_per_repeat);
+  c.mte_bytes = u.mte_in_bytes + u.mte_out_bytes;
+  c.flops = static_cast<double>(plan.outputs[0].numel());
+  c.block_dim = static_cast<uint32_t>(elementwiseBlocks(plan.outputs[0].numel(), plan.ctx.vector_cores));
+  return c;
 }
 
 void registerElementwiseSpecs(const ElementwiseSpec* specs, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     specTable()[specs[i].op] = &specs[i];
-    registerKernel(KernelDef{specs[i].op, &validateElementwise, &computeElementwise, &vectorCost});
+    registerKernel(KernelDef{specs[i].op, &validateElementwise, &computeElementwise, &elementwiseCost});
   }
 }
 

@@ -5,7 +5,9 @@
 // aclopExecuteV2 (runtime side) builds an OpCall from the C descriptors,
 // looks the KernelDef up by op type, and calls `validate` synchronously on the
 // calling thread: a KernelError thrown there becomes the call's return code
-// and error message. It then copies the OpCall into a stream task; on the
+// and error message. `validate` and `cost` run once per compiled plan (Note
+// [Op plans] in runtime/compile_cache.h), so they must depend only on the
+// call's dtypes, formats, shapes, attributes and LaunchContext. It then copies the OpCall into a stream task; on the
 // stream's worker thread the runtime translates every device buffer to a
 // host-accessible pointer (TensorArg::data), calls `compute`, and advances the
 // stream's simulated clock by `cost`. A KernelError thrown by `compute` is a
@@ -84,16 +86,40 @@ class AttrMap {
   std::map<std::string, AttrValue> values_;
 };
 
+// How the Cube treats fp32 operands (aclSetCompileopt(ACL_PRECISION_MODE),
+// SIMULATOR.md §3). Captured into each OpCall at launch; kernels called
+// directly (tests) get kMustKeepOriginDtype, i.e. plain fp32.
+enum class PrecisionMode {
+  kMustKeepOriginDtype = 0,  // "must_keep_origin_dtype": fp32 stays fp32 (910B2 default)
+  kAllowFp32ToFp16 = 1,      // "allow_fp32_to_fp16": fp32 cube operands rounded to fp16 (910A default)
+  kForceFp16 = 2,            // "force_fp16": as above, and the cube result is rounded through fp16
+};
+
+// Device state a kernel may depend on, captured by the runtime when the op is
+// launched (never read from globals inside a kernel, so a queued op keeps the
+// settings of its launch). The defaults are what direct kernel calls get.
+struct LaunchContext {
+  PrecisionMode precision = PrecisionMode::kMustKeepOriginDtype;
+  bool fp16_saturation = false;  // the chip saturates fp16 (910A)
+  int cube_cores = 32;           // simulated cores the kernel may split over
+  int vector_cores = 32;
+  // Set to true by a kernel (during compute) when an fp16 intermediate that
+  // is not an fp16 output overflowed; the runtime ORs it into the device's
+  // sticky overflow flag. May be null.
+  bool* overflow = nullptr;
+};
+
 struct OpCall {
   std::string op_type;
   std::vector<TensorArg> inputs;
   std::vector<TensorArg> outputs;
   AttrMap attrs;
   int32_t device = 0;
+  LaunchContext ctx;
 };
 
 // Which engine of the AI Core does the work (profiling / cost model).
-enum class CoreType { kAiCore, kCube, kVector, kAiCpu };
+enum class CoreType { kAiCore, kCube, kVector, kAiCpu, kDma };
 
 // Work counters of one op execution, from which the cost model derives time.
 struct KernelCost {
@@ -102,6 +128,12 @@ struct KernelCost {
   double vector_bytes = 0;   // bytes processed by the Vector unit
   double mte_bytes = 0;      // bytes moved between HBM and on-chip buffers
   double flops = 0;          // useful floating point operations (for reporting)
+  // Vector repeats counted by the Vector unit; 0 = derive from vector_bytes
+  // (ceil(vector_bytes / 256)).
+  double vector_repeats = 0;
+  // Simulated cores the work is split over (block dim); 0 = all cores of the
+  // engine. The cost model divides by the cores actually used.
+  uint32_t block_dim = 0;
 };
 
 struct KernelDef {

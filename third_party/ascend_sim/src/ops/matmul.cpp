@@ -1,140 +1,36 @@
-// MatMul and BatchMatMul (OPS.md "Matrix") on the simulated Cube.
+// MatMul and BatchMatMul (OPS.md "Matrix") on the simulated Cube unit.
 //
-// Note [MatMul numerics and blocking]
-// Contract (SIMULATOR.md §3): each output element has one fp32 accumulator
-// that adds a[i,k]*b[k,j] for k = 0, 1, ..., K-1 with a fused multiply-add,
-// then adds the bias (fp32), then is rounded once to the output dtype. fp16 /
-// bf16 operands are widened to fp32 exactly; their products are exact, so FMA
-// and mul+add agree for them.
-// Implementation: A is converted to a row-major fp32 copy [M,K] (transposes
-// are resolved there), B to fp32 column panels of kPanel columns laid out
-// [panel][K][kPanel] (zero padded). A micro-kernel computes a kRows x kPanel
-// tile with the accumulators in registers, walking k in ascending order, so
-// the order per element is exactly the contract's and the result does not
-// depend on blocking, SIMD width or threads. On x86-64 hosts with FMA the
-// micro-kernel uses AVX2 FMA (bitwise identical to std::fma); elsewhere a
-// portable std::fma loop gives the same bits, more slowly.
+// Note [MatMul on the Cube]
+// Numerics are the Cube unit's (Note [Cube numerics and blocking] in
+// aicore/cube.cpp): one fp32 accumulator per output element, ascending K,
+// FMA, bias last, one rounding to the output dtype. fp32 operands follow the
+// launch's precision mode (LaunchContext::precision): allow_fp32_to_fp16 and
+// force_fp16 round them to fp16 first (saturating on a saturation-mode chip);
+// force_fp16 also rounds the fp32 result through fp16 before storing it.
+// int8 x int8 -> int32 uses the Cube's int8 path (exact int32 accumulation).
+// Work split (Note [Simulated cores on host threads]): the output is cut into
+// bands of 16 rows per batch; with at least as many bands as cube cores each
+// core takes a contiguous range of bands, otherwise every band is cut further
+// into column groups of 16-column panels. Each simulated core is one host
+// task; every output element is computed by exactly one task, so results are
+// bit-identical for any number of host threads. The split (and so the block
+// dim and the padded MAC count) depends only on the shapes and the chip.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "aicore/thread_pool.h"
+#include "aicore/units.h"
 #include "ops/op_utils.h"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define ASCEND_SIM_HAVE_AVX2_PATH 1
-#endif
 
 namespace ascend_sim {
 namespace {
 
-constexpr int64_t kPanel = 16;     // output columns per micro tile
-constexpr int64_t kRows = 6;       // output rows per micro tile
-constexpr int64_t kRowBlock = 96;  // rows of A kept hot while panels stream
+constexpr int64_t kTile = 16;  // fractal edge
 
-// C[r][0..16) = sum_k A[r*lda + k] * Bp[k*16 + j], r < R, ascending k, fused.
-template <int R>
-void microPortable(const float* a, int64_t lda, const float* bp, int64_t k_len, float* c) {
-  float acc[R][kPanel] = {};
-  for (int64_t k = 0; k < k_len; ++k)
-    for (int r = 0; r < R; ++r) {
-      const float av = a[r * lda + k];
-      for (int64_t j = 0; j < kPanel; ++j) acc[r][j] = std::fma(av, bp[k * kPanel + j], acc[r][j]);
-    }
-  for (int r = 0; r < R; ++r)
-    for (int64_t j = 0; j < kPanel; ++j) c[r * kPanel + j] = acc[r][j];
-}
-
-#ifdef ASCEND_SIM_HAVE_AVX2_PATH
-template <int R>
-__attribute__((target("avx2,fma"))) void microAvx2(const float* a, int64_t lda, const float* bp,
-                                                   int64_t k_len, float* c) {
-  __m256 acc[R][2];
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-  for (int64_t k = 0; k < k_len; ++k) {
-    const __m256 b0 = _mm256_loadu_ps(bp + k * kPanel);
-    const __m256 b1 = _mm256_loadu_ps(bp + k * kPanel + 8);
-    for (int r = 0; r < R; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + r * lda + k);
-      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    _mm256_storeu_ps(c + r * kPanel, acc[r][0]);
-    _mm256_storeu_ps(c + r * kPanel + 8, acc[r][1]);
-  }
-}
-bool hostHasFma() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return has;
-}
-#endif
-
-using MicroFn = void (*)(const float*, int64_t, const float*, int64_t, float*);
-
-MicroFn microFor(int64_t rows) {
-#ifdef ASCEND_SIM_HAVE_AVX2_PATH
-  if (hostHasFma()) {
-    static const MicroFn fns[] = {nullptr, microAvx2<1>, microAvx2<2>, microAvx2<3>,
-                                  microAvx2<4>, microAvx2<5>, microAvx2<6>};
-    return fns[rows];
-  }
-#endif
-  static const MicroFn fns[] = {nullptr, microPortable<1>, microPortable<2>, microPortable<3>,
-                                microPortable<4>, microPortable<5>, microPortable<6>};
-  return fns[rows];
-}
-
-// One matrix operand: element (r, c) of the logical [rows, cols] matrix is at
-// base[offset + r * rs + c * cs].
-struct MatView {
-  aclDataType dtype;
-  const void* base;
-  int64_t offset, rs, cs;
-};
-
-MatView viewOf(const TensorArg& t, int64_t offset, bool transposed) {
+GmMatrix viewOf(const TensorArg& t, int64_t offset, bool transposed) {
   const int64_t inner = t.shape.back();  // row length of the stored matrix
-  return transposed ? MatView{t.dtype, t.data, offset, 1, inner}
-                    : MatView{t.dtype, t.data, offset, inner, 1};
-}
-
-// c[M,N] (fp32, row-major) = A[M,K] * B[K,N] + bias, per Note [MatMul numerics and blocking].
-void gemm(const MatView& a, const MatView& b, const float* bias, int64_t m, int64_t n, int64_t k,
-          float* c) {
-  std::vector<float> ap(static_cast<size_t>(m * k));
-  for (int64_t i = 0; i < m; ++i) loadFloat(a.dtype, a.base, a.offset + i * a.rs, a.cs, k, &ap[i * k]);
-  const int64_t panels = (n + kPanel - 1) / kPanel;
-  std::vector<float> bp(static_cast<size_t>(panels * k * kPanel), 0.0f);
-  if (b.cs == 1) {  // B rows are contiguous: read row by row, scatter into panels
-    std::vector<float> row(static_cast<size_t>(n));
-    for (int64_t kk = 0; kk < k; ++kk) {
-      loadFloat(b.dtype, b.base, b.offset + kk * b.rs, 1, n, row.data());
-      for (int64_t j = 0; j < n; ++j) bp[((j / kPanel) * k + kk) * kPanel + j % kPanel] = row[j];
-    }
-  } else {  // B columns are contiguous (transposed B)
-    std::vector<float> col(static_cast<size_t>(k));
-    for (int64_t j = 0; j < n; ++j) {
-      loadFloat(b.dtype, b.base, b.offset + j * b.cs, b.rs, k, col.data());
-      float* dst = &bp[(j / kPanel) * k * kPanel + j % kPanel];
-      for (int64_t kk = 0; kk < k; ++kk) dst[kk * kPanel] = col[kk];
-    }
-  }
-  float tile[kRows * kPanel];
-  for (int64_t i0 = 0; i0 < m; i0 += kRowBlock) {
-    const int64_t i1 = std::min(m, i0 + kRowBlock);
-    for (int64_t p = 0; p < panels; ++p) {
-      const int64_t j0 = p * kPanel, jn = std::min(kPanel, n - j0);
-      for (int64_t i = i0; i < i1; i += kRows) {
-        const int64_t rows = std::min(kRows, i1 - i);
-        microFor(rows)(&ap[i * k], k, &bp[p * k * kPanel], k, tile);
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t j = 0; j < jn; ++j)
-            c[(i + r) * n + j0 + j] = bias ? tile[r * kPanel + j] + bias[j0 + j] : tile[r * kPanel + j];
-      }
-    }
-  }
+  return transposed ? GmMatrix{t.dtype, t.data, offset, 1, inner} : GmMatrix{t.dtype, t.data, offset, inner, 1};
 }
 
 struct MatmulDims {
@@ -165,10 +61,11 @@ MatmulDims dimsOf(const OpCall& call) {
   Shape b1(x1.shape.begin(), x1.shape.end() - 2), b2(x2.shape.begin(), x2.shape.end() - 2);
   if (!broadcastShapes(b1, b2, &d.batch))
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         "batch dims " + shapeToString(b1) + " of x1 and " + shapeToString(b2) +
-             " of x2 do not broadcast");
+         "batch dims " + shapeToString(b1) + " of x1 and " + shapeToString(b2) + " of x2 do not broadcast");
   return d;
 }
+
+bool isInt8(const OpCall& call) { return call.inputs[0].dtype == ACL_INT8; }
 
 void validateMatmul(const OpCall& call) {
   const bool batch = isBatch(call);
@@ -176,9 +73,13 @@ void validateMatmul(const OpCall& call) {
   const TensorArg& x1 = call.inputs[0];
   const TensorArg& x2 = call.inputs[1];
   const TensorArg& y = call.outputs[0];
-  checkDtype(call, x1, "input x1", kFloatTypes);
+  checkDtype(call, x1, "input x1", kFloatTypes | dtBit(ACL_INT8));
   checkSameDtype(call, x1, "x1", x2, "x2");
-  checkDtype(call, y, "output y", kFloatTypes);
+  if (isInt8(call)) {
+    checkDtype(call, y, "output y (int8 x int8 accumulates in int32)", dtBit(ACL_INT32));
+  } else {
+    checkDtype(call, y, "output y", kFloatTypes);
+  }
   for (const TensorArg* t : {&x1, &x2}) {
     const bool bad = batch ? t->shape.size() < 2 : t->shape.size() != 2;
     if (bad)
@@ -193,31 +94,93 @@ void validateMatmul(const OpCall& call) {
   checkShapeEq(call, y, "output y", want, "the expected shape");
   if (call.inputs.size() == 3) {
     const TensorArg& bias = call.inputs[2];
-    checkDtype(call, bias, "input bias", kFloatTypes);
-    const bool ok = bias.numel() == d.n &&
-                    (bias.shape.size() == 1 || (bias.shape.size() == 2 && bias.shape[0] == 1));
+    checkDtype(call, bias, "input bias", isInt8(call) ? dtBit(ACL_INT32) : kFloatTypes);
+    const bool ok = bias.numel() == d.n && (bias.shape.size() == 1 || (bias.shape.size() == 2 && bias.shape[0] == 1));
     if (!ok)
       fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
            "bias shape " + shapeToString(bias.shape) + " must be [" + std::to_string(d.n) + "] (N)");
   }
 }
 
-void computeMatmul(const OpCall& call) {
+// The split of the output over simulated cube cores (Note [MatMul on the Cube]).
+struct CubeSplit {
+  int64_t batches = 0, mt = 0, nt = 0;  // batches, 16-row bands per batch, 16-column panels
+  int64_t bands = 0;                    // batches * mt
+  int64_t col_groups = 1;               // column groups per band (when bands < cores)
+  int64_t blocks = 0;                   // simulated cores used
+};
+
+CubeSplit splitOf(const MatmulDims& d, int cores) {
+  CubeSplit s;
+  s.batches = numelOf(d.batch);
+  s.mt = (d.m + kTile - 1) / kTile;
+  s.nt = (d.n + kTile - 1) / kTile;
+  s.bands = s.batches * s.mt;
+  if (s.bands == 0 || s.nt == 0) return s;  // empty output: nothing to run
+  cores = std::max(cores, 1);
+  if (s.bands >= cores) {
+    s.blocks = cores;
+  } else {
+    s.col_groups = std::min<int64_t>(s.nt, cores / s.bands);
+    s.blocks = s.bands * s.col_groups;
+  }
+  return s;
+}
+
+// One rectangle of work: rows [r0, r1) of batch b, panels [p0, p1).
+struct Region {
+  int64_t b, r0, r1, p0, p1;
+};
+
+// The regions of simulated core `block`, in a fixed order.
+std::vector<Region> regionsOf(const CubeSplit& s, const MatmulDims& d, int64_t block) {
+  std::vector<Region> out;
+  auto rows = [&](int64_t band, int64_t* r0, int64_t* r1) {
+    const int64_t mi = band % s.mt;
+    *r0 = mi * kTile;
+    *r1 = std::min(d.m, *r0 + kTile);
+  };
+  if (s.col_groups == 1 && s.bands >= s.blocks) {
+    const int64_t lo = block * s.bands / s.blocks, hi = (block + 1) * s.bands / s.blocks;
+    for (int64_t band = lo; band < hi;) {  // merge consecutive bands of one batch
+      const int64_t b = band / s.mt;
+      const int64_t end = std::min(hi, (b + 1) * s.mt);
+      int64_t r0, r1, t0, t1;
+      rows(band, &r0, &t0);
+      rows(end - 1, &t1, &r1);
+      out.push_back(Region{b, r0, r1, 0, s.nt});
+      band = end;
+    }
+  } else {
+    const int64_t band = block / s.col_groups, g = block % s.col_groups;
+    int64_t r0, r1;
+    rows(band, &r0, &r1);
+    out.push_back(Region{band / s.mt, r0, r1, g * s.nt / s.col_groups, (g + 1) * s.nt / s.col_groups});
+  }
+  return out;
+}
+
+CubeRounding roundingOf(const OpCall& call) {
+  if (call.inputs[0].dtype != ACL_FLOAT || call.ctx.precision == PrecisionMode::kMustKeepOriginDtype)
+    return CubeRounding::kNone;
+  return call.ctx.fp16_saturation ? CubeRounding::kFp16Saturate : CubeRounding::kFp16;
+}
+
+// Output batch index -> linear index of the (broadcast) x1 / x2 matrix.
+struct BatchMap {
+  std::vector<int64_t> i1, i2;
+  int64_t n1 = 1, n2 = 1;  // distinct matrices of x1 / x2
+};
+
+BatchMap batchMapOf(const OpCall& call, const MatmulDims& d) {
   const TensorArg& x1 = call.inputs[0];
   const TensorArg& x2 = call.inputs[1];
-  const TensorArg& y = call.outputs[0];
-  const MatmulDims d = dimsOf(call);
-  std::vector<float> bias;
-  if (call.inputs.size() == 3) {
-    bias.resize(static_cast<size_t>(d.n));
-    loadFloat(call.inputs[2].dtype, call.inputs[2].data, 0, 1, d.n, bias.data());
-  }
-  const int64_t batches = numelOf(d.batch);
   const Shape b1(x1.shape.begin(), x1.shape.end() - 2), b2(x2.shape.begin(), x2.shape.end() - 2);
   const Shape s1 = broadcastStrides(b1, d.batch), s2 = broadcastStrides(b2, d.batch);
-  const int64_t mat1 = x1.shape[x1.shape.size() - 1] * x1.shape[x1.shape.size() - 2];
-  const int64_t mat2 = x2.shape[x2.shape.size() - 1] * x2.shape[x2.shape.size() - 2];
-  std::vector<float> c(static_cast<size_t>(d.m * d.n));
+  BatchMap m;
+  m.n1 = numelOf(b1);
+  m.n2 = numelOf(b2);
+  const int64_t batches = numelOf(d.batch);
   Shape idx(d.batch.size(), 0);
   for (int64_t bi = 0; bi < batches; ++bi) {
     int64_t o1 = 0, o2 = 0;
@@ -225,25 +188,127 @@ void computeMatmul(const OpCall& call) {
       o1 += idx[q] * s1[q];
       o2 += idx[q] * s2[q];
     }
-    gemm(viewOf(x1, o1 * mat1, d.ta), viewOf(x2, o2 * mat2, d.tb), bias.empty() ? nullptr : bias.data(),
-         d.m, d.n, d.k, c.data());
-    storeFloat(y.dtype, y.data, bi * d.m * d.n, d.m * d.n, c.data());
+    m.i1.push_back(o1);
+    m.i2.push_back(o2);
     for (size_t q = idx.size(); q-- > 0;) {
       if (++idx[q] < d.batch[q]) break;
       idx[q] = 0;
     }
   }
+  return m;
 }
 
+int64_t matSize(const TensorArg& t) { return t.shape[t.shape.size() - 1] * t.shape[t.shape.size() - 2]; }
+
+void computeFloat(const OpCall& call, const MatmulDims& d, const CubeSplit& s, const BatchMap& bm) {
+  const CubeUnit& cube = cubeUnit();
+  const TensorArg& x1 = call.inputs[0];
+  const TensorArg& x2 = call.inputs[1];
+  const TensorArg& y = call.outputs[0];
+  const CubeRounding rnd = roundingOf(call);
+  std::vector<float> bias;
+  if (call.inputs.size() == 3) {
+    bias.resize(static_cast<size_t>(d.n));
+    loadFloat(call.inputs[2].dtype, call.inputs[2].data, 0, 1, d.n, bias.data());
+  }
+  // MTE: every distinct operand matrix into L0A / L0B once (in parallel).
+  const int64_t a_size = d.m * d.k, panels = s.nt, b_size = panels * d.k * kTile;
+  std::vector<float> a_l0(static_cast<size_t>(bm.n1 * a_size)), b_l0(static_cast<size_t>(bm.n2 * b_size));
+  std::vector<UnitCounters> load_cnt(static_cast<size_t>(bm.n1 + bm.n2));
+  parallelFor(bm.n1 + bm.n2, [&](int64_t t) {
+    if (t < bm.n1)
+      cube.load_a(viewOf(x1, t * matSize(x1), d.ta), d.m, d.k, rnd, a_l0.data() + t * a_size, &load_cnt[t]);
+    else
+      cube.load_b(viewOf(x2, (t - bm.n1) * matSize(x2), d.tb), d.k, d.n, rnd, b_l0.data() + (t - bm.n1) * b_size,
+                  &load_cnt[t]);
+  });
+  std::vector<float> c(static_cast<size_t>(s.batches * d.m * d.n));
+  std::vector<UnitCounters> cnt(static_cast<size_t>(s.blocks));
+  const bool through_fp16 = call.ctx.precision == PrecisionMode::kForceFp16 && y.dtype == ACL_FLOAT;
+  parallelFor(s.blocks, [&](int64_t block) {
+    for (const Region& r : regionsOf(s, d, block)) {
+      const CubeOperands op{a_l0.data() + bm.i1[r.b] * a_size, b_l0.data() + bm.i2[r.b] * b_size, d.m, d.n, d.k};
+      float* cb = c.data() + r.b * d.m * d.n;
+      cube.mmad_f32(op, bias.empty() ? nullptr : bias.data(), r.r0, r.r1, r.p0, r.p1, cb, &cnt[block]);
+      const int64_t j0 = r.p0 * kTile, j1 = std::min(d.n, r.p1 * kTile);
+      for (int64_t i = r.r0; i < r.r1; ++i) {
+        float* row = cb + i * d.n;
+        if (through_fp16) {  // force_fp16: the cube result is an fp16 value
+          std::vector<uint16_t> h(static_cast<size_t>(j1 - j0));
+          for (int64_t j = j0; j < j1; ++j) h[j - j0] = floatToHalf(row[j]);
+          if (vectorUnit().fp16_overflow(h.data(), j1 - j0, call.ctx.fp16_saturation))
+            cnt[block].fp16_overflow = true;
+          for (int64_t j = j0; j < j1; ++j) row[j] = halfToFloat(h[j - j0]);
+        }
+        mteUnit().store_f32(y.dtype, y.data, (r.b * d.m + i) * d.n + j0, j1 - j0, row + j0, &cnt[block]);
+      }
+    }
+  });
+  bool overflow = false;
+  for (const UnitCounters& u : load_cnt) overflow = overflow || u.fp16_overflow;
+  for (const UnitCounters& u : cnt) overflow = overflow || u.fp16_overflow;
+  if (overflow && call.ctx.overflow) *call.ctx.overflow = true;
+}
+
+void computeInt8(const OpCall& call, const MatmulDims& d, const CubeSplit& s, const BatchMap& bm) {
+  const TensorArg& x1 = call.inputs[0];
+  const TensorArg& x2 = call.inputs[1];
+  const TensorArg& y = call.outputs[0];
+  const int32_t* bias = call.inputs.size() == 3 ? static_cast<const int32_t*>(call.inputs[2].data) : nullptr;
+  // Operands as row-major [m][k] / [k][n] int8 (transposes resolved).
+  const int64_t a_size = d.m * d.k, b_size = d.k * d.n;
+  std::vector<int8_t> a(static_cast<size_t>(bm.n1 * a_size)), b(static_cast<size_t>(bm.n2 * b_size));
+  const int8_t* p1 = static_cast<const int8_t*>(x1.data);
+  const int8_t* p2 = static_cast<const int8_t*>(x2.data);
+  for (int64_t t = 0; t < bm.n1; ++t)
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t kk = 0; kk < d.k; ++kk)
+        a[t * a_size + i * d.k + kk] = p1[t * matSize(x1) + (d.ta ? kk * d.m + i : i * d.k + kk)];
+  for (int64_t t = 0; t < bm.n2; ++t)
+    for (int64_t kk = 0; kk < d.k; ++kk)
+      for (int64_t j = 0; j < d.n; ++j)
+        b[t * b_size + kk * d.n + j] = p2[t * matSize(x2) + (d.tb ? j * d.k + kk : kk * d.n + j)];
+  int32_t* out = static_cast<int32_t*>(y.data);
+  parallelFor(s.blocks, [&](int64_t block) {
+    UnitCounters cnt;
+    for (const Region& r : regionsOf(s, d, block))
+      cubeUnit().mmad_s8(a.data() + bm.i1[r.b] * a_size, b.data() + bm.i2[r.b] * b_size, bias, d.m, d.n, d.k, r.r0, r.r1,
+                         r.p0 * kTile, std::min(d.n, r.p1 * kTile), out + r.b * d.m * d.n, &cnt);
+  });
+}
+
+void computeMatmul(const OpCall& call) {
+  const MatmulDims d = dimsOf(call);
+  const CubeSplit s = splitOf(d, call.ctx.cube_cores);
+  const int64_t batches = numelOf(d.batch);
+  if (batches == 0 || d.m == 0 || d.n == 0) return;
+  const BatchMap bm = batchMapOf(call, d);
+  if (isInt8(call))
+    computeInt8(call, d, s, bm);
+  else
+    computeFloat(call, d, s, bm);
+}
+
+// Cost from the Cube's and MTE's accounting over the same split as compute.
 KernelCost costMatmul(const OpCall& call) {
   const MatmulDims d = dimsOf(call);
-  auto pad = [](int64_t v) { return static_cast<double>((v + 15) / 16 * 16); };
-  const double batches = static_cast<double>(numelOf(d.batch));
-  KernelCost c = vectorCost(call);
+  const CubeSplit s = splitOf(d, call.ctx.cube_cores);
+  const CubeUnit& cube = cubeUnit();
+  UnitCounters u;
+  for (int64_t block = 0; block < s.blocks; ++block)
+    for (const Region& r : regionsOf(s, d, block)) {
+      const int64_t cols = std::min(d.n, r.p1 * kTile) - r.p0 * kTile;
+      u.cube_macs += cube.padded_macs(r.r1 - r.r0, cols, d.k);
+    }
+  KernelCost c;
   c.core = CoreType::kCube;
-  c.cube_macs = batches * pad(d.m) * pad(d.n) * pad(d.k);
-  c.vector_bytes = 0;
-  c.flops = 2.0 * batches * static_cast<double>(d.m) * static_cast<double>(d.n) * static_cast<double>(d.k);
+  c.cube_macs = u.cube_macs;
+  // MTE: each input read once (distinct broadcast matrices), the output written once.
+  for (const TensorArg& t : call.inputs) c.mte_bytes += tensorBytes(t);
+  for (const TensorArg& t : call.outputs) c.mte_bytes += tensorBytes(t);
+  c.flops = 2.0 * static_cast<double>(numelOf(d.batch)) * static_cast<double>(d.m) * static_cast<double>(d.n) *
+            static_cast<double>(d.k);
+  c.block_dim = static_cast<uint32_t>(std::max<int64_t>(s.blocks, 1));
   return c;
 }
 

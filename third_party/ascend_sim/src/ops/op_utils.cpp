@@ -1,5 +1,9 @@
 #include "ops/op_utils.h"
 
+#include <algorithm>
+
+#include "aicore/units.h"
+
 namespace ascend_sim {
 
 void fail(const OpCall& call, aclError code, const std::string& msg) {
@@ -162,14 +166,31 @@ double tensorBytes(const TensorArg& t) {
 }
 
 KernelCost vectorCost(const OpCall& call) {
+  // Accounted through the units: every input streamed GM -> UB once and
+  // through the Vector lanes once, every output through the lanes and UB -> GM.
+  const VectorUnit& vec = vectorUnit();
+  const MteUnit& mte = mteUnit();
+  UnitCounters u;
+  for (const TensorArg& t : call.inputs) {
+    mte.load_f32(t.dtype, nullptr, 0, 1, t.numel(), nullptr, &u);
+    u.vector_repeats += vec.repeats(t.numel(), t.dtype);
+  }
+  int64_t largest = 0;
+  for (const TensorArg& t : call.outputs) {
+    mte.store_f32(t.dtype, nullptr, 0, t.numel(), nullptr, &u);
+    u.vector_repeats += vec.repeats(t.numel(), t.dtype);
+    largest = std::max(largest, t.numel());
+  }
+  for (const TensorArg& t : call.inputs) largest = std::max(largest, t.numel());
   KernelCost c;
   c.core = CoreType::kVector;
-  double bytes = 0;
-  for (const TensorArg& t : call.inputs) bytes += tensorBytes(t);
-  for (const TensorArg& t : call.outputs) bytes += tensorBytes(t);
-  c.vector_bytes = bytes;
-  c.mte_bytes = bytes;
+  c.vector_repeats = u.vector_repeats;
+  c.vector_bytes = u.mte_in_bytes + u.mte_out_bytes;
+  c.mte_bytes = u.mte_in_bytes + u.mte_out_bytes;
   c.flops = call.outputs.empty() ? 0 : static_cast<double>(call.outputs[0].numel());
+  // The simulated split: one 1024-element chunk per core at least.
+  const int64_t chunks = (largest + 1023) / 1024;
+  c.block_dim = static_cast<uint32_t>(std::max<int64_t>(1, std::min<int64_t>(chunks, call.ctx.vector_cores)));
   return c;
 }
 

@@ -52,6 +52,12 @@ const char* taskName(aclrtMemcpyKind kind) {
   }
 }
 
+// HBM bytes a copy reads + writes (profiling records): D2D reads and writes.
+double hbmBytes(size_t count, aclrtMemcpyKind kind) {
+  if (kind == ACL_MEMCPY_HOST_TO_HOST) return 0;
+  return static_cast<double>(count) * (kind == ACL_MEMCPY_DEVICE_TO_DEVICE ? 2 : 1);
+}
+
 // One side of a copy: a host pointer, or a validated device range.
 struct Operand {
   bool device = false;
@@ -155,7 +161,8 @@ ASCEND_SIM_API aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, 
     if (plan.device >= 0) {
       Runtime& rt = Runtime::get();
       Device& d = rt.device(plan.device);
-      d.defaultStream()->accountHostTask(TaskKind::kMemcpy, taskName(kind), d.simTimeUs(), rt.cost().memcpyUs(count, kind));
+      d.defaultStream()->accountHostTask(TaskKind::kMemcpy, taskName(kind), d.simTimeUs(), rt.cost().memcpyUs(count, kind),
+                                         hbmBytes(count, kind));
     }
   });
 }
@@ -169,10 +176,12 @@ ASCEND_SIM_API aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* 
     const double us = rt.cost().memcpyUs(count, kind);
     void* to = plan.dst.host;
     const void* from = plan.src.host;
-    s->submit(Task{TaskKind::kMemcpy, taskName(kind), [to, from, count, us](Stream&) {
-                     if (count) std::memmove(to, from, count);
-                     return us;
-                   }});
+    Task task{TaskKind::kMemcpy, taskName(kind), [to, from, count, us](Stream&) {
+                if (count) std::memmove(to, from, count);
+                return us;
+              }};
+    task.bytes = hbmBytes(count, kind);
+    s->submit(std::move(task));
   });
 }
 
@@ -187,7 +196,8 @@ ASCEND_SIM_API aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value
     Device& d = rt.device(r.device);
     d.waitIdle();
     std::memset(r.host, value, count);
-    d.defaultStream()->accountHostTask(TaskKind::kMemset, "Memset", d.simTimeUs(), rt.cost().memsetUs(count));
+    d.defaultStream()->accountHostTask(TaskKind::kMemset, "Memset", d.simTimeUs(), rt.cost().memsetUs(count),
+                                       static_cast<double>(count));
   });
 }
 
@@ -201,10 +211,12 @@ ASCEND_SIM_API aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t 
     std::shared_ptr<Stream> s = rt.stream(stream);
     void* host = count ? rt.resolve(devPtr, count).host : nullptr;
     const double us = rt.cost().memsetUs(count);
-    s->submit(Task{TaskKind::kMemset, "Memset", [host, value, count, us](Stream&) {
-                     if (count) std::memset(host, value, count);
-                     return us;
-                   }});
+    Task task{TaskKind::kMemset, "Memset", [host, value, count, us](Stream&) {
+                if (count) std::memset(host, value, count);
+                return us;
+              }};
+    task.bytes = static_cast<double>(count);
+    s->submit(std::move(task));
   });
 }
 

@@ -4,16 +4,22 @@
 // aclopExecuteV2 works in two halves (see Note [Kernel life cycle] in
 // ops/kernel.h). On the calling thread: check the arguments, find the
 // kernel, build the OpCall, check every buffer (size against the descriptor;
-// device buffers inside a live allocation of the stream's device), run
-// `validate` and `cost`, copy ACL_MEMTYPE_HOST inputs into the task. On the
-// stream's worker: point every TensorArg::data at host-accessible memory, run
-// `compute`, and advance the stream clock by the modelled duration.
+// device buffers inside a live allocation of the stream's device), capture the
+// launch context (precision mode, saturation, core counts), find or compile
+// the plan (`validate` + `cost`, cached: Note [Op plans]), copy
+// ACL_MEMTYPE_HOST inputs into the task. On the stream's worker: point every
+// TensorArg::data at host-accessible memory, run `compute`, apply the fp16
+// overflow semantics, and advance the stream clock by the modelled duration.
 // Descriptors, buffers and attributes may be destroyed as soon as the call
 // returns: the task owns copies of everything it needs.
 #include <cstring>
 #include <memory>
 #include <sstream>
 
+#include "format/format_registry.h"
+#include "aicore/units.h"
+#include "runtime/compile_cache.h"
+#include "runtime/compile_options.h"
 #include "runtime/error_state.h"
 #include "runtime/op_descriptors.h"
 #include "runtime/runtime.h"
@@ -64,7 +70,31 @@ struct OpLaunch {
   std::vector<void*> output_views;          // host-accessible address per output
   std::vector<std::vector<char>> host_copies;  // ACL_MEMTYPE_HOST inputs
   double duration_us = 0;
+  std::shared_ptr<const OpPlan> plan;       // compiled plan (runtime/compile_cache.h)
 };
+
+// Fills call->ctx from the device state at launch (Note [Precision mode capture]).
+void captureLaunchContext(Runtime& rt, OpCall* call) {
+  const ChipConfig& chip = rt.chip();
+  call->ctx.precision = currentPrecisionMode(chip);
+  call->ctx.fp16_saturation = chip.fp16_saturation;
+  call->ctx.cube_cores = chip.cube_cores;
+  call->ctx.vector_cores = chip.vector_cores;
+}
+
+// fp16 overflow semantics after an op ran (SIMULATOR.md §3): every fp16
+// output is checked by the Vector unit; on a saturation-mode chip inf/NaN
+// results become ±65504 / 0 and the device's sticky flag is raised (also when
+// the kernel reported an overflowing fp16 intermediate). IEEE chips keep the
+// values and never raise the flag.
+void applyFp16Overflow(const OpCall& call, bool kernel_overflow) {
+  if (!call.ctx.fp16_saturation) return;
+  bool any = kernel_overflow;
+  for (const TensorArg& t : call.outputs)
+    if (t.dtype == ACL_FLOAT16 && t.data)
+      any = vectorUnit().fp16_overflow(static_cast<uint16_t*>(t.data), t.numel(), true) || any;
+  if (any) Runtime::get().device(call.device).raiseOverflow();
+}
 
 TensorArg makeArg(const aclTensorDesc* d, const aclDataBuffer* b) {
   TensorArg t;
@@ -76,6 +106,24 @@ TensorArg makeArg(const aclTensorDesc* d, const aclDataBuffer* b) {
   t.placement = d->placement;
   t.bytes = b->size;
   return t;
+}
+
+// A descriptor in a private format (NC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...) must
+// carry the storage shape the format gives its origin shape (SIMULATOR.md §2).
+// Base formats are not checked (their origin shape defaults to the storage shape).
+void checkStorageFormat(const std::string& op, const char* role, int index, const TensorArg& t) {
+  if (!isPrivateFormat(t.format)) return;
+  const std::string who = op + ": " + role + " " + std::to_string(index);
+  Shape expect;
+  std::string err;
+  if (!formatStorageShape(t.format, t.dtype, logicalShape(t.origin_format, t.origin_shape), &expect, &err))
+    throwAcl(ACL_ERROR_OP_INPUT_NOT_MATCH, who + " in format " + formatToString(t.format) + " with origin shape " +
+                                               shapeString(t.origin_shape) + ": " + err +
+                                               " (set the logical shape with aclSetTensorOriginShape)");
+  if (expect != t.shape)
+    throwAcl(ACL_ERROR_OP_INPUT_NOT_MATCH, who + " in format " + formatToString(t.format) + " with origin shape " +
+                                               shapeString(t.origin_shape) + " must have storage shape " +
+                                               shapeString(expect) + ", but its descriptor has " + shapeString(t.shape));
 }
 
 // Checks one tensor's buffer; returns the host-accessible address (device
@@ -129,7 +177,10 @@ double runOp(const std::shared_ptr<OpLaunch>& launch) {
       t.data = launch->input_views[i];
   }
   for (size_t i = 0; i < call.outputs.size(); ++i) call.outputs[i].data = launch->output_views[i];
+  bool overflow = false;
+  call.ctx.overflow = &overflow;
   launch->kernel->compute(call);
+  applyFp16Overflow(call, overflow);
   return launch->duration_us;
 }
 
@@ -282,6 +333,7 @@ ASCEND_SIM_API aclError aclopExecuteV2(const char* opType, int numInputs, aclTen
     if (attr) call.attrs = attr->attrs;
     for (int i = 0; i < numInputs; ++i) {
       TensorArg t = makeArg(inputDesc[i], inputs[i]);
+      checkStorageFormat(op, "input", i, t);
       void* p = checkBuffer(op, "input", i, t, inputs[i], call.device, false);
       if (t.placement == ACL_MEMTYPE_HOST) {
         const char* src = static_cast<const char*>(p);
@@ -293,21 +345,23 @@ ASCEND_SIM_API aclError aclopExecuteV2(const char* opType, int numInputs, aclTen
     }
     for (int i = 0; i < numOutputs; ++i) {
       TensorArg t = makeArg(outputDesc[i], outputs[i]);
+      checkStorageFormat(op, "output", i, t);
       launch->output_views.push_back(checkBuffer(op, "output", i, t, outputs[i], call.device, true));
       call.outputs.push_back(std::move(t));
     }
 
-    KernelCost cost;
+    captureLaunchContext(rt, &call);
     try {
-      kernel->validate(call);
-      cost = kernel->cost(call);
+      launch->plan = findOrCompilePlan(kernel, call, rt.cost());  // validate + cost, cached
     } catch (const KernelError& e) {
       throw KernelError(e.code(), withOpPrefix(op, e.what()));
     } catch (const AclError& e) {
       throw AclError(e.code(), withOpPrefix(op, e.what()));
     }
-    launch->duration_us = rt.cost().opUs(cost);
-    s->submit(Task{TaskKind::kOp, op, [launch](Stream&) { return runOp(launch); }});
+    launch->duration_us = launch->plan->duration_us;
+    Task task{TaskKind::kOp, op, [launch](Stream&) { return runOp(launch); }};
+    task.detail = launch->plan->detail;
+    s->submit(std::move(task));
   });
 }
 

@@ -35,6 +35,8 @@ ChipConfig ChipConfig::preset(const std::string& soc_version) {
     c.hbm_bytes = size_t(64) << 30;
     c.hbm_bytes_per_s = 1.6e12;  // assumed
     c.fp16_saturation = false;
+    c.l2_bytes = size_t(192) << 20;
+    c.default_fp32_to_fp16 = false;
     return c;
   }
   throwAcl(ACL_ERROR_INVALID_PARAM, "unknown SoC version '" + soc_version +

@@ -29,6 +29,9 @@ struct ASCEND_SIM_API ChipConfig {
   double hbm_bytes_per_s = 1.2e12;        // effective HBM bandwidth [B/s]
   double pcie_bytes_per_s = 25e9;         // host<->device copy rate [B/s] (assumed)
   bool fp16_saturation = true;            // 910A saturates, 910B follows IEEE
+  size_t l2_bytes = size_t(32) << 20;     // L2 cache [B] (910A 32 MB, 910B2 192 MB)
+  // Default ACL_PRECISION_MODE: 910A "allow_fp32_to_fp16", 910B2 "must_keep_origin_dtype".
+  bool default_fp32_to_fp16 = true;
 
   // "Ascend910A" or "Ascend910B2"; throws AclError(ACL_ERROR_INVALID_PARAM)
   // listing the known presets otherwise.

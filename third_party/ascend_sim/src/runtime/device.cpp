@@ -85,6 +85,7 @@ void Device::reset() {
   default_stream_->takeFault(&ignored);
   default_stream_->resetClock();
   recorder_.clear();
+  overflow_.store(false);
 }
 
 }  // namespace ascend_sim

@@ -3,6 +3,7 @@
 // (aclrtResetDevice empties it instead).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,12 @@ class Device {
 
   TaskRecorder& recorder() { return recorder_; }
 
+  // Sticky fp16 overflow flag (saturation mode; SIMULATOR.md §3). Set by op
+  // tasks, read/cleared by tasks of aclrtGetOverflowStatus/ResetOverflowStatus.
+  void raiseOverflow() { overflow_.store(true); }
+  bool overflow() const { return overflow_.load(); }
+  void clearOverflow() { overflow_.store(false); }
+
  private:
   const int id_;
   const int physical_id_;
@@ -55,6 +62,7 @@ class Device {
   std::vector<std::shared_ptr<Stream>> user_streams_;
   int next_stream_id_ = 1;
   TaskRecorder recorder_;
+  std::atomic<bool> overflow_{false};
 };
 
 }  // namespace ascend_sim

@@ -72,14 +72,15 @@ void Stream::raiseClockTo(double t_us) {
   clock_us_ = std::max(clock_us_, t_us);
 }
 
-void Stream::accountHostTask(TaskKind kind, const std::string& name, double not_before_us, double duration_us) {
+void Stream::accountHostTask(TaskKind kind, const std::string& name, double not_before_us, double duration_us,
+                             double bytes) {
   double start;
   {
     std::lock_guard<std::mutex> lock(mu_);
     start = std::max(clock_us_, not_before_us);
     clock_us_ = start + duration_us;
   }
-  if (recorder_) recorder_->add(TaskRecord{kind, name, id_, start, duration_us});
+  if (recorder_) recorder_->add(TaskRecord{kind, name, id_, start, duration_us, nullptr, bytes});
 }
 
 void Stream::resetClock() {
@@ -117,7 +118,8 @@ void Stream::workerLoop() {
       clock_us_ += duration;
       // Recorded before the task counts as completed, so a synchronize that
       // returns sees its record.
-      if (recorder_ && !failed) recorder_->add(TaskRecord{task.kind, std::move(task.name), id_, start, duration});
+      if (recorder_ && !failed)
+        recorder_->add(TaskRecord{task.kind, std::move(task.name), id_, start, duration, std::move(task.detail), task.bytes});
       if (failed && !has_fault_) {
         has_fault_ = true;
         const char* what = task.kind == TaskKind::kOp ? "op '" : "task '";

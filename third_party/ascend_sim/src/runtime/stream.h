@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -36,6 +37,9 @@ struct Task {
   // e.g. an event synchronize, sees the stream's completion count include it).
   // Receives the stream's simulated clock at the end of the task.
   std::function<void(double end_us)> on_complete;
+  // Optional profiling fields copied into the task's record.
+  std::shared_ptr<const TaskDetail> detail = nullptr;
+  double bytes = 0;  // copies / memsets: HBM bytes moved
 };
 
 struct StreamFault {
@@ -63,7 +67,8 @@ class Stream {
   void raiseClockTo(double t_us);
   // Accounts work done on the host thread while the stream is idle (sync
   // copies): start = max(clock, not_before_us); clock = start + duration.
-  void accountHostTask(TaskKind kind, const std::string& name, double not_before_us, double duration_us);
+  void accountHostTask(TaskKind kind, const std::string& name, double not_before_us, double duration_us,
+                       double bytes = 0);
   void resetClock();
 
   int device() const { return device_; }

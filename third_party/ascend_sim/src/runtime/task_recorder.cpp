@@ -1,5 +1,8 @@
 #include "runtime/task_recorder.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace ascend_sim {
 
 void TaskRecorder::setEnabled(bool on) {
@@ -30,6 +33,57 @@ std::vector<TaskRecord> TaskRecorder::snapshot() const {
 size_t TaskRecorder::dropped() const {
   std::lock_guard<std::mutex> lock(mu_);
   return dropped_;
+}
+
+size_t TaskRecorder::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return records_.size();
+}
+
+std::vector<aclsimTaskRecord> TaskRecorder::exportRange(size_t first, size_t max) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<aclsimTaskRecord> out;
+  if (first >= records_.size()) return out;
+  const size_t n = std::min(max, records_.size() - first);
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.push_back(toAclsimRecord(records_[first + i]));
+  return out;
+}
+
+namespace {
+void copyTruncated(char* dst, size_t cap, const std::string& src) {
+  const size_t n = std::min(cap - 1, src.size());
+  std::memcpy(dst, src.data(), n);
+  dst[n] = '\0';
+}
+}  // namespace
+
+aclsimTaskRecord toAclsimRecord(const TaskRecord& r) {
+  aclsimTaskRecord out;
+  std::memset(&out, 0, sizeof out);
+  copyTruncated(out.op_type, sizeof out.op_type, r.name);
+  out.stream_id = r.stream_id;
+  out.start_us = r.start_us;
+  out.duration_us = r.duration_us;
+  out.bytes = r.bytes;
+  switch (r.kind) {
+    case TaskKind::kMemcpy:
+    case TaskKind::kMemset: out.core_type = ACL_CORE_DMA; break;
+    case TaskKind::kOp: out.core_type = ACL_CORE_AI_CORE; break;
+    default: out.core_type = ACL_CORE_AI_CPU; break;  // events, callbacks: the task scheduler
+  }
+  if (r.detail) {
+    const TaskDetail& d = *r.detail;
+    copyTruncated(out.shapes, sizeof out.shapes, d.shapes);
+    out.core_type = d.core;
+    out.cube_ratio = d.cube_ratio;
+    out.vector_ratio = d.vector_ratio;
+    out.mte_ratio = d.mte_ratio;
+    out.bytes = d.bytes;
+    out.flops = d.flops;
+    out.block_dim = d.block_dim;
+  }
+  return out;
 }
 
 void TaskRecorder::clear() {

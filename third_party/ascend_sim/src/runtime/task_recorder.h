@@ -1,10 +1,13 @@
 // Per-device record of executed tasks (op type, stream, simulated start and
-// duration), the raw material for profiling. Off unless ASCEND_SIM_PROFILE=1
-// (or enabled by the runtime), and bounded to kMaxRecords entries.
+// duration; for ops also shapes, core type, unit ratios, bytes, FLOPs and
+// block dim from the compiled plan), the raw material for profiling and the
+// aclsim*TaskRecord* C API. Off unless ASCEND_SIM_PROFILE=1 (or
+// aclsimSetProfiling), and bounded to kMaxRecords entries.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -15,13 +18,29 @@ namespace ascend_sim {
 
 enum class TaskKind { kOp, kMemcpy, kMemset, kEventRecord, kEventWait, kCallback };
 
+// Profiling fields of an op task that are fixed by its plan (shared by every
+// launch of the same compiled plan, see runtime/compile_cache.h).
+struct TaskDetail {
+  std::string shapes;                        // "[2,3]:FLOAT16:ND;[...]->[...]"
+  aclsimCoreType core = ACL_CORE_AI_CORE;    // engine that ran it
+  double cube_ratio = 0, vector_ratio = 0, mte_ratio = 0;  // unit time / max unit time
+  double bytes = 0;                          // HBM bytes read + written
+  double flops = 0;
+  uint32_t block_dim = 0;                    // simulated cores used
+};
+
 struct TaskRecord {
   TaskKind kind;
   std::string name;   // op type, "MemcpyH2D", "Memset", ...
   int stream_id;      // 0 = default stream
   double start_us;    // simulated start [us]
   double duration_us; // simulated duration [us]
+  std::shared_ptr<const TaskDetail> detail = nullptr;  // ops: plan fields; else null
+  double bytes = 0;   // copies / memsets: HBM bytes moved (ops: see detail)
 };
+
+// The public record (acl.h aclsimTaskRecord) of r.
+ASCEND_SIM_API aclsimTaskRecord toAclsimRecord(const TaskRecord& r);
 
 class TaskRecorder {
  public:
@@ -31,6 +50,9 @@ class TaskRecorder {
   bool enabled() const;
   void add(TaskRecord r);
   std::vector<TaskRecord> snapshot() const;
+  size_t size() const;
+  // Records [first, first + max) (clamped), converted to the public form.
+  std::vector<aclsimTaskRecord> exportRange(size_t first, size_t max) const;
   size_t dropped() const;
   void clear();
 

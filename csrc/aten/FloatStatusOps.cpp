@@ -1,0 +1,49 @@
+// npu_get_float_status / npu_clear_float_status: the device's sticky fp16
+// overflow flag (saturation mode, Ascend910A), as Ascend's torch_npu exposes it:
+// an 8-element float32 tensor whose element 0 is non-zero after an overflow.
+#include <ATen/ATen.h>
+
+#include "NPUCustomFunctions.h"
+#include "csrc/core/NPUException.h"
+#include "csrc/core/NPUFunctions.h"
+#include "csrc/core/NPUStream.h"
+#include "csrc/core/TaskQueue.h"
+
+namespace at_npu {
+namespace native {
+namespace {
+
+constexpr int64_t kFloatStatusSize = 8;  // elements, as in torch_npu
+
+c10::DeviceIndex statusDevice(const at::Tensor& self) {
+  TORCH_CHECK(self.device().type() == c10::DeviceType::PrivateUse1, "npu float status ops expect an npu tensor, got one on ",
+              self.device());
+  return self.device().index();
+}
+
+}  // namespace
+
+at::Tensor NPUCustomFunctions::npu_get_float_status(const at::Tensor& self) {
+  const auto device = statusDevice(self);
+  torch_npu::DeviceSwitch guard(device);
+  const auto stream = torch_npu::getCurrentNPUStream(device);
+  torch_npu::TaskQueue::forDevice(device).drain();
+  uint32_t flag = 0;
+  NPU_CHECK_ACL(aclrtGetOverflowStatus(&flag, sizeof(flag), stream.handle()));
+  NPU_CHECK_ACL(aclrtSynchronizeStream(stream.handle()));
+  at::Tensor status = at::zeros({kFloatStatusSize});
+  status[0] = static_cast<float>(flag);
+  return status.to(self.device());
+}
+
+at::Tensor NPUCustomFunctions::npu_clear_float_status(const at::Tensor& self) {
+  const auto device = statusDevice(self);
+  torch_npu::DeviceSwitch guard(device);
+  const auto stream = torch_npu::getCurrentNPUStream(device);
+  torch_npu::TaskQueue::forDevice(device).drain();
+  NPU_CHECK_ACL(aclrtResetOverflowStatus(stream.handle()));
+  return at::zeros({kFloatStatusSize}, self.options().dtype(at::kFloat));
+}
+
+}  // namespace native
+}  // namespace at_npu

@@ -1,0 +1,17 @@
+// Creation of NPU tensors. See Note [NPU tensor creation].
+#pragma once
+
+#include <ATen/Tensor.h>
+#include <c10/util/Optional.h>
+
+#include "ascend_sim/acl.h"
+
+namespace torch_npu {
+
+// An uninitialised NPU tensor of logical `sizes` (and `strides`, for base
+// formats) on `device`, whose storage is laid out in `format`: ND/NCHW/NCDHW
+// (base formats) or a private format (storage sizes from the simulator).
+at::Tensor makeNpuTensor(at::IntArrayRef sizes, c10::optional<at::IntArrayRef> strides, c10::ScalarType dtype,
+                         c10::DeviceIndex device, c10::optional<aclFormat> format = c10::nullopt);
+
+}  // namespace torch_npu

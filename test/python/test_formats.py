@@ -1,0 +1,101 @@
+"""Storage formats: get_npu_format, npu_format_cast(_), empty_with_format (SIMULATOR.md §2)."""
+import io
+
+import pytest
+import torch
+import torch_npu
+
+from conftest import assert_close
+
+F = torch_npu.Format
+PRIVATE_4D = [F.NC1HWC0, F.FRACTAL_Z, F.NHWC, F.FRACTAL_NZ]
+
+
+def test_new_tensors_have_base_formats():
+    assert torch_npu.get_npu_format(torch.ones(2, 3, 4, 5).npu()) == F.NCHW
+    assert torch_npu.get_npu_format(torch.ones(7).npu()) == F.ND
+    assert torch_npu.get_npu_format(torch.ones(2, 3, 4, 5, 6).npu()) == F.NCDHW
+
+
+@pytest.mark.parametrize("fmt", PRIVATE_4D)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32])
+def test_cast_roundtrip_keeps_values(fmt, dtype):
+    x = (torch.randn(2, 33, 4, 5) * 100).to(dtype)
+    y = torch_npu.npu_format_cast(x.npu(), fmt)
+    assert torch_npu.get_npu_format(y) == fmt
+    assert y.shape == x.shape and y.dtype == dtype
+    assert torch.equal(y.cpu(), x)                          # host copies see the logical tensor
+    assert "device='npu:0'" in repr(y)
+    back = y.npu_format_cast(F.NCHW)
+    assert torch_npu.get_npu_format(back) == F.NCHW and torch.equal(back.cpu(), x)
+
+
+def test_storage_shapes_follow_the_spec():
+    from torch_npu import _C
+    x = torch_npu.npu_format_cast(torch.zeros(2, 3, 4, 5).npu(), F.NC1HWC0)
+    assert _C._npu_storageDesc(x)["storage_sizes"] == [2, 1, 4, 5, 16]
+    w = torch_npu.npu_format_cast(torch.zeros(64, 3, 7, 7).npu(), F.FRACTAL_Z)
+    assert _C._npu_storageDesc(w)["storage_sizes"] == [49, 4, 16, 16]
+    nz = torch_npu.npu_format_cast(torch.zeros(4, 100, 50, dtype=torch.float16).npu(), F.FRACTAL_NZ)
+    assert _C._npu_storageDesc(nz)["storage_sizes"] == [4, 4, 7, 16, 16]
+
+
+def test_ops_and_views_on_private_formats():
+    x = torch.randn(2, 19, 5, 3)
+    y = torch_npu.npu_format_cast(x.npu(), F.NC1HWC0)
+    assert_close(y * 2 + 1, x * 2 + 1)
+    assert_close(y[:, 3:7].sum(dim=1), x[:, 3:7].sum(dim=1))
+    assert_close(y.transpose(1, 3).contiguous(), x.transpose(1, 3).contiguous(), rtol=0, atol=0)
+    y.add_(1)                                                # in-place write keeps the format
+    assert torch_npu.get_npu_format(y) == F.NC1HWC0
+    assert_close(y, x + 1)
+    y[0, 2].fill_(7)                                         # partial write through a view
+    expected = x + 1
+    expected[0, 2] = 7
+    assert_close(y, expected)
+
+
+def test_inplace_cast_of_parameter_keeps_training():
+    lin = torch.nn.Linear(20, 30).npu()
+    lin.weight.data.npu_format_cast_(F.FRACTAL_NZ)
+    assert torch_npu.get_npu_format(lin.weight) == F.FRACTAL_NZ
+    opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+    ref = torch.nn.Linear(20, 30)
+    ref.load_state_dict({k: v.cpu() for k, v in lin.state_dict().items()})
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
+    x = torch.randn(8, 20)
+    for model, optim, inp in ((lin, opt, x.npu()), (ref, ref_opt, x)):
+        optim.zero_grad()
+        model(inp).square().mean().backward()
+        optim.step()
+    assert torch_npu.get_npu_format(lin.weight) == F.FRACTAL_NZ
+    assert_close(lin.weight, ref.weight)
+
+
+def test_nz_on_1d_falls_back_to_nd():
+    v = torch_npu.npu_format_cast(torch.arange(5.0).npu(), F.FRACTAL_NZ)
+    assert torch_npu.get_npu_format(v) == F.ND
+
+
+def test_bad_format_id_lists_valid_ones():
+    with pytest.raises(RuntimeError, match="npu format 77 is not a valid format id; valid formats are: NCHW=0"):
+        torch_npu.npu_format_cast(torch.ones(2, 2).npu(), 77)
+    with pytest.raises(RuntimeError, match="at most 4 dimensions"):
+        torch_npu.npu_format_cast(torch.ones(1, 2, 3, 4, 5).npu(), F.NC1HWC0)
+
+
+def test_empty_with_format():
+    t = torch_npu.empty_with_format((2, 3, 4, 5), dtype=torch.float16, acl_format=F.NC1HWC0)
+    assert t.shape == (2, 3, 4, 5) and t.dtype == torch.float16 and torch_npu.get_npu_format(t) == F.NC1HWC0
+    t.fill_(1.5)
+    assert torch.equal(t.cpu(), torch.full((2, 3, 4, 5), 1.5, dtype=torch.float16))
+
+
+def test_save_load_and_state_dict_hold_logical_tensors():
+    x = torch.randn(3, 17, 2, 2)
+    y = torch_npu.npu_format_cast(x.npu(), F.NC1HWC0)
+    buffer = io.BytesIO()
+    torch.save({"y": y, "view": y[1]}, buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer, map_location="cpu")
+    assert torch.equal(loaded["y"], x) and torch.equal(loaded["view"], x[1])

@@ -1,0 +1,89 @@
+"""Precision modes (ACL_PRECISION_MODE) and the fp16 overflow flag (SIMULATOR.md §3)."""
+import pytest
+import torch
+import torch_npu
+
+from conftest import run_python
+
+
+@pytest.fixture
+def precision_mode():
+    saved = torch.npu.get_option("ACL_PRECISION_MODE")
+    yield torch.npu.set_option
+    torch.npu.set_option({"ACL_PRECISION_MODE": saved})
+
+
+def _operands():
+    g = torch.Generator().manual_seed(0)
+    return torch.randn(37, 65, generator=g), torch.randn(65, 23, generator=g)
+
+
+def test_910a_default_runs_fp32_matmul_on_the_fp16_cube(precision_mode):
+    precision_mode({"ACL_PRECISION_MODE": "allow_fp32_to_fp16"})
+    a, b = _operands()
+    npu = (a.npu() @ b.npu()).cpu()
+    rounded = a.half().float() @ b.half().float()
+    torch.testing.assert_close(npu, rounded, rtol=1e-5, atol=1e-4)
+    assert (npu - a @ b).abs().max() > 1e-3  # really rounded to fp16
+
+
+def test_must_keep_origin_dtype_keeps_fp32(precision_mode):
+    precision_mode({"ACL_PRECISION_MODE": "must_keep_origin_dtype"})
+    a, b = _operands()
+    torch.testing.assert_close((a.npu() @ b.npu()).cpu(), a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_mode_switches_at_run_time(precision_mode):
+    a, b = _operands()
+    precision_mode({"ACL_PRECISION_MODE": "must_keep_origin_dtype"})
+    exact = (a.npu() @ b.npu()).cpu()
+    precision_mode({"ACL_PRECISION_MODE": "allow_fp32_to_fp16"})
+    assert torch.npu.get_option("ACL_PRECISION_MODE") == "allow_fp32_to_fp16"
+    fast = (a.npu() @ b.npu()).cpu()
+    assert not torch.equal(exact, fast)
+
+
+def test_bad_option_values():
+    with pytest.raises(RuntimeError, match="allow_fp32_to_fp16"):
+        torch.npu.set_option({"ACL_PRECISION_MODE": "fastest"})
+    with pytest.raises(RuntimeError, match="unknown NPU option 'ACL_OPTYPELIST'"):
+        torch.npu.set_option({"ACL_OPTYPELIST": "x"})
+
+
+def test_results_are_bit_identical_run_to_run():
+    a, b = _operands()
+    first = (a.npu() @ b.npu()).cpu()
+    for _ in range(3):
+        assert torch.equal((a.npu() @ b.npu()).cpu(), first)
+
+
+def test_fp16_saturation_and_sticky_flag_on_910a():
+    torch_npu.npu_clear_float_status(torch.zeros(8).npu())
+    assert not torch.npu.get_npu_overflow_flag()
+    big = torch.full((4,), 60000.0, dtype=torch.float16).npu()
+    result = (big + big).cpu()
+    assert torch.equal(result, torch.full((4,), 65504.0, dtype=torch.float16))  # clamped, not inf
+    assert torch.npu.get_npu_overflow_flag()
+    status = torch_npu.npu_get_float_status(torch.zeros(8).npu())
+    assert status.shape == (8,) and status.cpu()[0] != 0
+    (big - big).cpu()
+    assert torch.npu.get_npu_overflow_flag()  # sticky
+    torch.npu.clear_npu_overflow_flag()
+    assert not torch.npu.get_npu_overflow_flag()
+
+
+def test_ieee_overflow_on_910b2():
+    result = run_python("""
+        import torch, torch_npu
+        big = torch.full((2,), 60000.0, dtype=torch.float16).npu()
+        print(torch.npu.get_device_name(), (big + big).cpu().tolist(), torch.npu.get_npu_overflow_flag(),
+              torch.npu.get_option("ACL_PRECISION_MODE"))
+    """, env={"ASCEND_SIM_SOC_VERSION": "Ascend910B2"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Ascend910B2 [inf, inf] False must_keep_origin_dtype"
+
+
+def test_device_properties_report_the_preset():
+    props = torch.npu.get_device_properties(0)
+    assert (props.name, props.cube_core_num, props.vector_core_num) == ("Ascend910A", 32, 32)
+    assert props.total_memory > 0 and props.l2_cache_size == 32 * 1024 * 1024

@@ -1,0 +1,145 @@
+// The units of one simulated AI Core (SIMULATOR.md §3/§4), as small
+// interfaces in the style of a ggml backend: a struct of function pointers,
+// one implementation each, obtained from cubeUnit() / vectorUnit() / mteUnit().
+//
+// Note [AI Core units]
+// Kernels do their math and data movement through these units instead of ad
+// hoc loops, so that (a) the numerics contract lives in one place (Cube:
+// ascending-K fp32 accumulation; Vector: fp32 math, one rounding; fp16
+// saturation), and (b) every unit reports the work it did into a
+// UnitCounters, which is what the cost model turns into time. A member given
+// null data pointers only *accounts* the work (counts repeats / bytes without
+// touching memory); the "compiler" (runtime/compile_cache.h) uses that to
+// derive a kernel's cost from the same code path that executes it.
+// Counters are plain doubles; each simulated-core task owns its own
+// UnitCounters and the kernel sums them in task order (deterministic).
+#pragma once
+
+#include <cstdint>
+
+#include "ascend_sim/acl.h"
+
+namespace ascend_sim {
+
+// Work done by the units during (or planned for) one kernel execution.
+struct UnitCounters {
+  double cube_macs = 0;       // MACs issued on the Cube, padded to 16x16x16 fractals
+  double cube_fractals = 0;   // 16x16 output fractals produced by the Cube
+  double vector_repeats = 0;  // 256-byte Vector repeats
+  double mte_in_bytes = 0;    // bytes moved GM (HBM) -> on-chip buffers (L1/UB)
+  double mte_out_bytes = 0;   // bytes moved on-chip buffers -> GM
+  bool fp16_overflow = false; // an fp16 value saturated (saturation mode) or overflowed
+  void add(const UnitCounters& o) {
+    cube_macs += o.cube_macs;
+    cube_fractals += o.cube_fractals;
+    vector_repeats += o.vector_repeats;
+    mte_in_bytes += o.mte_in_bytes;
+    mte_out_bytes += o.mte_out_bytes;
+    fp16_overflow = fp16_overflow || o.fp16_overflow;
+  }
+};
+
+// How the Cube sees fp32 operands (precision mode, SIMULATOR.md §3).
+enum class CubeRounding {
+  kNone,          // operands used as they are (fp16/bf16 exact in fp32; fp32 kept)
+  kFp16,          // operands rounded to fp16 first (RNE, IEEE: overflow -> inf)
+  kFp16Saturate,  // rounded to fp16 with saturation: |x| > 65504 -> ±65504, NaN -> 0
+};
+
+// A matrix operand in GM: element (r, c) is at base[offset + r * rs + c * cs].
+struct GmMatrix {
+  aclDataType dtype;
+  const void* base;
+  int64_t offset, rs, cs;
+};
+
+// Fp32 Cube operands after the MTE loaded them into L0A / L0B.
+//   a: row-major [m][k];  b: column panels [ceil(n/16)][k][16], zero padded.
+struct CubeOperands {
+  const float* a;
+  const float* b;
+  int64_t m, n, k;
+};
+
+struct CubeUnit {
+  const char* name;                 // "Cube"
+  int64_t m0, k0, n0;               // fractal shape: 16 x 16 x 16
+  // MACs the Cube issues for an [m,k] x [k,n] product: each dim padded to 16.
+  double (*padded_macs)(int64_t m, int64_t n, int64_t k);
+  // 16x16 output fractals of an [m,n] result.
+  double (*fractals)(int64_t m, int64_t n);
+  // MTE GM -> L0A: a row-major fp32 copy [m][k] of `a` (rounded per `rnd`).
+  void (*load_a)(const GmMatrix& a, int64_t m, int64_t k, CubeRounding rnd, float* dst, UnitCounters* cnt);
+  // MTE GM -> L0B: fp32 column panels [ceil(n/16)][k][16] of `b`, zero padded.
+  void (*load_b)(const GmMatrix& b, int64_t k, int64_t n, CubeRounding rnd, float* dst, UnitCounters* cnt);
+  // Matrix multiply-accumulate of rows [r0, r1) x panels [p0, p1) into the
+  // row-major fp32 result c[m][n] (+ bias[n] if non-null, added last). One
+  // fp32 accumulator per element adds a[i][k] * b[k][j] for k = 0..K-1 in
+  // ascending order with FMA; the result does not depend on the region split.
+  void (*mmad_f32)(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, int64_t p0, int64_t p1,
+                   float* c, UnitCounters* cnt);
+  // int8 x int8 -> int32 for rows [r0, r1), columns [c0, c1): a [m][k] and b
+  // [k][n] row-major int8, exact int32 accumulation (wrapping), bias (int32) last.
+  void (*mmad_s8)(const int8_t* a, const int8_t* b, const int32_t* bias, int64_t m, int64_t n, int64_t k,
+                  int64_t r0, int64_t r1, int64_t c0, int64_t c1, int32_t* c, UnitCounters* cnt);
+};
+
+// Chunk functions of the Vector unit: in[k] points at n values of input k.
+using FloatChunkFn = void (*)(const float* const* in, float* out, int64_t n, const float* params);
+using IntChunkFn = void (*)(const int64_t* const* in, int64_t* out, int64_t n, const float* params);
+
+struct VectorUnit {
+  const char* name;                 // "Vector"
+  int64_t bytes_per_repeat;         // 256: one repeat = 128 fp16 / 64 fp32 lanes
+  // Repeats to stream n elements of dtype dt through the lanes: ceil(n * size / 256).
+  double (*repeats)(int64_t n, aclDataType dt);
+  // out = fn(in...) over n elements in fp32 (the math); counts one pass per
+  // operand at its storage dtype (dtypes[0..nin) inputs, dtypes[nin] output).
+  // fn == nullptr or out == nullptr: account only.
+  void (*map_f32)(FloatChunkFn fn, const float* const* in, int nin, float* out, int64_t n, const float* params,
+                  const aclDataType* dtypes, UnitCounters* cnt);
+  // Same over int64 scratch (integer / bool math, wrapping).
+  void (*map_i64)(IntChunkFn fn, const int64_t* const* in, int nin, int64_t* out, int64_t n, const float* params,
+                  const aclDataType* dtypes, UnitCounters* cnt);
+  // fp16 overflow semantics on n fp16 values in place: with `saturate`
+  // (910A), ±inf -> ±65504 and NaN -> 0; returns true if any value was inf or
+  // NaN (the device's overflow condition) — in IEEE mode values are kept.
+  bool (*fp16_overflow)(uint16_t* v, int64_t n, bool saturate);
+};
+
+// Parameters of img2col (the Cube's A operand of a convolution, NCHW input).
+struct Img2colParams {
+  int64_t n, c, h, w;             // input
+  int64_t kh, kw;                 // kernel
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t outH() const { return (h + pad_top + pad_bottom - dilation_h * (kh - 1) - 1) / stride_h + 1; }
+  int64_t outW() const { return (w + pad_left + pad_right - dilation_w * (kw - 1) - 1) / stride_w + 1; }
+};
+
+struct MteUnit {
+  const char* name;                 // "MTE"
+  // GM -> UB: n elements base[offset + i * stride] of dtype dt into fp32
+  // dst. Counts n * size bytes (a broadcast, stride 0, counts one element).
+  // base == nullptr: account only.
+  void (*load_f32)(aclDataType dt, const void* base, int64_t offset, int64_t stride, int64_t n, float* dst,
+                   UnitCounters* cnt);
+  // GM -> UB into int64 scratch (integers / bool).
+  void (*load_i64)(aclDataType dt, const void* base, int64_t offset, int64_t stride, int64_t n, int64_t* dst,
+                   UnitCounters* cnt);
+  // UB -> GM: n contiguous fp32 values, rounded once (RNE) to dt.
+  void (*store_f32)(aclDataType dt, void* base, int64_t offset, int64_t n, const float* src, UnitCounters* cnt);
+  // UB -> GM from int64 scratch, wrapping to dt.
+  void (*store_i64)(aclDataType dt, void* base, int64_t offset, int64_t n, const int64_t* src, UnitCounters* cnt);
+  // img2col of an NCHW fp32 input x into cols [N*Ho*Wo][C*kh*kw] (row
+  // (n, ho, wo), column (c, i, j)), zeros for padding. Counts the input bytes
+  // read from GM (the column matrix stays on chip, in L1). x/cols null: account only.
+  void (*img2col)(const Img2colParams& p, const float* x, float* cols, UnitCounters* cnt);
+};
+
+ASCEND_SIM_API const CubeUnit& cubeUnit();
+ASCEND_SIM_API const VectorUnit& vectorUnit();
+ASCEND_SIM_API const MteUnit& mteUnit();
+
+}  // namespace ascend_sim

@@ -1,0 +1,104 @@
+// StorageMap construction and logical load/store (see format_access.h).
+#include "format/format_access.h"
+
+#include <cstring>
+
+#include "common/dtype.h"
+
+namespace ascend_sim {
+
+bool makeStorageMap(aclFormat f, aclDataType dt, const Shape& logical, StorageMap* out, std::string* err) {
+  StorageMap m;
+  if (!formatStorageShape(f, dt, logical, &m.storage, err)) return false;
+  const FormatInfo& fi = *findFormat(f);
+  m.format = f;
+  m.dtype = dt;
+  m.logical = logical;
+  const size_t r = logical.size();
+  // Canonical shape and where logical dim d sits in it (lifting: [C,...] -> [1,C,...,1]).
+  const bool lifted = fi.lift_rank != 0 && r < static_cast<size_t>(fi.lift_rank);
+  const size_t cr = lifted ? static_cast<size_t>(fi.lift_rank) : r;
+  const size_t shift = lifted ? 1 : 0;
+  Shape canon(cr, 1);
+  for (size_t d = 0; d < r; ++d) canon[d + shift] = logical[d];
+  const int64_t c0 = formatC0(f, dt);
+  std::vector<int64_t> idx(cr, 0);
+  m.dim_offsets.resize(r);
+  for (size_t d = 0; d < r; ++d) {
+    std::vector<int64_t>& tab = m.dim_offsets[d];
+    tab.resize(static_cast<size_t>(logical[d]));
+    for (int64_t i = 0; i < logical[d]; ++i) {
+      idx[d + shift] = i;
+      tab[static_cast<size_t>(i)] = fi.offset(idx.data(), canon, c0);
+    }
+    idx[d + shift] = 0;
+  }
+  *out = std::move(m);
+  return true;
+}
+
+StorageMap storageMapOf(const OpCall& call, const TensorArg& t, const std::string& who) {
+  const Shape logical = logicalShape(t.origin_format, t.origin_shape);
+  StorageMap m;
+  std::string err;
+  if (!makeStorageMap(t.format, t.dtype, logical, &m, &err))
+    throw KernelError(ACL_ERROR_OP_INPUT_NOT_MATCH, call.op_type + ": " + who + ": " + err);
+  if (m.storage != t.shape)
+    throw KernelError(ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      call.op_type + ": " + who + " in format " + formatToString(t.format) + " with origin shape " +
+                          shapeToString(t.origin_shape) + " must have storage shape " + shapeToString(m.storage) +
+                          ", but its descriptor has " + shapeToString(t.shape));
+  return m;
+}
+
+namespace {
+
+// Gathers/scatters one row of elements of `size` bytes between storage and a packed buffer.
+void gatherRow(const void* src, int64_t base, const int64_t* inner, int64_t len, size_t size, void* dst) {
+  const char* s = static_cast<const char*>(src);
+  char* d = static_cast<char*>(dst);
+  for (int64_t i = 0; i < len; ++i)
+    std::memcpy(d + static_cast<size_t>(i) * size, s + static_cast<size_t>(base + inner[i]) * size, size);
+}
+void scatterRow(const void* src, void* dst, int64_t base, const int64_t* inner, int64_t len, size_t size) {
+  const char* s = static_cast<const char*>(src);
+  char* d = static_cast<char*>(dst);
+  for (int64_t i = 0; i < len; ++i)
+    std::memcpy(d + static_cast<size_t>(base + inner[i]) * size, s + static_cast<size_t>(i) * size, size);
+}
+
+template <typename T, typename Load>
+void loadLogical(const TensorArg& t, const StorageMap& m, T* dst, Load load) {
+  const size_t size = dtypeSize(t.dtype);
+  std::vector<char> row;
+  forEachLogicalRow(m.logical, {&m}, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
+    row.resize(static_cast<size_t>(len) * size);
+    gatherRow(t.data, base[0], inner[0], len, size, row.data());
+    load(t.dtype, row.data(), int64_t{0}, int64_t{1}, len, dst + first);
+  });
+}
+
+template <typename T, typename Store>
+void storeLogical(const TensorArg& t, const StorageMap& m, const T* src, Store store) {
+  const size_t size = dtypeSize(t.dtype);
+  if (m.hasPads()) std::memset(t.data, 0, static_cast<size_t>(m.storageNumel()) * size);
+  std::vector<char> row;
+  forEachLogicalRow(m.logical, {&m}, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
+    row.resize(static_cast<size_t>(len) * size);
+    store(t.dtype, row.data(), int64_t{0}, len, src + first);
+    scatterRow(row.data(), t.data, base[0], inner[0], len, size);
+  });
+}
+
+}  // namespace
+
+void loadLogicalFloat(const TensorArg& t, const StorageMap& m, float* dst) { loadLogical(t, m, dst, &loadFloat); }
+void loadLogicalInt(const TensorArg& t, const StorageMap& m, int64_t* dst) { loadLogical(t, m, dst, &loadInt); }
+void storeLogicalFloat(const TensorArg& t, const StorageMap& m, const float* src) {
+  storeLogical(t, m, src, &storeFloat);
+}
+void storeLogicalInt(const TensorArg& t, const StorageMap& m, const int64_t* src) {
+  storeLogical(t, m, src, &storeInt);
+}
+
+}  // namespace ascend_sim

@@ -1,0 +1,139 @@
+// C API: compile options, fp16 overflow status, device capability, profiling
+// records and the plan count (acl.h "compile options and numerics", "device
+// information", "profiling and compilation records").
+#include <cstring>
+#include <memory>
+
+#include "runtime/compile_cache.h"
+#include "runtime/compile_options.h"
+#include "runtime/error_state.h"
+#include "runtime/runtime.h"
+
+using namespace ascend_sim;
+
+namespace {
+
+void requireOut(const void* p, const char* what) {
+  if (!p) throwAcl(ACL_ERROR_INVALID_PARAM, std::string(what) + " must not be null");
+}
+
+void checkOpt(aclCompileOpt opt) {
+  if (opt != ACL_PRECISION_MODE)
+    throwAcl(ACL_ERROR_INVALID_PARAM, "unsupported compile option " + std::to_string(static_cast<int>(opt)) +
+                                          " (supported: ACL_PRECISION_MODE)");
+}
+
+Device& deviceOf(int32_t id) { return Runtime::get().device(id); }
+
+}  // namespace
+
+extern "C" {
+
+ASCEND_SIM_API aclError aclSetCompileopt(aclCompileOpt opt, const char* value) {
+  return guardApi("aclSetCompileopt", [&] {
+    checkOpt(opt);
+    if (!value) throwAcl(ACL_ERROR_INVALID_PARAM, "value must not be null");
+    setPrecisionMode(value);
+  });
+}
+
+ASCEND_SIM_API aclError aclGetCompileopt(aclCompileOpt opt, char* value, size_t length) {
+  return guardApi("aclGetCompileopt", [&] {
+    checkOpt(opt);
+    requireOut(value, "value");
+    const char* name = precisionModeName(currentPrecisionMode(Runtime::get().chip()));
+    const size_t need = std::strlen(name) + 1;
+    if (length < need)
+      throwAcl(ACL_ERROR_INVALID_PARAM, "buffer of " + std::to_string(length) + " bytes is too small for '" +
+                                            name + "' (needs " + std::to_string(need) + ")");
+    std::memcpy(value, name, need);
+  });
+}
+
+// The flag is read by a task on the stream (after the stream's earlier work);
+// the call then waits for that task, so the value is in the buffer on return.
+ASCEND_SIM_API aclError aclrtGetOverflowStatus(void* outputAddr, size_t outputSize, aclrtStream stream) {
+  return guardApi("aclrtGetOverflowStatus", [&] {
+    requireOut(outputAddr, "outputAddr");
+    if (outputSize < sizeof(uint32_t))
+      throwAcl(ACL_ERROR_INVALID_PARAM, "outputSize " + std::to_string(outputSize) + " is smaller than 4 bytes");
+    Runtime& rt = Runtime::get();
+    std::shared_ptr<Stream> s = rt.stream(stream);
+    void* dst = outputAddr;  // host memory, or device memory (written through its host view)
+    if (rt.deviceOwning(outputAddr)) dst = rt.resolve(outputAddr, sizeof(uint32_t)).host;
+    Device* dev = &rt.device(s->device());
+    s->submit(Task{TaskKind::kOp, "GetFloatStatus", [dev, dst](Stream&) {
+                     const uint32_t v = dev->overflow() ? 1u : 0u;
+                     std::memcpy(dst, &v, sizeof v);
+                     return 0.0;
+                   }});
+    s->waitIdle();
+  });
+}
+
+ASCEND_SIM_API aclError aclrtResetOverflowStatus(aclrtStream stream) {
+  return guardApi("aclrtResetOverflowStatus", [&] {
+    Runtime& rt = Runtime::get();
+    std::shared_ptr<Stream> s = rt.stream(stream);
+    Device* dev = &rt.device(s->device());
+    s->submit(Task{TaskKind::kOp, "ClearFloatStatus", [dev](Stream&) {
+                     dev->clearOverflow();
+                     return 0.0;
+                   }});
+  });
+}
+
+ASCEND_SIM_API aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t* value) {
+  return guardApi("aclGetDeviceCapability", [&] {
+    requireOut(value, "value");
+    Runtime& rt = Runtime::get();
+    const int n = rt.deviceCount();
+    if (deviceId >= static_cast<uint32_t>(n))
+      throwAcl(ACL_ERROR_RT_INVALID_DEVICEID,
+               "invalid device id " + std::to_string(deviceId) + " (valid ids are 0.." + std::to_string(n - 1) + ")");
+    const ChipConfig& chip = rt.chip();
+    switch (deviceInfo) {
+      case ACL_DEVICE_INFO_AI_CORE_NUM: *value = chip.cube_cores; break;
+      case ACL_DEVICE_INFO_VECTOR_CORE_NUM: *value = chip.vector_cores; break;
+      case ACL_DEVICE_INFO_L2_SIZE: *value = static_cast<int64_t>(chip.l2_bytes); break;
+      default:
+        throwAcl(ACL_ERROR_INVALID_PARAM, "unknown device info " + std::to_string(static_cast<int>(deviceInfo)) +
+                                              " (known: AI_CORE_NUM=0, VECTOR_CORE_NUM=1, L2_SIZE=2)");
+    }
+  });
+}
+
+ASCEND_SIM_API aclError aclsimSetProfiling(int32_t deviceId, int enable) {
+  return guardApi("aclsimSetProfiling", [&] { deviceOf(deviceId).recorder().setEnabled(enable != 0); });
+}
+
+ASCEND_SIM_API aclError aclsimGetTaskRecordCount(int32_t deviceId, size_t* count) {
+  return guardApi("aclsimGetTaskRecordCount", [&] {
+    requireOut(count, "count");
+    *count = deviceOf(deviceId).recorder().size();
+  });
+}
+
+ASCEND_SIM_API aclError aclsimGetTaskRecords(int32_t deviceId, size_t first, aclsimTaskRecord* records,
+                                             size_t* count) {
+  return guardApi("aclsimGetTaskRecords", [&] {
+    requireOut(count, "count");
+    if (*count > 0) requireOut(records, "records");
+    std::vector<aclsimTaskRecord> got = deviceOf(deviceId).recorder().exportRange(first, *count);
+    if (!got.empty()) std::memcpy(records, got.data(), got.size() * sizeof(aclsimTaskRecord));
+    *count = got.size();
+  });
+}
+
+ASCEND_SIM_API aclError aclsimClearTaskRecords(int32_t deviceId) {
+  return guardApi("aclsimClearTaskRecords", [&] { deviceOf(deviceId).recorder().clear(); });
+}
+
+ASCEND_SIM_API aclError aclsimGetCompileCount(uint64_t* count) {
+  return guardApi("aclsimGetCompileCount", [&] {
+    requireOut(count, "count");
+    *count = compiledPlanCount();
+  });
+}
+
+}  // extern "C"

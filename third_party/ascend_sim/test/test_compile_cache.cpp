@@ -1,0 +1,129 @@
+// "Compilation" (SIMULATOR.md §5): plans are cached per (op type, dtypes,
+// formats, shapes, attributes, precision mode); new keys compile and log
+// CANN-style INFO lines (checked in a child process, since the log settings
+// come from the environment).
+#include <string>
+
+#include "ops/kernel.h"
+#include "runtime/compile_cache.h"
+#include "sim_test_util.h"
+
+namespace ascend_sim {
+namespace test {
+namespace {
+
+uint64_t compiles() {
+  uint64_t n = 0;
+  EXPECT_ACL_OK(aclsimGetCompileCount(&n));
+  return n;
+}
+
+aclError mm(int64_t m, int64_t n, int64_t k, aclDataType dt = ACL_FLOAT16, aclopAttr* attr = nullptr) {
+  DevTensor a(dt, {m, k}), b(dt, {k, n}), y(dt, {m, n});
+  aclError e = launchOp("MatMul", {&a, &b}, {&y}, attr);
+  EXPECT_ACL_OK(aclrtSynchronizeDevice());
+  return e;
+}
+
+TEST(CompileCache, NewKeysCompileSameKeysHit) {
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  const uint64_t c0 = compiles();
+  ASSERT_ACL_OK(mm(33, 17, 9));
+  EXPECT_EQ(compiles(), c0 + 1);
+  ASSERT_ACL_OK(mm(33, 17, 9));  // same key: cache hit
+  ASSERT_ACL_OK(mm(33, 17, 9));
+  EXPECT_EQ(compiles(), c0 + 1);
+  ASSERT_ACL_OK(mm(34, 17, 9));  // shape change compiles again
+  EXPECT_EQ(compiles(), c0 + 2);
+  ASSERT_ACL_OK(mm(33, 17, 9, ACL_FLOAT));  // dtype change
+  EXPECT_EQ(compiles(), c0 + 3);
+  aclopAttr* attr = aclopCreateAttr();
+  ASSERT_ACL_OK(aclopSetAttrBool(attr, "transpose_x1", 0));
+  ASSERT_ACL_OK(mm(33, 17, 9, ACL_FLOAT16, attr));  // attribute set: another key
+  EXPECT_EQ(compiles(), c0 + 4);
+  ASSERT_ACL_OK(mm(33, 17, 9, ACL_FLOAT16, attr));
+  EXPECT_EQ(compiles(), c0 + 4);
+  aclopDestroyAttr(attr);
+  // A precision-mode switch is part of the key.
+  char mode[64];
+  ASSERT_ACL_OK(aclGetCompileopt(ACL_PRECISION_MODE, mode, sizeof mode));
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, "force_fp16"));
+  ASSERT_ACL_OK(mm(33, 17, 9, ACL_FLOAT));
+  EXPECT_EQ(compiles(), c0 + 5);
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, mode));
+  ASSERT_ACL_OK(mm(33, 17, 9, ACL_FLOAT));
+  EXPECT_EQ(compiles(), c0 + 5);
+  // A failed validation caches nothing.
+  DevTensor a(ACL_FLOAT16, {3, 4}), b(ACL_FLOAT16, {5, 6}), y(ACL_FLOAT16, {3, 6});
+  EXPECT_ACL_ERR(launchOp("MatMul", {&a, &b}, {&y}), ACL_ERROR_OP_INPUT_NOT_MATCH);
+  EXPECT_ACL_ERR(launchOp("MatMul", {&a, &b}, {&y}), ACL_ERROR_OP_INPUT_NOT_MATCH);
+  EXPECT_EQ(compiles(), c0 + 5);
+  EXPECT_ACL_ERR(aclsimGetCompileCount(nullptr), ACL_ERROR_INVALID_PARAM);
+}
+
+TEST(CompileCache, HashCoversTheKey) {
+  OpCall a;
+  a.op_type = "MatMul";
+  TensorArg t;
+  t.dtype = ACL_FLOAT16;
+  t.shape = t.origin_shape = {2, 3};
+  a.inputs = {t, t};
+  a.outputs = {t};
+  OpCall b = a;
+  EXPECT_EQ(opPlanHash(a), opPlanHash(b));
+  b.inputs[1].shape = {3, 2};
+  EXPECT_NE(opPlanHash(a), opPlanHash(b));
+  b = a;
+  b.outputs[0].format = ACL_FORMAT_NCHW;
+  EXPECT_NE(opPlanHash(a), opPlanHash(b));
+  b = a;
+  b.attrs.set("transpose_x1", true);
+  EXPECT_NE(opPlanHash(a), opPlanHash(b));
+  b = a;
+  b.ctx.precision = PrecisionMode::kForceFp16;
+  EXPECT_NE(opPlanHash(a), opPlanHash(b));
+  b = a;
+  b.inputs[0].data = &b;  // data is not part of the key
+  EXPECT_EQ(opPlanHash(a), opPlanHash(b));
+}
+
+// Launches MatMul [8,16]x[16,4] twice and [9,16]x[16,4] once.
+TEST(CompileCacheChild, LaunchMatMuls) {
+  ASCEND_SIM_CHILD_ONLY();
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  ASSERT_ACL_OK(mm(8, 4, 16));
+  ASSERT_ACL_OK(mm(8, 4, 16));
+  ASSERT_ACL_OK(mm(9, 4, 16));
+  std::fflush(stdout);
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+TEST(CompileCache, LogsInfoLinesPerCompile) {
+  if (isTestChild()) GTEST_SKIP();
+  ChildResult r = runSelf("CompileCacheChild.*", "ASCEND_GLOBAL_LOG_LEVEL=1 ASCEND_SLOG_PRINT_TO_STDOUT=1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(count(r.out, "[INFO] ASCENDCL("), 4u) << r.out;  // two compiles x two lines
+  EXPECT_EQ(count(r.out, "To compile op: MatMul"), 2u) << r.out;
+  EXPECT_NE(r.out.find("OpType: MatMul, shapes: [8,16]:FLOAT16:ND;[16,4]:FLOAT16:ND->[8,4]:FLOAT16:ND"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("OpType: MatMul, shapes: [9,16]:FLOAT16:ND"), std::string::npos) << r.out;
+  // Level 3 (error, the default): nothing.
+  r = runSelf("CompileCacheChild.*", "ASCEND_GLOBAL_LOG_LEVEL=3 ASCEND_SLOG_PRINT_TO_STDOUT=1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(count(r.out, "To compile op"), 0u) << r.out;
+  // Info without PRINT_TO_STDOUT goes to stderr.
+  r = runSelf("CompileCacheChild.*", "ASCEND_GLOBAL_LOG_LEVEL=0 ASCEND_SLOG_PRINT_TO_STDOUT=0");
+  EXPECT_EQ(count(r.out, "To compile op"), 0u) << r.out;
+  r = runSelf("CompileCacheChild.*", "ASCEND_GLOBAL_LOG_LEVEL=0 ASCEND_SLOG_PRINT_TO_STDOUT=0", true);
+  EXPECT_EQ(count(r.out, "To compile op: MatMul"), 2u) << r.out;
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace ascend_sim

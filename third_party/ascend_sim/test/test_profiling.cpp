@@ -1,0 +1,143 @@
+// Per-task records (aclsimSetProfiling / aclsimGetTaskRecords) and
+// aclGetDeviceCapability.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "runtime/chip_config.h"
+#include "sim_test_util.h"
+
+namespace ascend_sim {
+namespace test {
+namespace {
+
+constexpr int32_t kDev = 6;
+
+std::vector<aclsimTaskRecord> allRecords(int32_t dev) {
+  size_t n = 0;
+  EXPECT_ACL_OK(aclsimGetTaskRecordCount(dev, &n));
+  std::vector<aclsimTaskRecord> r(n);
+  size_t got = n;
+  EXPECT_ACL_OK(aclsimGetTaskRecords(dev, 0, r.data(), &got));
+  EXPECT_EQ(got, n);
+  return r;
+}
+
+const aclsimTaskRecord* find(const std::vector<aclsimTaskRecord>& rs, const char* op) {
+  for (const auto& r : rs)
+    if (std::string(r.op_type) == op) return &r;
+  return nullptr;
+}
+
+TEST(Profiling, RecordsCarryOpCoreRatiosBytesFlopsAndBlockDim) {
+  ASSERT_ACL_OK(aclrtResetDevice(kDev));
+  ASSERT_ACL_OK(aclrtSetDevice(kDev));
+  ASSERT_ACL_OK(aclsimSetProfiling(kDev, 1));
+  const ChipConfig chip = ChipConfig::preset(aclrtGetSocName());
+  {
+    const int64_t m = 256, n = 128, k = 64;
+    DevTensor a(ACL_FLOAT16, {m, k}), b(ACL_FLOAT16, {k, n}), y(ACL_FLOAT16, {m, n});
+    a.setFloats(simRandom(m * k, -1, 1, 1));
+    b.setFloats(simRandom(k * n, -1, 1, 2));
+    DevTensor x(ACL_FLOAT16, {4, 100, 50}), x2(ACL_FLOAT16, {4, 100, 50}), z(ACL_FLOAT16, {4, 100, 50});
+    ASSERT_ACL_OK(launchOp("MatMul", {&a, &b}, {&y}));
+    ASSERT_ACL_OK(launchOp("Add", {&x, &x2}, {&z}));
+    ASSERT_ACL_OK(aclrtSynchronizeDevice());
+    auto rs = allRecords(kDev);
+    const aclsimTaskRecord* mm = find(rs, "MatMul");
+    ASSERT_NE(mm, nullptr);
+    EXPECT_EQ(mm->core_type, ACL_CORE_CUBE);
+    EXPECT_EQ(std::string(mm->shapes), "[256,64]:FLOAT16:ND;[64,128]:FLOAT16:ND->[256,128]:FLOAT16:ND");
+    EXPECT_EQ(mm->stream_id, 0);
+    EXPECT_EQ(mm->flops, 2.0 * m * n * k);
+    EXPECT_EQ(mm->bytes, 2.0 * (m * k + k * n + m * n));
+    // 16 bands of 16 rows: 910B2 (24 cores) one band per core; 910A (32 cores)
+    // cuts every band into 2 column groups.
+    EXPECT_EQ(mm->block_dim, chip.cube_cores >= 32 ? 32u : 16u);
+    EXPECT_DOUBLE_EQ(std::max({mm->cube_ratio, mm->vector_ratio, mm->mte_ratio}), 1.0);
+    EXPECT_EQ(mm->vector_ratio, 0.0);
+    KernelCost kc;
+    kc.cube_macs = 256.0 * 128 * 64;
+    kc.mte_bytes = mm->bytes;
+    kc.block_dim = mm->block_dim;
+    const CostModel cm(chip);
+    EXPECT_NEAR(mm->duration_us, cm.opUs(kc), 1e-9);
+    EXPECT_NEAR(mm->cube_ratio, cm.cubeUs(kc) / std::max(cm.cubeUs(kc), cm.mteUs(kc)), 1e-12);
+    const aclsimTaskRecord* add = find(rs, "Add");
+    ASSERT_NE(add, nullptr);
+    EXPECT_EQ(add->core_type, ACL_CORE_VECTOR);
+    EXPECT_EQ(add->bytes, 3 * 20000 * 2.0);
+    EXPECT_EQ(add->block_dim, std::min<uint32_t>(20, chip.vector_cores));  // 20 chunks of 1024
+    EXPECT_GT(add->vector_ratio, 0.0);
+    EXPECT_DOUBLE_EQ(add->mte_ratio, 1.0);  // memory-bound
+    EXPECT_GE(add->start_us, mm->start_us + mm->duration_us);
+    // Copies run on the DMA engine.
+    const aclsimTaskRecord* h2d = find(rs, "MemcpyH2D");
+    ASSERT_NE(h2d, nullptr);
+    EXPECT_EQ(h2d->core_type, ACL_CORE_DMA);
+    EXPECT_EQ(h2d->bytes, 2.0 * m * k);
+  }
+  // Partial reads are clamped; clearing empties; disabling keeps records.
+  size_t n = 0;
+  ASSERT_ACL_OK(aclsimGetTaskRecordCount(kDev, &n));
+  ASSERT_GE(n, 3u);
+  std::vector<aclsimTaskRecord> tail(10);
+  size_t want = 10;
+  ASSERT_ACL_OK(aclsimGetTaskRecords(kDev, n - 2, tail.data(), &want));
+  EXPECT_EQ(want, 2u);
+  want = 10;
+  ASSERT_ACL_OK(aclsimGetTaskRecords(kDev, n + 5, tail.data(), &want));
+  EXPECT_EQ(want, 0u);
+  want = 1;
+  EXPECT_ACL_ERR(aclsimGetTaskRecords(kDev, 0, nullptr, &want), ACL_ERROR_INVALID_PARAM);
+  ASSERT_ACL_OK(aclsimSetProfiling(kDev, 0));
+  DevTensor t(ACL_FLOAT, {4});
+  t.setFloats({1, 2, 3, 4});
+  size_t after = 0;
+  ASSERT_ACL_OK(aclsimGetTaskRecordCount(kDev, &after));
+  EXPECT_EQ(after, n);  // nothing recorded while disabled, nothing lost
+  ASSERT_ACL_OK(aclsimClearTaskRecords(kDev));
+  ASSERT_ACL_OK(aclsimGetTaskRecordCount(kDev, &after));
+  EXPECT_EQ(after, 0u);
+  EXPECT_ACL_ERR(aclsimGetTaskRecordCount(999, &after), ACL_ERROR_RT_INVALID_DEVICEID);
+  EXPECT_ACL_ERR(aclsimGetTaskRecordCount(kDev, nullptr), ACL_ERROR_INVALID_PARAM);
+  ASSERT_ACL_OK(aclrtResetDevice(kDev));
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+}
+
+TEST(Profiling, DeviceCapabilityFromPreset) {
+  const ChipConfig chip = ChipConfig::preset(aclrtGetSocName());
+  int64_t v = 0;
+  ASSERT_ACL_OK(aclGetDeviceCapability(0, ACL_DEVICE_INFO_AI_CORE_NUM, &v));
+  EXPECT_EQ(v, chip.cube_cores);
+  ASSERT_ACL_OK(aclGetDeviceCapability(0, ACL_DEVICE_INFO_VECTOR_CORE_NUM, &v));
+  EXPECT_EQ(v, chip.vector_cores);
+  ASSERT_ACL_OK(aclGetDeviceCapability(0, ACL_DEVICE_INFO_L2_SIZE, &v));
+  EXPECT_EQ(v, static_cast<int64_t>(chip.l2_bytes));
+  EXPECT_ACL_ERR(aclGetDeviceCapability(0, static_cast<aclDeviceInfo>(9), &v), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclGetDeviceCapability(4096, ACL_DEVICE_INFO_L2_SIZE, &v), ACL_ERROR_RT_INVALID_DEVICEID);
+  EXPECT_ACL_ERR(aclGetDeviceCapability(0, ACL_DEVICE_INFO_L2_SIZE, nullptr), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(ChipConfig::preset("Ascend910A").l2_bytes, size_t(32) << 20);
+  EXPECT_EQ(ChipConfig::preset("Ascend910B2").l2_bytes, size_t(192) << 20);
+}
+
+TEST(Profiling, CostModelUsesTheBlockDim) {
+  const CostModel b2(ChipConfig::preset("Ascend910B2"));
+  KernelCost mm;
+  mm.cube_macs = 4096.0 * 4096.0 * 4096.0;
+  mm.block_dim = 24;
+  EXPECT_NEAR(b2.cubeUs(mm), 388.0, 0.01 * 388.0);
+  mm.block_dim = 12;  // half the cores: twice the time
+  EXPECT_NEAR(b2.cubeUs(mm), 2 * 388.0, 0.02 * 388.0);
+  KernelCost add;
+  add.vector_repeats = 3 * 64.0 * 1024 * 1024 * 2 / 256;
+  add.mte_bytes = 3 * 64.0 * 1024 * 1024 * 2;
+  add.block_dim = 48;
+  EXPECT_NEAR(b2.opUs(add) - CostModel::kLaunchUs, 252.0, 0.01 * 252.0);
+  EXPECT_GT(b2.mteUs(add), b2.vectorUs(add));
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace ascend_sim

@@ -1,0 +1,58 @@
+"""Storage formats of NPU tensors (see Note [Private formats and ordinary ops]).
+
+    torch_npu.get_npu_format(t)            -> 29 (an ACL format id)
+    torch_npu.npu_format_cast(t, 29)       -> a copy stored as FRACTAL_NZ
+    t.npu_format_cast_(3)                  -> t itself, now stored as NC1HWC0
+    torch_npu.empty_with_format((2, 3, 4, 5), dtype=torch.float16, acl_format=3)
+
+Printing, .cpu(), views and every op always see the logical tensor.
+"""
+import enum
+
+import torch
+
+from torch_npu import _C
+from torch_npu._device_name import npu_device
+
+
+class Format(enum.IntEnum):
+    """ACL format ids (SIMULATOR.md §2)."""
+    UNDEFINED = -1
+    NCHW = 0
+    NHWC = 1
+    ND = 2
+    NC1HWC0 = 3
+    FRACTAL_Z = 4
+    FRACTAL_NZ = 29
+    NCDHW = 30
+    NDC1HWC0 = 32
+    FRACTAL_Z_3D = 33
+
+
+def get_npu_format(tensor):
+    """The ACL format id of the tensor's storage."""
+    return _C._npu_getFormat(tensor)
+
+
+def npu_format_cast(tensor, acl_format):
+    """A tensor with the same values whose storage is in `acl_format` (self if it already is)."""
+    return torch.ops.npu.npu_format_cast(tensor, int(acl_format))
+
+
+def npu_format_cast_(tensor, acl_format):
+    """Changes the storage format of `tensor` in place and returns it."""
+    return torch.ops.npu.npu_format_cast_(tensor, int(acl_format))
+
+
+def empty_with_format(size, dtype=None, layout=torch.strided, device=None, pin_memory=False,
+                      acl_format=Format.ND):
+    """An uninitialised NPU tensor whose storage is laid out in `acl_format`."""
+    if layout != torch.strided or pin_memory:
+        raise ValueError("empty_with_format: only strided, non-pinned NPU tensors are supported")
+    return _C._npu_emptyWithFormat(list(size), dtype or torch.get_default_dtype(), npu_device(device).index,
+                                   int(acl_format))
+
+
+def install():
+    torch.Tensor.npu_format_cast = npu_format_cast
+    torch.Tensor.npu_format_cast_ = npu_format_cast_
