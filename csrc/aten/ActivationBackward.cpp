@@ -14,6 +14,7 @@ at::Tensor& gradOut(const char* op, const at::Tensor& first, const at::Tensor& s
     torch_npu::addInputAs(cmd, first, dtype);
     torch_npu::addInputAs(cmd, second, dtype);
     if (threshold) cmd.Attr("threshold", *threshold);
+    cmd.FormatAgnostic();
   });
 }
 
@@ -28,7 +29,8 @@ at::Tensor& NPUNativeFunctions::threshold_backward_out(const at::Tensor& grad_ou
 }
 at::Tensor NPUNativeFunctions::threshold_backward(const at::Tensor& grad_output, const at::Tensor& self,
                                                   const at::Scalar& threshold) {
-  at::Tensor out = torch_npu::emptyNpuLike(grad_output);
+  at::Tensor out = torch_npu::emptyFollowingFormat(grad_output, grad_output.sizes(), grad_output.scalar_type(),
+                                                   grad_output.device());
   return threshold_backward_out(grad_output, self, threshold, out);
 }
 
@@ -37,7 +39,8 @@ at::Tensor& NPUNativeFunctions::sigmoid_backward_out(const at::Tensor& grad_outp
   return gradOut("SigmoidGrad", output, grad_output, grad_output, grad_input);
 }
 at::Tensor NPUNativeFunctions::sigmoid_backward(const at::Tensor& grad_output, const at::Tensor& output) {
-  at::Tensor out = torch_npu::emptyNpuLike(grad_output);
+  at::Tensor out = torch_npu::emptyFollowingFormat(output, grad_output.sizes(), grad_output.scalar_type(),
+                                                   grad_output.device());
   return sigmoid_backward_out(grad_output, output, out);
 }
 
@@ -46,7 +49,8 @@ at::Tensor& NPUNativeFunctions::tanh_backward_out(const at::Tensor& grad_output,
   return gradOut("TanhGrad", output, grad_output, grad_output, grad_input);
 }
 at::Tensor NPUNativeFunctions::tanh_backward(const at::Tensor& grad_output, const at::Tensor& output) {
-  at::Tensor out = torch_npu::emptyNpuLike(grad_output);
+  at::Tensor out = torch_npu::emptyFollowingFormat(output, grad_output.sizes(), grad_output.scalar_type(),
+                                                   grad_output.device());
   return tanh_backward_out(grad_output, output, out);
 }
 

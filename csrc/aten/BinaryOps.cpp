@@ -34,7 +34,7 @@ at::Tensor& addSubOut(const at::Tensor& self, const at::Tensor& other, const at:
     return torch_npu::runInto("Axpy", out, sizes, common, [&](torch_npu::OpCommand& cmd) {
       torch_npu::addInputAs(cmd, self, common);
       torch_npu::addInputAs(cmd, other, common);
-      cmd.Attr("alpha", a);
+      cmd.Attr("alpha", a).FormatAgnostic();
     });
   }
   at::Tensor scaled = binaryNew("Mul", other, at::native::wrapped_scalar_tensor(alpha), common, common);

@@ -5,7 +5,8 @@
 namespace torch_npu {
 
 at::Tensor binaryResult(const at::Tensor& self, const at::Tensor& other, c10::ScalarType dtype) {
-  return emptyNpu(at::infer_size(self.sizes(), other.sizes()), dtype, opDevice({&self, &other}));
+  const at::Tensor& first = isCpuScalar(self) ? other : self;
+  return emptyFollowingFormat(first, at::infer_size(self.sizes(), other.sizes()), dtype, opDevice({&self, &other}));
 }
 
 at::Tensor& binaryOut(const char* acl_op, const at::Tensor& self, const at::Tensor& other, c10::ScalarType compute,
@@ -14,6 +15,7 @@ at::Tensor& binaryOut(const char* acl_op, const at::Tensor& self, const at::Tens
   return runInto(acl_op, out, sizes, result, [&](OpCommand& cmd) {
     addInputAs(cmd, self, compute);
     addInputAs(cmd, other, compute);
+    cmd.FormatAgnostic();
   });
 }
 
@@ -31,11 +33,14 @@ void checkInplaceShape(const at::Tensor& self, const at::Tensor& other) {
 
 at::Tensor& unaryOut(const char* acl_op, const at::Tensor& self, c10::ScalarType compute, c10::ScalarType result,
                      at::Tensor& out) {
-  return runInto(acl_op, out, self.sizes(), result, [&](OpCommand& cmd) { addInputAs(cmd, self, compute); });
+  return runInto(acl_op, out, self.sizes(), result, [&](OpCommand& cmd) {
+    addInputAs(cmd, self, compute);
+    cmd.FormatAgnostic();
+  });
 }
 
 at::Tensor unaryNew(const char* acl_op, const at::Tensor& self, c10::ScalarType compute, c10::ScalarType result) {
-  at::Tensor out = emptyNpuLike(self, result);
+  at::Tensor out = emptyFollowingFormat(self, self.sizes(), result, self.device());
   return unaryOut(acl_op, self, compute, result, out);
 }
 

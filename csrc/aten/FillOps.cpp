@@ -9,7 +9,7 @@ namespace native {
 
 at::Tensor& NPUNativeFunctions::fill_(at::Tensor& self, const at::Scalar& value) {
   return torch_npu::runInto("Fill", self, self.sizes(), self.scalar_type(), [&](torch_npu::OpCommand& cmd) {
-    cmd.InputScalar(value, self.scalar_type());
+    cmd.InputScalar(value, self.scalar_type()).FormatAgnostic();
   });
 }
 
@@ -18,6 +18,7 @@ at::Tensor& NPUNativeFunctions::fill_(at::Tensor& self, const at::Tensor& value)
               " dimensions.");
   return torch_npu::runInto("Fill", self, self.sizes(), self.scalar_type(), [&](torch_npu::OpCommand& cmd) {
     torch_npu::addInputAs(cmd, value, self.scalar_type());
+    cmd.FormatAgnostic();
   });
 }
 

@@ -3,6 +3,9 @@
 #include <ATen/native/Resize.h>
 
 #include "csrc/core/NPUFunctions.h"
+#include "csrc/framework/FormatCast.h"
+#include "csrc/framework/FormatHelper.h"
+#include "csrc/framework/NPUTensorFactory.h"
 
 namespace torch_npu {
 
@@ -13,6 +16,15 @@ at::Tensor emptyNpu(at::IntArrayRef sizes, c10::ScalarType dtype, c10::optional<
 
 at::Tensor emptyNpuLike(const at::Tensor& t, c10::optional<c10::ScalarType> dtype) {
   return emptyNpu(t.sizes(), dtype.value_or(t.scalar_type()), t.device());
+}
+
+at::Tensor emptyFollowingFormat(const at::Tensor& first, at::IntArrayRef sizes, c10::ScalarType dtype,
+                                c10::Device device) {
+  if (allowInternalFormat() && first.defined() && first.device() == device && hasPrivateFormat(first) &&
+      first.sizes().equals(sizes) && coversWholeStorage(first)) {
+    return makeNpuTensor(sizes, c10::nullopt, dtype, device.index(), npuFormatOf(first));
+  }
+  return emptyNpu(sizes, dtype, device);
 }
 
 bool isCpuScalar(const at::Tensor& t) { return t.device().is_cpu() && t.dim() == 0; }

@@ -11,6 +11,13 @@ namespace torch_npu {
 at::Tensor emptyNpu(at::IntArrayRef sizes, c10::ScalarType dtype, c10::optional<c10::Device> device = c10::nullopt);
 at::Tensor emptyNpuLike(const at::Tensor& t, c10::optional<c10::ScalarType> dtype = c10::nullopt);
 
+// The output of an elementwise op whose first tensor operand is `first`:
+// with torch.npu.config.allow_internal_format, a private storage format of
+// `first` carries over when the shapes agree (CANN's format inference);
+// otherwise a base-format tensor.
+at::Tensor emptyFollowingFormat(const at::Tensor& first, at::IntArrayRef sizes, c10::ScalarType dtype,
+                                c10::Device device);
+
 // A CPU 0-d tensor (a wrapped Python number or torch.tensor(2.)) used with
 // NPU tensors: PyTorch lets such scalars mix with any device.
 bool isCpuScalar(const at::Tensor& t);

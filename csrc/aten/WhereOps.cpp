@@ -18,13 +18,14 @@ at::Tensor& NPUNativeFunctions::where_out(const at::Tensor& condition, const at:
     torch_npu::addInputAs(cmd, condition, at::kBool);
     torch_npu::addInputAs(cmd, self, dtype);
     torch_npu::addInputAs(cmd, other, dtype);
+    cmd.FormatAgnostic();
   });
 }
 
 at::Tensor NPUNativeFunctions::where(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other) {
   const auto sizes = at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes());
-  at::Tensor out = torch_npu::emptyNpu(sizes, at::result_type(self, other),
-                                       torch_npu::opDevice({&condition, &self, &other}));
+  at::Tensor out = torch_npu::emptyFollowingFormat(self, sizes, at::result_type(self, other),
+                                                   torch_npu::opDevice({&condition, &self, &other}));
   return where_out(condition, self, other, out);
 }
 
@@ -38,6 +39,7 @@ at::Tensor& NPUNativeFunctions::masked_fill_(at::Tensor& self, const at::Tensor&
     torch_npu::addInputAs(cmd, mask, at::kBool);
     cmd.InputScalar(value, dtype);
     torch_npu::addInputAs(cmd, self, dtype);
+    cmd.FormatAgnostic();
   });
 }
 
@@ -51,6 +53,7 @@ at::Tensor& NPUNativeFunctions::masked_fill_(at::Tensor& self, const at::Tensor&
     torch_npu::addInputAs(cmd, mask, at::kBool);
     torch_npu::addInputAs(cmd, value, dtype);
     torch_npu::addInputAs(cmd, self, dtype);
+    cmd.FormatAgnostic();
   });
 }
 

@@ -10,9 +10,6 @@
 #include "csrc/framework/OpCommand.h"
 
 namespace torch_npu {
-namespace {
-
-// The descriptor of t's whole storage (format, storage and origin shapes).
 AclTensorParam wholeStorageParam(const at::Tensor& t) {
   const NPUStorageDesc* desc = storageDesc(t);
   TORCH_INTERNAL_ASSERT(desc != nullptr, "NPU tensor without a storage descriptor");
@@ -27,6 +24,13 @@ AclTensorParam wholeStorageParam(const at::Tensor& t) {
   return p;
 }
 
+bool coversWholeStorage(const at::Tensor& t) {
+  const NPUStorageDesc* desc = storageDesc(t);
+  return desc != nullptr && t.storage_offset() == 0 && t.is_contiguous() && t.sizes().equals(desc->base_sizes);
+}
+
+namespace {
+
 // A contiguous base-format tensor described with the origin shape of `like`.
 AclTensorParam baseParam(const at::Tensor& contiguous, aclFormat base_format) {
   AclTensorParam p;
@@ -38,11 +42,6 @@ AclTensorParam baseParam(const at::Tensor& contiguous, aclFormat base_format) {
   p.data = contiguous.data_ptr();
   p.bytes = contiguous.nbytes();
   return p;
-}
-
-bool coversWholeStorage(const at::Tensor& t) {
-  const NPUStorageDesc* desc = storageDesc(t);
-  return t.storage_offset() == 0 && t.is_contiguous() && t.sizes().equals(desc->base_sizes);
 }
 
 // A new base-format tensor holding the logical contents of t's whole storage.

@@ -13,8 +13,15 @@
 #include <ATen/Tensor.h>
 
 #include "ascend_sim/acl.h"
+#include "csrc/core/AclOpLaunch.h"
 
 namespace torch_npu {
+
+// True if t is exactly its storage's logical tensor (offset 0, contiguous,
+// the storage's base sizes).
+bool coversWholeStorage(const at::Tensor& t);
+// The descriptor of t's whole storage (format, storage and origin shapes).
+AclTensorParam wholeStorageParam(const at::Tensor& t);
 
 // `t` itself if its storage is in a base format, else an equal tensor backed
 // by a base-format copy of its storage (same view).

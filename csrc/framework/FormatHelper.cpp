@@ -1,5 +1,7 @@
 #include "csrc/framework/FormatHelper.h"
 
+#include <atomic>
+
 #include <c10/util/Exception.h>
 
 #include "csrc/core/NPUException.h"
@@ -22,6 +24,13 @@ bool isFourDimFormat(aclFormat f) {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<bool> g_allow_internal_format{true};
+}  // namespace
+
+bool allowInternalFormat() { return g_allow_internal_format.load(std::memory_order_relaxed); }
+void setAllowInternalFormat(bool allow) { g_allow_internal_format = allow; }
 
 bool isBaseFormat(aclFormat format) {
   return format == ACL_FORMAT_ND || format == ACL_FORMAT_NCHW || format == ACL_FORMAT_NCDHW;

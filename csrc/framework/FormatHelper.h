@@ -28,6 +28,13 @@ aclFormat effectiveFormat(aclFormat requested, at::IntArrayRef sizes);
 // Storage (device) sizes of a tensor of logical `sizes` in `format`.
 std::vector<int64_t> storageSizes(aclFormat format, c10::ScalarType dtype, at::IntArrayRef sizes);
 
+// torch.npu.config.allow_internal_format: when true (the default), ops may
+// produce private formats (an elementwise output follows the format of its
+// first tensor input, as CANN's format inference does); when false every new
+// tensor is created in its base format.
+bool allowInternalFormat();
+void setAllowInternalFormat(bool allow);
+
 // The storage format of an NPU tensor (ND for storages without a descriptor).
 aclFormat npuFormatOf(const at::Tensor& t);
 // True if t's storage is in a private (non-base) format.

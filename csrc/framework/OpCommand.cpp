@@ -17,7 +17,7 @@ AclTensorParam paramOf(const at::Tensor& t) {
   p.dtype = toAclDataType(t.scalar_type());
   p.shape.assign(t.sizes().begin(), t.sizes().end());
   p.origin_shape = p.shape;
-  // Callers pass base-format tensors only; all base formats are row-major.
+  // Only base-format tensors get here; all base formats are row-major.
   p.format = p.origin_format = defaultBaseFormat(t.dim());
   p.data = t.numel() == 0 ? nullptr : t.data_ptr();
   p.bytes = t.nbytes();
@@ -30,6 +30,9 @@ void storeScalar(const c10::Scalar& value, c10::SmallVector<uint8_t, 8>& out) {
   out.resize(sizeof(T));
   std::memcpy(out.data(), &v, sizeof(T));
 }
+
+// FRACTAL_NZ's C0 depends on the element size (32 for 1-byte dtypes).
+int c0Class(const at::Tensor& t) { return t.element_size() == 1 ? 1 : 0; }
 
 }  // namespace
 
@@ -50,11 +53,8 @@ void OpCommand::checkDevice(const at::Tensor& t, const char* role, size_t index)
 }
 
 OpCommand& OpCommand::Input(const at::Tensor& t) {
-  checkDevice(t, "input", launch_.inputs.size());
-  at::Tensor c = materializeBase(t);
-  if (!c.is_contiguous()) c = c.contiguous();
-  launch_.inputs.push_back(paramOf(c));
-  keep_alive_.push_back(std::move(c));
+  checkDevice(t, "input", inputs_.size());
+  inputs_.push_back(Operand{t, c10::nullopt});
   return *this;
 }
 
@@ -76,36 +76,30 @@ OpCommand& OpCommand::InputScalar(const c10::Scalar& value, c10::ScalarType dtyp
     default: TORCH_CHECK(false, "NPU op ", launch_.op_type, ": scalar dtype ", dtype, " is not supported");
   }
   p.bytes = p.host_bytes.size();
-  launch_.inputs.push_back(std::move(p));
+  inputs_.push_back(Operand{at::Tensor(), std::move(p)});
   return *this;
 }
 
 OpCommand& OpCommand::Output(const at::Tensor& t) {
-  checkDevice(t, "output", launch_.outputs.size());
+  checkDevice(t, "output", outputs_.size());
   TORCH_INTERNAL_ASSERT(t.is_contiguous(), "NPU op ", launch_.op_type, ": outputs must be contiguous");
   if (t.numel() == 0) empty_output_ = true;
-  if (hasPrivateFormat(t)) {
-    at::Tensor temp = at::empty(t.sizes(), t.options());
-    write_backs_.emplace_back(t, temp);
-    launch_.outputs.push_back(paramOf(temp));
-  } else {
-    launch_.outputs.push_back(paramOf(t));
-  }
+  outputs_.push_back(Operand{t, c10::nullopt});
   return *this;
 }
 
 OpCommand& OpCommand::InputRaw(AclTensorParam param, const at::Tensor& keep) {
-  checkDevice(keep, "input", launch_.inputs.size());
-  launch_.inputs.push_back(std::move(param));
+  checkDevice(keep, "input", inputs_.size());
   keep_alive_.push_back(keep);
+  inputs_.push_back(Operand{at::Tensor(), std::move(param)});
   return *this;
 }
 
 OpCommand& OpCommand::OutputRaw(AclTensorParam param, const at::Tensor& keep) {
-  checkDevice(keep, "output", launch_.outputs.size());
+  checkDevice(keep, "output", outputs_.size());
   if (keep.numel() == 0) empty_output_ = true;
-  launch_.outputs.push_back(std::move(param));
   keep_alive_.push_back(keep);
+  outputs_.push_back(Operand{at::Tensor(), std::move(param)});
   return *this;
 }
 
@@ -118,9 +112,59 @@ OpCommand& OpCommand::addAttr(const std::string& name, AclAttrValue v) {
   return *this;
 }
 
+bool OpCommand::runsOnPrivateStorage() const {
+  if (!format_agnostic_) return false;
+  const at::Tensor* first = nullptr;
+  // False if `t` breaks the rule "all tensor operands share one private format".
+  auto fits = [&](const at::Tensor& t) {
+    if (!hasPrivateFormat(t) || !coversWholeStorage(t)) return false;
+    if (first == nullptr) {
+      first = &t;
+      return true;
+    }
+    return npuFormatOf(t) == npuFormatOf(*first) && t.sizes().equals(first->sizes()) &&
+           (npuFormatOf(t) != ACL_FORMAT_FRACTAL_NZ || c0Class(t) == c0Class(*first));
+  };
+  for (const Operand& in : inputs_) {
+    if (in.tensor.defined() && in.tensor.dim() > 0 && !fits(in.tensor)) return false;  // 0-d: scalars
+  }
+  for (const Operand& out : outputs_) {
+    if (out.tensor.defined() && !fits(out.tensor)) return false;
+  }
+  return first != nullptr;
+}
+
+AclTensorParam OpCommand::resolveInput(const Operand& in, bool native) {
+  if (in.param) return *in.param;
+  if (native && in.tensor.dim() > 0) {
+    keep_alive_.push_back(in.tensor);
+    return wholeStorageParam(in.tensor);
+  }
+  at::Tensor c = materializeBase(in.tensor);
+  if (!c.is_contiguous()) c = c.contiguous();
+  keep_alive_.push_back(c);
+  return paramOf(c);
+}
+
+AclTensorParam OpCommand::resolveOutput(const Operand& out, bool native) {
+  if (out.param) return *out.param;
+  const at::Tensor& t = out.tensor;
+  keep_alive_.push_back(t);
+  if (native) return wholeStorageParam(t);
+  if (hasPrivateFormat(t)) {
+    at::Tensor temp = at::empty(t.sizes(), t.options());
+    write_backs_.emplace_back(t, temp);
+    return paramOf(temp);
+  }
+  return paramOf(t);
+}
+
 void OpCommand::Run() {
   TORCH_INTERNAL_ASSERT(device_.has_value(), "NPU op ", launch_.op_type, " has no device tensor");
   if (empty_output_) return;  // nothing to compute
+  const bool native = runsOnPrivateStorage();
+  for (const Operand& in : inputs_) launch_.inputs.push_back(resolveInput(in, native));
+  for (const Operand& out : outputs_) launch_.outputs.push_back(resolveOutput(out, native));
   launch_.stream = getCurrentNPUStream(device_->index()).handle();
   TaskQueue::forDevice(device_->index()).enqueue(std::move(launch_));
   keep_alive_.clear();

@@ -2,13 +2,16 @@
 //
 //   OpCommand("Add").Input(self).Input(other).Output(result).Run();
 //
-// Inputs are made contiguous (by the NPU's own AsStrided op) and kept alive
-// until Run(); outputs must be contiguous NPU tensors of the launch device.
-// Tensors stored in a private format are read and written through a
-// base-format copy (see Note [Private formats and ordinary ops]); ops that
+// Operands are resolved in Run(). Inputs are made contiguous (by the NPU's
+// own AsStrided op) and kept alive until the launch is queued; outputs must
+// be contiguous NPU tensors of the launch device. Tensors stored in a private
+// format are read and written through a base-format copy (see Note [Private
+// formats and ordinary ops]) unless the op is FormatAgnostic() and all its
+// tensor operands share one private format, in which case the op runs on the
+// storages directly (see OPS.md, "format-agnostic elementwise ops"). Ops that
 // understand a format pass exact descriptors with InputRaw/OutputRaw.
-// Run() hands a self-contained AclOpLaunch to the device's task queue
-// (see Note [Task queue]) on the current stream.
+// Run() hands a self-contained AclOpLaunch to the device's task queue (see
+// Note [Task queue]) on the current stream.
 #pragma once
 
 #include <ATen/Tensor.h>
@@ -29,6 +32,11 @@ class OpCommand {
   // Exact descriptors (format, storage and origin shapes) for `keep`'s memory.
   OpCommand& InputRaw(AclTensorParam param, const at::Tensor& keep);
   OpCommand& OutputRaw(AclTensorParam param, const at::Tensor& keep);
+  // The op computes element by element and may run on private formats.
+  OpCommand& FormatAgnostic() {
+    format_agnostic_ = true;
+    return *this;
+  }
 
   OpCommand& Attr(const std::string& name, bool v) { return addAttr(name, v); }
   OpCommand& Attr(const std::string& name, int64_t v) { return addAttr(name, v); }
@@ -44,14 +52,26 @@ class OpCommand {
   void Run();
 
  private:
+  // An operand before Run(): a tensor to resolve, or a ready descriptor.
+  struct Operand {
+    at::Tensor tensor;
+    c10::optional<AclTensorParam> param;
+  };
+
   OpCommand& addAttr(const std::string& name, AclAttrValue v);
   void checkDevice(const at::Tensor& t, const char* role, size_t index);
+  bool runsOnPrivateStorage() const;
+  AclTensorParam resolveInput(const Operand& in, bool native);
+  AclTensorParam resolveOutput(const Operand& out, bool native);
 
   AclOpLaunch launch_;
+  c10::SmallVector<Operand, 3> inputs_;
+  c10::SmallVector<Operand, 2> outputs_;
   c10::SmallVector<at::Tensor, 4> keep_alive_;
   // (private-format output, base-format temporary the op writes)
   c10::SmallVector<std::pair<at::Tensor, at::Tensor>, 1> write_backs_;
   c10::optional<c10::Device> device_;
+  bool format_agnostic_ = false;
   bool empty_output_ = false;
 };
 

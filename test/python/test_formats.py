@@ -99,3 +99,42 @@ def test_save_load_and_state_dict_hold_logical_tensors():
     buffer.seek(0)
     loaded = torch.load(buffer, map_location="cpu")
     assert torch.equal(loaded["y"], x) and torch.equal(loaded["view"], x[1])
+
+
+@pytest.fixture
+def internal_format():
+    saved = torch.npu.config.allow_internal_format
+    yield
+    torch.npu.config.allow_internal_format = saved
+
+
+def test_elementwise_outputs_follow_the_first_input_format(internal_format):
+    torch.npu.config.allow_internal_format = True
+    x = torch.randn(2, 19, 5, 3)
+    y = torch_npu.npu_format_cast(x.npu(), F.NC1HWC0)
+    z = torch.relu(y * 2 + 1)
+    assert torch_npu.get_npu_format(z) == F.NC1HWC0
+    assert_close(z, torch.relu(x * 2 + 1))
+    mixed = y + x.npu()                                  # first input decides
+    assert torch_npu.get_npu_format(mixed) == F.NC1HWC0
+    assert torch_npu.get_npu_format(x.npu() + y) == F.NCHW
+    assert_close(mixed, x * 2)
+
+
+def test_disallowing_internal_formats_gives_base_formats(internal_format):
+    torch.npu.config.allow_internal_format = False
+    assert repr(torch.npu.config) == "torch.npu.config(allow_internal_format=False)"
+    y = torch_npu.npu_format_cast(torch.randn(2, 19, 5, 3).npu(), F.NC1HWC0)
+    assert torch_npu.get_npu_format(y * 2) == F.NCHW
+    assert torch_npu.get_npu_format(y) == F.NC1HWC0     # existing tensors keep their format
+
+
+def test_same_format_ops_run_without_transdata(internal_format):
+    torch.npu.config.allow_internal_format = True
+    y = torch_npu.npu_format_cast(torch.randn(2, 19, 5, 3).npu(), F.NC1HWC0)
+    w = torch_npu.npu_format_cast(torch.randn(2, 19, 5, 3).npu(), F.NC1HWC0)
+    with torch.npu.op_records() as rec:
+        (y * w + y).relu_()
+    ops = [r.op_type for r in rec.records]
+    assert "TransData" not in ops and ops.count("Mul") == 1
+    assert any("NC1HWC0" in r.shapes for r in rec.records if r.op_type == "Relu")

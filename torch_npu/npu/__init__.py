@@ -13,6 +13,7 @@ from torch_npu.npu.memory import (
 from torch_npu.npu.random import (
     get_rng_state, initial_seed, manual_seed, manual_seed_all, seed, seed_all, set_rng_state)
 from torch_npu.npu.options import get_option, set_option
+from torch_npu.npu.config import config
 from torch_npu.npu.numerics import clear_npu_overflow_flag, get_npu_overflow_flag
 from torch_npu.npu.op_records import (
     OpRecord, clear_op_records, get_op_records, op_records, set_op_profiling)
@@ -159,6 +160,6 @@ __all__ = [
     "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
     "set_rng_state", "simulated_time_us", "compile_count", "set_option", "get_option",
     "get_npu_overflow_flag", "clear_npu_overflow_flag", "op_records", "get_op_records", "clear_op_records",
-    "set_op_profiling", "OpRecord", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
+    "set_op_profiling", "OpRecord", "config", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
     "LongTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "npu_device",
 ]

@@ -92,6 +92,48 @@ void storeLogical(const TensorArg& t, const StorageMap& m, const T* src, Store s
 
 }  // namespace
 
+void gatherLogical(const TensorArg& t, const StorageMap& m, void* dst) {
+  const size_t size = dtypeSize(t.dtype);
+  char* d = static_cast<char*>(dst);
+  forEachLogicalRow(m.logical, {&m}, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
+    gatherRow(t.data, base[0], inner[0], len, size, d + static_cast<size_t>(first) * size);
+  });
+}
+
+void scatterLogical(const TensorArg& t, const StorageMap& m, const void* src) {
+  const size_t size = dtypeSize(t.dtype);
+  if (m.hasPads()) std::memset(t.data, 0, static_cast<size_t>(m.storageNumel()) * size);
+  const char* s = static_cast<const char*>(src);
+  forEachLogicalRow(m.logical, {&m}, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
+    scatterRow(s + static_cast<size_t>(first) * size, t.data, base[0], inner[0], len, size);
+  });
+}
+
+namespace {
+template <typename T>
+void clearUnused(void* data, const uint8_t* used, int64_t n) {
+  T* p = static_cast<T*>(data);
+  for (int64_t i = 0; i < n; ++i) p[i] = used[i] ? p[i] : T(0);
+}
+}  // namespace
+
+void zeroPads(const TensorArg& t, const StorageMap& m) {
+  if (!m.hasPads() || t.data == nullptr) return;
+  const int64_t sn = m.storageNumel();
+  std::vector<uint8_t> used(static_cast<size_t>(sn), 0);
+  forEachLogicalRow(m.logical, {&m}, [&](int64_t, const int64_t* base, int64_t len, const int64_t* const* inner) {
+    uint8_t* u = used.data() + base[0];
+    const int64_t* in = inner[0];
+    for (int64_t i = 0; i < len; ++i) u[in[i]] = 1;
+  });
+  switch (dtypeSize(t.dtype)) {
+    case 1: clearUnused<uint8_t>(t.data, used.data(), sn); break;
+    case 2: clearUnused<uint16_t>(t.data, used.data(), sn); break;
+    case 4: clearUnused<uint32_t>(t.data, used.data(), sn); break;
+    default: clearUnused<uint64_t>(t.data, used.data(), sn); break;
+  }
+}
+
 void loadLogicalFloat(const TensorArg& t, const StorageMap& m, float* dst) { loadLogical(t, m, dst, &loadFloat); }
 void loadLogicalInt(const TensorArg& t, const StorageMap& m, int64_t* dst) { loadLogical(t, m, dst, &loadInt); }
 void storeLogicalFloat(const TensorArg& t, const StorageMap& m, const float* src) {

@@ -104,4 +104,18 @@ ASCEND_SIM_API void loadLogicalInt(const TensorArg& t, const StorageMap& m, int6
 ASCEND_SIM_API void storeLogicalFloat(const TensorArg& t, const StorageMap& m, const float* src);
 ASCEND_SIM_API void storeLogicalInt(const TensorArg& t, const StorageMap& m, const int64_t* src);
 
+// Bit copies between t's storage (laid out as `m`) and a packed row-major
+// buffer of its logical elements (m.logicalNumel() elements of t's dtype).
+// scatterLogical sets the pads of t to zero.
+ASCEND_SIM_API void gatherLogical(const TensorArg& t, const StorageMap& m, void* dst);
+ASCEND_SIM_API void scatterLogical(const TensorArg& t, const StorageMap& m, const void* src);
+
+// Sets every pad element of t's storage (laid out as `m`, whose storage shape
+// is t.shape) to zero, leaving the logical elements untouched; what a kernel
+// that computed over the whole storage (pads included) does afterwards so its
+// output looks like TransData's. O(storage): one byte per storage element
+// marks the logical positions, then one branch-free pass clears the rest.
+// No-op for layouts without pads or null data.
+ASCEND_SIM_API void zeroPads(const TensorArg& t, const StorageMap& m);
+
 }  // namespace ascend_sim

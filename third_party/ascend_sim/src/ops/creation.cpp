@@ -19,13 +19,14 @@ void checkScalar(const OpCall& call, const TensorArg& t, const char* name) {
 }
 
 void validateFill(const OpCall& call) {
-  checkArity(call, 1, 1, 1);
+  checkArityAnyFormat(call, 1, 1, 1, /*inputs_are_scalars=*/true);
   checkDtype(call, call.inputs[0], "input value", kAllTypes);
   checkDtype(call, call.outputs[0], "output y", kAllTypes);
   checkScalar(call, call.inputs[0], "value");
 }
 
-// Fill is Cast of the 0-d value broadcast to y (same conversion rules).
+// Fill is Cast of the 0-d value broadcast to y (same conversion rules); y may
+// be in any format (Note [Elementwise on private formats]).
 void computeFill(const OpCall& call) {
   TensorArg value = call.inputs[0];
   value.shape.clear();
@@ -35,6 +36,7 @@ void computeFill(const OpCall& call) {
   } else {
     runElementwiseInt(ins, 1, call.outputs[0], ASCEND_SIM_I1(IdentityOp), nullptr, &call.ctx);
   }
+  zeroOutputPads(call);  // y may be in a private format
 }
 
 const char* const kRangeNames[] = {"start", "limit", "delta"};

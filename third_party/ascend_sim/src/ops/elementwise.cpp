@@ -5,6 +5,7 @@
 #include <string>
 
 #include "aicore/thread_pool.h"
+#include "format/format_access.h"
 
 namespace ascend_sim {
 
@@ -103,7 +104,7 @@ void readParams(const OpCall& call, const ElementwiseSpec& s, float* params) {
 
 void validateElementwise(const OpCall& call) {
   const ElementwiseSpec& s = specOf(call);
-  checkArity(call, s.num_inputs, s.num_inputs, 1);
+  const FormatMode mode = checkArityAnyFormat(call, s.num_inputs, s.num_inputs, 1);
   const TensorArg& y = call.outputs[0];
   const std::string yname = std::string("output ") + s.names[s.num_inputs];
   const int v0 = firstValue(s);
@@ -117,6 +118,7 @@ void validateElementwise(const OpCall& call) {
     } else {
       checkSameDtype(call, x0, s.names[v0], x, s.names[k]);
     }
+    if (mode == FormatMode::kLogical) continue;  // equal logical shapes, checked above
     checkBroadcast(call, x, s.names[k], y);
     Shape next;
     broadcastShapes(bshape, x.shape, &next);
@@ -127,12 +129,54 @@ void validateElementwise(const OpCall& call) {
     case OutDtype::kBool: checkDtype(call, y, yname, kBoolType); break;
     case OutDtype::kAny: checkDtype(call, y, yname, kAllTypes); break;
   }
-  if (bshape != y.shape)
+  if (mode != FormatMode::kLogical && bshape != y.shape)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
          yname + " shape " + shapeToString(y.shape) +
              " does not equal the broadcast shape " + shapeToString(bshape) + " of the inputs");
   float params[3] = {0, 0, 0};
   readParams(call, s, params);
+}
+
+void runSpec(const ElementwiseSpec& s, const TensorArg* const* ins, const TensorArg& out, const float* params,
+             const LaunchContext* ctx) {
+  if (isFloatDtype(ins[firstValue(s)]->dtype))
+    runElementwiseFloat(ins, s.num_inputs, out, s.ffn, params, ctx);
+  else
+    runElementwiseInt(ins, s.num_inputs, out, s.ifn, params, ctx);
+}
+
+// Private-format operands through logical order: every operand that is not
+// 0-d is gathered into a packed row-major copy, the op runs on those as ND,
+// and the result is scattered into y's storage with zero pads. Used when the
+// storage shapes differ (FRACTAL_NZ C0 by dtype) and for integer ops that may
+// fault, so that only logical elements can fault (integer FloorDiv would meet
+// x2 = 0 in the pads). Inputs are copied before y is written: in-place safe.
+void computeLogical(const OpCall& call, const ElementwiseSpec& s, const float* params) {
+  std::vector<TensorArg> args(call.inputs.begin(), call.inputs.end());
+  std::vector<std::vector<uint8_t>> bufs(args.size() + 1);
+  // a: t as a packed ND tensor of its logical shape, backed by buf.
+  auto pack = [&](const TensorArg& t, TensorArg* a, std::vector<uint8_t>* buf, const std::string& who) {
+    StorageMap m = storageMapOf(call, t, who);
+    buf->resize(static_cast<size_t>(m.logicalNumel()) * dtypeSize(t.dtype) + 1);
+    a->format = ACL_FORMAT_ND;
+    a->shape = m.logical;
+    a->data = buf->data();
+    a->bytes = buf->size() - 1;
+    return m;
+  };
+  const TensorArg* ins[4];
+  for (size_t k = 0; k < args.size(); ++k) {
+    const TensorArg& t = call.inputs[k];
+    if (!t.shape.empty()) {
+      const StorageMap m = pack(t, &args[k], &bufs[k], "input " + std::to_string(k));
+      gatherLogical(t, m, args[k].data);
+    }
+    ins[k] = &args[k];
+  }
+  TensorArg out = call.outputs[0];
+  const StorageMap mo = pack(call.outputs[0], &out, &bufs.back(), "output 0");
+  runSpec(s, ins, out, params, &call.ctx);
+  scatterLogical(call.outputs[0], mo, out.data);
 }
 
 void computeElementwise(const OpCall& call) {
@@ -141,14 +185,33 @@ void computeElementwise(const OpCall& call) {
   readParams(call, s, params);
   const TensorArg* ins[4];
   for (int k = 0; k < s.num_inputs; ++k) ins[k] = &call.inputs[k];
-  if (isFloatDtype(call.inputs[firstValue(s)].dtype)) {
-    runElementwiseFloat(ins, s.num_inputs, call.outputs[0], s.ffn, params, &call.ctx);
-  } else {
-    runElementwiseInt(ins, s.num_inputs, call.outputs[0], s.ifn, params, &call.ctx);
+  switch (formatModeOf(call)) {
+    case FormatMode::kBase:
+      runSpec(s, ins, call.outputs[0], params, &call.ctx);
+      return;
+    case FormatMode::kStorage:
+      if (s.int_may_fault && !isFloatDtype(call.inputs[firstValue(s)].dtype)) {
+        computeLogical(call, s, params);  // a pad must not fault
+        return;
+      }
+      runSpec(s, ins, call.outputs[0], params, &call.ctx);
+      zeroOutputPads(call);
+      return;
+    case FormatMode::kLogical:
+      computeLogical(call, s, params);
+      return;
   }
 }
 
 }  // namespace
+
+void zeroOutputPads(const OpCall& call) {
+  for (size_t i = 0; i < call.outputs.size(); ++i) {
+    const TensorArg& t = call.outputs[i];
+    if (!isPrivateFormat(t.format) || t.data == nullptr) continue;
+    zeroPads(t, storageMapOf(call, t, "output " + std::to_string(i)));
+  }
+}
 
 int64_t elementwiseBlocks(int64_t numel, int cores) {
   const int64_t chunks = (numel + kChunk - 1) / kChunk;
@@ -167,6 +230,8 @@ void runElementwiseInt(const TensorArg* const* ins, int nin, const TensorArg& ou
 
 KernelCost elementwiseCost(const OpCall& call) {
   const ElementwiseSpec& s = specOf(call);
+  // Storage shapes differing by C0: every operand's storage streamed once.
+  if (formatModeOf(call) == FormatMode::kLogical) return vectorCost(call);
   OpCall plan = call;  // account-only walk: no data
   for (TensorArg& t : plan.inputs) t.data = nullptr;
   for (TensorArg& t : plan.outputs) t.data = nullptr;

@@ -18,6 +18,23 @@
 // element belongs to exactly one range, so results do not depend on the host
 // thread count. With null data pointers the same walk only accounts the work:
 // that is the ops' cost (elementwiseCost).
+//
+// Note [Elementwise on private formats]
+// Every table op (and Fill) also runs on private formats (NC1HWC0, FRACTAL_Z,
+// FRACTAL_NZ, NDC1HWC0, FRACTAL_Z_3D) when all operands except 0-d inputs
+// share one format and one logical (origin) shape (checkArityAnyFormat in
+// op_utils.h). Elementwise math does not care where an element lives, so when
+// the storage shapes are equal too (FormatMode::kStorage) the engine simply
+// walks the storage shape as if it were ND — pads included, like the vector
+// unit on the device, and so are the cost's bytes — and afterwards
+// zeroOutputPads clears every output pad (zeroPads in format/format_access.h),
+// so e.g. Exp(0) = 1 never leaks into padding and the output is exactly what
+// TransData would have produced from the ND result. Two cases go through the
+// logical elements instead (gather into packed ND copies, run, scatter with
+// zero pads): storage shapes that differ by C0 (FormatMode::kLogical,
+// FRACTAL_NZ with 1-byte and wider dtypes), and integer ops that can fault
+// (ElementwiseSpec::int_may_fault: FloorDiv would meet x2 = 0 in the pads),
+// so that only a logical element can fault.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +71,9 @@ struct ElementwiseSpec {
   IntChunkFn ifn;        // nullptr: integer/bool dtypes unsupported
   int cond_input = -1;   // index of a bool condition input (not a value input)
   FloatAttr attrs[3] = {};
+  // The integer chunk function may raise a device fault for some inputs
+  // (FloorDiv by zero): on private formats it must not see the pads.
+  bool int_may_fault = false;
 };
 
 // Registers one kernel per spec; specs must outlive the process (static tables).
@@ -71,6 +91,10 @@ ASCEND_SIM_API void runElementwiseFloat(const TensorArg* const* ins, int nin, co
                          UnitCounters* cnt = nullptr);
 ASCEND_SIM_API void runElementwiseInt(const TensorArg* const* ins, int nin, const TensorArg& out, IntChunkFn fn,
                        const float* params, const LaunchContext* ctx = nullptr, UnitCounters* cnt = nullptr);
+
+// Sets the pads of every private-format output of `call` to zero (see Note
+// [Elementwise on private formats]); no-op for base formats.
+ASCEND_SIM_API void zeroOutputPads(const OpCall& call);
 
 // Cost of a table-driven elementwise op, counted by the units over the same
 // walk compute uses (see above).

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "aicore/units.h"
+#include "format/format_access.h"
+#include "format/format_registry.h"
 
 namespace ascend_sim {
 
@@ -29,7 +31,8 @@ void checkFormat(const OpCall& call, const TensorArg& t, const char* kind, size_
 }
 }  // namespace
 
-void checkArity(const OpCall& call, size_t min_in, size_t max_in, size_t num_out) {
+namespace {
+void checkCounts(const OpCall& call, size_t min_in, size_t max_in, size_t num_out) {
   if (call.inputs.size() < min_in || call.inputs.size() > max_in) {
     std::string want = min_in == max_in ? std::to_string(min_in)
                                         : std::to_string(min_in) + ".." + std::to_string(max_in);
@@ -40,8 +43,86 @@ void checkArity(const OpCall& call, size_t min_in, size_t max_in, size_t num_out
     fail(call, ACL_ERROR_OP_OUTPUT_NOT_MATCH,
          "expected " + std::to_string(num_out) + " outputs, got " +
              std::to_string(call.outputs.size()));
+}
+
+std::string operandName(const char* kind, size_t i) { return std::string(kind) + " " + std::to_string(i); }
+std::string formatDesc(aclFormat f) {
+  return formatToString(f) + " (format " + std::to_string(static_cast<int>(f)) + ")";
+}
+}  // namespace
+
+void checkArity(const OpCall& call, size_t min_in, size_t max_in, size_t num_out) {
+  checkCounts(call, min_in, max_in, num_out);
   for (size_t i = 0; i < call.inputs.size(); ++i) checkFormat(call, call.inputs[i], "input", i);
   for (size_t i = 0; i < call.outputs.size(); ++i) checkFormat(call, call.outputs[i], "output", i);
+}
+
+FormatMode checkArityAnyFormat(const OpCall& call, size_t min_in, size_t max_in, size_t num_out,
+                               bool inputs_are_scalars) {
+  checkCounts(call, min_in, max_in, num_out);
+  // The operands the format rule applies to: outputs, and inputs that are not scalars.
+  struct Operand {
+    const TensorArg* t;
+    const char* kind;
+    size_t i;
+  };
+  std::vector<Operand> ops, scalars;
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    const TensorArg& t = call.inputs[i];
+    (inputs_are_scalars || t.shape.empty() ? scalars : ops).push_back({&t, "input", i});
+  }
+  for (size_t i = 0; i < call.outputs.size(); ++i) ops.push_back({&call.outputs[i], "output", i});
+  const Operand* priv = nullptr;
+  for (const Operand& o : ops)
+    if (isPrivateFormat(o.t->format)) {
+      priv = &o;
+      break;
+    }
+  if (!priv) {  // base formats only: the plain row-major rule
+    for (const Operand& o : ops) checkFormat(call, *o.t, o.kind, o.i);
+    for (const Operand& o : scalars) checkFormat(call, *o.t, o.kind, o.i);
+    return FormatMode::kBase;
+  }
+  const aclFormat f = priv->t->format;
+  bool same = true;
+  for (const Operand& o : ops) same = same && o.t->format == f;
+  if (!same) {
+    std::string list;
+    for (const Operand& o : ops)
+      list += (list.empty() ? "" : ", ") + operandName(o.kind, o.i) + " is " + formatDesc(o.t->format);
+    fail(call, ACL_ERROR_OP_UNSUPPORTED_FORMAT,
+         "all operands must share one format to run on a private format (0-d inputs excepted), but " + list +
+             "; TransData them to one format first");
+  }
+  for (const Operand& o : scalars) checkFormat(call, *o.t, o.kind, o.i);  // scalars: base formats
+  // Storage shapes must match the origin shapes (the runtime checks this at
+  // launch too; direct kernel calls rely on this check), logical shapes must
+  // agree (no broadcasting), and storage shapes must agree (same C0).
+  std::vector<StorageMap> maps;
+  for (const Operand& o : ops) maps.push_back(storageMapOf(call, *o.t, operandName(o.kind, o.i)));
+  const Operand& ref = ops.back();  // an output
+  const StorageMap& rm = maps.back();
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const Operand& o = ops[k];
+    if (maps[k].logical != rm.logical)
+      fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+           operandName(o.kind, o.i) + " origin shape " + shapeToString(o.t->origin_shape) + " does not match " +
+               operandName(ref.kind, ref.i) + " origin shape " + shapeToString(ref.t->origin_shape) +
+               "; operands in private format " + formatToString(f) + " must have equal origin shapes (no broadcasting)");
+  }
+  for (const StorageMap& m : maps)
+    if (m.storage != rm.storage) return FormatMode::kLogical;  // C0 differs by dtype
+  return FormatMode::kStorage;
+}
+
+FormatMode formatModeOf(const OpCall& call) {
+  const TensorArg* ref = call.outputs.empty() ? nullptr : &call.outputs[0];
+  if (!ref || !isPrivateFormat(ref->format)) return FormatMode::kBase;
+  for (const TensorArg& t : call.outputs)
+    if (t.shape != ref->shape) return FormatMode::kLogical;
+  for (const TensorArg& t : call.inputs)
+    if (!t.shape.empty() && t.shape != ref->shape) return FormatMode::kLogical;
+  return FormatMode::kStorage;
 }
 
 void checkDtype(const OpCall& call, const TensorArg& t, const std::string& name, DtypeMask allowed) {

@@ -31,6 +31,28 @@ constexpr DtypeMask kIndexTypes = dtBit(ACL_INT32) | dtBit(ACL_INT64);
 // plus base-format checks of every tensor. Call first in every validate.
 void checkArity(const OpCall& call, size_t min_in, size_t max_in, size_t num_out);
 
+// How the operands of a format-agnostic op are laid out (checkArityAnyFormat).
+enum class FormatMode {
+  kBase,     // base formats only (ND, NCHW, NHWC, NCDHW): plain row-major storage
+  kStorage,  // one private format, equal storage shapes: walk the storage as ND, then zero the output pads
+  kLogical,  // one private format, equal logical shapes but storage shapes differing by C0
+             // (FRACTAL_NZ with 1-byte and wider dtypes): go through logical order
+};
+
+// Format-agnostic variant of checkArity for elementwise ops and Fill (OPS.md
+// "Conventions", Note [Elementwise on private formats] in elementwise.h):
+// base formats are checked as checkArity does, unless some operand is in a
+// private (padded) format; then every operand except 0-d inputs (all inputs
+// when `inputs_are_scalars`, e.g. Fill's value) must have that same format
+// (else ACL_ERROR_OP_UNSUPPORTED_FORMAT "all operands must share one
+// format"), the storage shape its format gives its origin shape, and the same
+// logical shape as the others (no broadcasting); the skipped inputs must be in
+// a base format.
+FormatMode checkArityAnyFormat(const OpCall& call, size_t min_in, size_t max_in, size_t num_out,
+                               bool inputs_are_scalars = false);
+// The mode of a call that passed checkArityAnyFormat (cheap; for compute/cost).
+FormatMode formatModeOf(const OpCall& call);
+
 // dtype of `t` (called `name` in messages) must be in `allowed`.
 void checkDtype(const OpCall& call, const TensorArg& t, const std::string& name, DtypeMask allowed);
 // b's dtype must equal a's.
