@@ -1,5 +1,8 @@
 #include "csrc/core/NPUFunctions.h"
 
+#include <cstdlib>
+#include <string>
+
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUStream.h"
 #include "csrc/core/TaskQueue.h"
@@ -11,16 +14,31 @@ thread_local c10::DeviceIndex tls_acl_device = -1;  // what aclrtSetDevice last 
 
 void bindAclDevice(c10::DeviceIndex device) {
   if (tls_acl_device != device) {
+    check_device_index(device);  // also initialises the simulator, see below
     NPU_CHECK_ACL(aclrtSetDevice(device));
     tls_acl_device = device;
   }
 }
 }  // namespace
 
+// Note [Simulator initialisation]
+// The first device query initialises the simulator with aclInit, passing the
+// CANN-style ini file named by ASCEND_SIM_CONFIG (e.g. "[soc]\nsoc_version =
+// Ascend910B2") if set. A failure (bad file, bad ASCEND_RT_VISIBLE_DEVICES)
+// leaves zero devices and its message is part of every device-index error.
+std::string& initError() {
+  static std::string message;
+  return message;
+}
+
 c10::DeviceIndex device_count() noexcept {
   static const c10::DeviceIndex count = [] {
+    const char* config = std::getenv("ASCEND_SIM_CONFIG");
     uint32_t n = 0;
-    if (aclrtGetDeviceCount(&n) != ACL_SUCCESS) return c10::DeviceIndex(0);
+    if (aclInit(config) != ACL_SUCCESS || aclrtGetDeviceCount(&n) != ACL_SUCCESS) {
+      initError() = aclGetRecentErrMsg();
+      return c10::DeviceIndex(0);
+    }
     return static_cast<c10::DeviceIndex>(n);
   }();
   return count;
@@ -28,6 +46,7 @@ c10::DeviceIndex device_count() noexcept {
 
 void check_device_index(c10::DeviceIndex device) {
   const auto n = device_count();
+  TORCH_CHECK(n > 0, "No NPU device is available: the simulator failed to initialise: ", initError());
   TORCH_CHECK(device >= 0 && device < n, "Invalid NPU device index ", static_cast<int>(device),
               ": there are ", static_cast<int>(n), " NPU devices (valid indices 0..", n - 1,
               "); set ASCEND_SIM_DEVICE_COUNT or ASCEND_RT_VISIBLE_DEVICES to change them");

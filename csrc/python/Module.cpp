@@ -163,6 +163,7 @@ void bindSimulator(py::module& m);  // SimulatorBindings.cpp
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "torch_npu native bindings (simulated Ascend NPU)";
+  torch_npu::device_count();  // initialise the simulator first, see Note [Simulator initialisation]
   torch_npu::bindDevice(m);
   torch_npu::bindStreamsAndEvents(m);
   torch_npu::bindMemory(m);

@@ -133,11 +133,13 @@ TEST(NpuUnaryOps, Backward) {
 }
 
 TEST(NpuUnaryOps, BackwardHalf) {
+  // The gradient is computed from the fp16-rounded forward output, so it is
+  // two fp16 roundings away from the fp32 reference: allow two half ulps.
   const at::Tensor x = at::randn({4, 19}).to(at::kHalf);
   for (const auto& op : {UNARY_OP(relu, false), UNARY_OP(sigmoid, false), UNARY_OP(tanh, false)}) {
     SCOPED_TRACE(op.name);
-    expectSameAutograd([&](const std::vector<at::Tensor>& in) { return op.fn(in[0]); }, {x}, rtolFor(at::kHalf),
-                       atolFor(at::kHalf));
+    expectSameAutograd([&](const std::vector<at::Tensor>& in) { return op.fn(in[0]); }, {x},
+                       2 * rtolFor(at::kHalf), 2 * atolFor(at::kHalf));
   }
 }
 

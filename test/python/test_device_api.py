@@ -61,3 +61,28 @@ def test_visible_devices_restrict_and_renumber():
     """, env={"ASCEND_RT_VISIBLE_DEVICES": "0,3"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "2 npu:1"
+
+
+def test_chip_preset_from_a_cann_style_config_file(tmp_path):
+    from conftest import run_python
+    config = tmp_path / "sim.ini"
+    config.write_text("[soc]\nsoc_version = Ascend910B2\n")
+    result = run_python("""
+        import torch, torch_npu
+        p = torch.npu.get_device_properties(0)
+        print(p.name, p.cube_core_num, p.vector_core_num, p.total_memory >> 30)
+    """, env={"ASCEND_SIM_CONFIG": str(config)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Ascend910B2 24 48 64"
+
+
+def test_bad_configuration_is_reported():
+    from conftest import run_python
+    result = run_python("""
+        import torch, torch_npu
+        print(torch.npu.device_count())
+        torch.zeros(1, device="npu")
+    """, env={"ASCEND_RT_VISIBLE_DEVICES": "0,9"})
+    assert result.stdout.strip() == "0"
+    assert "No NPU device is available: the simulator failed to initialise" in result.stderr
+    assert "ASCEND_RT_VISIBLE_DEVICES='0,9': device 9 does not exist" in result.stderr

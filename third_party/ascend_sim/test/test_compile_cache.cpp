@@ -27,31 +27,34 @@ aclError mm(int64_t m, int64_t n, int64_t k, aclDataType dt = ACL_FLOAT16, aclop
 
 TEST(CompileCache, NewKeysCompileSameKeysHit) {
   ASSERT_ACL_OK(aclrtSetDevice(0));
+  // Fresh shapes on every run, so the test also holds under --gtest_repeat.
+  static int64_t run = 0;
+  const int64_t m = 1000 + 2 * run++;
   const uint64_t c0 = compiles();
-  ASSERT_ACL_OK(mm(33, 17, 9));
+  ASSERT_ACL_OK(mm(m, 17, 9));
   EXPECT_EQ(compiles(), c0 + 1);
-  ASSERT_ACL_OK(mm(33, 17, 9));  // same key: cache hit
-  ASSERT_ACL_OK(mm(33, 17, 9));
+  ASSERT_ACL_OK(mm(m, 17, 9));  // same key: cache hit
+  ASSERT_ACL_OK(mm(m, 17, 9));
   EXPECT_EQ(compiles(), c0 + 1);
-  ASSERT_ACL_OK(mm(34, 17, 9));  // shape change compiles again
+  ASSERT_ACL_OK(mm(m + 1, 17, 9));  // shape change compiles again
   EXPECT_EQ(compiles(), c0 + 2);
-  ASSERT_ACL_OK(mm(33, 17, 9, ACL_FLOAT));  // dtype change
+  ASSERT_ACL_OK(mm(m, 17, 9, ACL_FLOAT));  // dtype change
   EXPECT_EQ(compiles(), c0 + 3);
   aclopAttr* attr = aclopCreateAttr();
   ASSERT_ACL_OK(aclopSetAttrBool(attr, "transpose_x1", 0));
-  ASSERT_ACL_OK(mm(33, 17, 9, ACL_FLOAT16, attr));  // attribute set: another key
+  ASSERT_ACL_OK(mm(m, 17, 9, ACL_FLOAT16, attr));  // attribute set: another key
   EXPECT_EQ(compiles(), c0 + 4);
-  ASSERT_ACL_OK(mm(33, 17, 9, ACL_FLOAT16, attr));
+  ASSERT_ACL_OK(mm(m, 17, 9, ACL_FLOAT16, attr));
   EXPECT_EQ(compiles(), c0 + 4);
   aclopDestroyAttr(attr);
   // A precision-mode switch is part of the key.
   char mode[64];
   ASSERT_ACL_OK(aclGetCompileopt(ACL_PRECISION_MODE, mode, sizeof mode));
   ASSERT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, "force_fp16"));
-  ASSERT_ACL_OK(mm(33, 17, 9, ACL_FLOAT));
+  ASSERT_ACL_OK(mm(m, 17, 9, ACL_FLOAT));
   EXPECT_EQ(compiles(), c0 + 5);
   ASSERT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, mode));
-  ASSERT_ACL_OK(mm(33, 17, 9, ACL_FLOAT));
+  ASSERT_ACL_OK(mm(m, 17, 9, ACL_FLOAT));
   EXPECT_EQ(compiles(), c0 + 5);
   // A failed validation caches nothing.
   DevTensor a(ACL_FLOAT16, {3, 4}), b(ACL_FLOAT16, {5, 6}), y(ACL_FLOAT16, {3, 6});
