@@ -1,7 +1,8 @@
 """The NPU spellings on torch.Tensor and torch.nn.Module, and printing of NPU tensors.
 
-These are additions (Tensor.npu, Tensor.is_npu, Module.npu) plus one
-wrapper: Tensor.__repr__ formats a host copy of an NPU tensor, because
+These are additions (Tensor.npu, Tensor.is_npu, Module.npu) plus wrappers:
+Module.to casts parameters to torch_npu's private formats when moving to the
+NPU (see _module_formats.py); Tensor.__repr__ formats a host copy of an NPU tensor, because
 PyTorch's formatter runs ~16 device ops per print. torch.manual_seed is
 wrapped to also seed the NPU generators, as it does for CUDA.
 """
@@ -23,9 +24,10 @@ def _tensor_is_npu(self):
 
 
 def _module_npu(self, device=None):
-    """Moves all parameters and buffers to the NPU."""
+    """Moves all parameters and buffers to the NPU (see torch_npu/_module_formats.py)."""
+    from torch_npu._module_formats import cast_module_formats
     target = npu_device(device)
-    return self._apply(lambda t: t.to(target))
+    return cast_module_formats(self._apply(lambda t: t.to(target)))
 
 
 def _wrap_repr(original):
@@ -56,6 +58,10 @@ def install():
     torch.Tensor.npu = _tensor_npu
     torch.Tensor.is_npu = property(_tensor_is_npu)
     torch.nn.Module.npu = _module_npu
+    if not getattr(torch.nn.Module.to, "_casts_npu_formats", False):
+        from torch_npu._module_formats import wrap_module_to
+        torch.nn.Module.to = wrap_module_to(torch.nn.Module.to)
+        torch.nn.Module.to._casts_npu_formats = True
     torch.Tensor.__repr__ = _wrap_repr(torch.Tensor.__repr__)
     if not getattr(torch.manual_seed, "_seeds_npu", False):
         torch.manual_seed = _wrap_manual_seed(torch.manual_seed)

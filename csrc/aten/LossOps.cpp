@@ -164,6 +164,80 @@ at::Tensor NPUNativeFunctions::nll_loss_backward(const at::Tensor& grad_output, 
   return nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input);
 }
 
+// binary_cross_entropy(_with_logits) on BinaryCrossEntropy(Grad) and
+// SigmoidCrossEntropyWithLogitsV2; autograd of the logits form uses
+// PyTorch's formula (composed of NPU ops).
+namespace {
+
+std::vector<int64_t> lossSizes(const at::Tensor& self, int64_t reduction) {
+  reductionName(reduction);
+  return reduction == at::Reduction::None ? self.sizes().vec() : std::vector<int64_t>{};
+}
+
+void addOptional(torch_npu::OpCommand& cmd, const c10::optional<at::Tensor>& t, const at::Tensor& like,
+                 const char* flag) {
+  const bool present = t.has_value() && t->defined();
+  if (present) torch_npu::addInputAs(cmd, t->expand(like.sizes()), like.scalar_type());
+  cmd.Attr(flag, present);
+}
+
+}  // namespace
+
+at::Tensor& NPUNativeFunctions::binary_cross_entropy_out(const at::Tensor& self, const at::Tensor& target,
+                                                         const c10::optional<at::Tensor>& weight, int64_t reduction,
+                                                         at::Tensor& out) {
+  TORCH_CHECK(self.sizes() == target.sizes(), "Using a target size (", target.sizes(), ") that is different to the "
+              "input size (", self.sizes(), ") is deprecated. Please ensure they have the same size.");
+  return torch_npu::runInto("BinaryCrossEntropy", out, lossSizes(self, reduction), self.scalar_type(),
+                            [&](torch_npu::OpCommand& cmd) {
+                              cmd.Input(self);
+                              torch_npu::addInputAs(cmd, target, self.scalar_type());
+                              addOptional(cmd, weight, self, "has_weight");
+                              cmd.Attr("reduction", reductionName(reduction));
+                            });
+}
+at::Tensor NPUNativeFunctions::binary_cross_entropy(const at::Tensor& self, const at::Tensor& target,
+                                                    const c10::optional<at::Tensor>& weight, int64_t reduction) {
+  at::Tensor out = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
+  return binary_cross_entropy_out(self, target, weight, reduction, out);
+}
+at::Tensor& NPUNativeFunctions::binary_cross_entropy_backward_out(const at::Tensor& grad_output,
+                                                                  const at::Tensor& self, const at::Tensor& target,
+                                                                  const c10::optional<at::Tensor>& weight,
+                                                                  int64_t reduction, at::Tensor& grad_input) {
+  return torch_npu::runInto("BinaryCrossEntropyGrad", grad_input, self.sizes(), self.scalar_type(),
+                            [&](torch_npu::OpCommand& cmd) {
+                              cmd.Input(self);
+                              torch_npu::addInputAs(cmd, target, self.scalar_type());
+                              torch_npu::addInputAs(cmd, grad_output, self.scalar_type());
+                              addOptional(cmd, weight, self, "has_weight");
+                              cmd.Attr("reduction", reductionName(reduction));
+                            });
+}
+at::Tensor NPUNativeFunctions::binary_cross_entropy_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                                             const at::Tensor& target,
+                                                             const c10::optional<at::Tensor>& weight,
+                                                             int64_t reduction) {
+  at::Tensor grad_input = torch_npu::emptyNpuLike(self);
+  return binary_cross_entropy_backward_out(grad_output, self, target, weight, reduction, grad_input);
+}
+at::Tensor NPUNativeFunctions::binary_cross_entropy_with_logits(const at::Tensor& self, const at::Tensor& target,
+                                                                const c10::optional<at::Tensor>& weight,
+                                                                const c10::optional<at::Tensor>& pos_weight,
+                                                                int64_t reduction) {
+  TORCH_CHECK(self.sizes() == target.sizes(), "Target size (", target.sizes(), ") must be the same as input size (",
+              self.sizes(), ")");
+  at::Tensor out = torch_npu::emptyNpu(lossSizes(self, reduction), self.scalar_type(), self.device());
+  return torch_npu::runInto("SigmoidCrossEntropyWithLogitsV2", out, out.sizes(), self.scalar_type(),
+                            [&](torch_npu::OpCommand& cmd) {
+                              cmd.Input(self);
+                              torch_npu::addInputAs(cmd, target, self.scalar_type());
+                              addOptional(cmd, weight, self, "has_weight");
+                              addOptional(cmd, pos_weight, self, "has_pos_weight");
+                              cmd.Attr("reduction", reductionName(reduction));
+                            });
+}
+
 // mse_loss is composed of NPU ops: (self - target)^2, then the reduction.
 at::Tensor& NPUNativeFunctions::mse_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction,
                                              at::Tensor& out) {

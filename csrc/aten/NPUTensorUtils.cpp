@@ -27,6 +27,12 @@ at::Tensor emptyFollowingFormat(const at::Tensor& first, at::IntArrayRef sizes, 
   return emptyNpu(sizes, dtype, device);
 }
 
+at::Tensor emptyPreferringFormat(at::IntArrayRef sizes, c10::ScalarType dtype, c10::Device device,
+                                 aclFormat preferred) {
+  if (allowInternalFormat()) return makeNpuTensor(sizes, c10::nullopt, dtype, device.index(), preferred);
+  return emptyNpu(sizes, dtype, device);
+}
+
 bool isCpuScalar(const at::Tensor& t) { return t.device().is_cpu() && t.dim() == 0; }
 
 void addInputAs(OpCommand& cmd, const at::Tensor& t, c10::ScalarType dtype) {

@@ -18,6 +18,12 @@ at::Tensor emptyNpuLike(const at::Tensor& t, c10::optional<c10::ScalarType> dtyp
 at::Tensor emptyFollowingFormat(const at::Tensor& first, at::IntArrayRef sizes, c10::ScalarType dtype,
                                 c10::Device device);
 
+// A new tensor stored in `preferred` when internal formats are allowed
+// (conv/BN/pool outputs: NC1HWC0, conv weight gradients: FRACTAL_Z), else in
+// its base format.
+at::Tensor emptyPreferringFormat(at::IntArrayRef sizes, c10::ScalarType dtype, c10::Device device,
+                                 aclFormat preferred);
+
 // A CPU 0-d tensor (a wrapped Python number or torch.tensor(2.)) used with
 // NPU tensors: PyTorch lets such scalars mix with any device.
 bool isCpuScalar(const at::Tensor& t);

@@ -44,5 +44,19 @@ at::Tensor& NPUNativeFunctions::uniform_(at::Tensor& self, double from, double t
   return randomFill("PhiloxRandomUniform", self, "from", static_cast<float>(from), "to", static_cast<float>(to));
 }
 
+// bernoulli_(p): StatelessBernoulli on the same Philox stream (dropout uses it).
+at::Tensor& NPUNativeFunctions::bernoulli_(at::Tensor& self, double p, c10::optional<at::Generator> generator) {
+  checkGenerator(generator, "bernoulli_");
+  TORCH_CHECK(p >= 0.0 && p <= 1.0, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  const auto [seed, offset] =
+      torch_npu::NPUGenerator::forDevice(self.device().index()).reserve(static_cast<uint64_t>(self.numel()));
+  return torch_npu::runInto("StatelessBernoulli", self, self.sizes(), self.scalar_type(),
+                            [&](torch_npu::OpCommand& cmd) {
+                              cmd.Attr("p", static_cast<float>(p))
+                                  .Attr("seed", static_cast<int64_t>(seed))
+                                  .Attr("offset", static_cast<int64_t>(offset));
+                            });
+}
+
 }  // namespace native
 }  // namespace at_npu

@@ -1,4 +1,8 @@
 // Reductions: sum, mean, max/min (full and along a dim), argmax/argmin.
+#include <ATen/native/Resize.h>
+
+#include <cmath>
+
 #include "PrivateUse1NativeFunctions.h"
 #include "csrc/aten/NPUTensorUtils.h"
 
@@ -137,6 +141,54 @@ at::Tensor& NPUNativeFunctions::argmin_out(const at::Tensor& self, c10::optional
 at::Tensor NPUNativeFunctions::argmin(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim) {
   at::Tensor out = torch_npu::emptyNpu({0}, at::kLong, self.device());
   return argOnly("ArgMinWithValue", self, dim, keepdim, out);
+}
+
+at::Tensor& NPUNativeFunctions::amax_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  TORCH_CHECK(self.numel() > 0 || !dim.empty(), "amax(): Expected reduction dim to be specified for input.numel() == 0");
+  return reduceOut("ReduceMax", self, dim, keepdim, self.scalar_type(), out);
+}
+at::Tensor NPUNativeFunctions::amax(const at::Tensor& self, at::IntArrayRef dim, bool keepdim) {
+  at::Tensor out = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
+  return amax_out(self, dim, keepdim, out);
+}
+at::Tensor& NPUNativeFunctions::amin_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  TORCH_CHECK(self.numel() > 0 || !dim.empty(), "amin(): Expected reduction dim to be specified for input.numel() == 0");
+  return reduceOut("ReduceMin", self, dim, keepdim, self.scalar_type(), out);
+}
+at::Tensor NPUNativeFunctions::amin(const at::Tensor& self, at::IntArrayRef dim, bool keepdim) {
+  at::Tensor out = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
+  return amin_out(self, dim, keepdim, out);
+}
+
+// Vector norms (clip_grad_norm_) composed of NPU reductions.
+at::Tensor& NPUNativeFunctions::linalg_vector_norm_out(const at::Tensor& self, const at::Scalar& ord,
+                                                       at::OptionalIntArrayRef dim, bool keepdim,
+                                                       c10::optional<at::ScalarType> dtype, at::Tensor& out) {
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "linalg.vector_norm: Expected a floating point tensor as "
+              "input. Got ", self.scalar_type());
+  const at::Tensor x = (dtype ? self.to(*dtype) : self).abs();
+  const double p = ord.toDouble();
+  const std::vector<int64_t> dims = reductionDims(self, dim);
+  at::Tensor result;
+  if (std::isinf(p)) {
+    result = p > 0 ? x.amax(dims, keepdim) : x.amin(dims, keepdim);
+  } else if (p == 0) {
+    result = x.ne(0).to(x.scalar_type()).sum(dims, keepdim);
+  } else if (p == 1) {
+    result = x.sum(dims, keepdim);
+  } else if (p == 2) {
+    result = x.mul(x).sum(dims, keepdim).sqrt();
+  } else {
+    result = x.pow(p).sum(dims, keepdim).pow(1.0 / p);
+  }
+  at::native::resize_output(out, result.sizes());
+  return torch_npu::finishOut(out, result);
+}
+at::Tensor NPUNativeFunctions::linalg_vector_norm(const at::Tensor& self, const at::Scalar& ord,
+                                                  at::OptionalIntArrayRef dim, bool keepdim,
+                                                  c10::optional<at::ScalarType> dtype) {
+  at::Tensor out = torch_npu::emptyNpu({0}, dtype.value_or(self.scalar_type()), self.device());
+  return linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out);
 }
 
 }  // namespace native

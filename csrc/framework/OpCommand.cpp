@@ -1,5 +1,6 @@
 #include "csrc/framework/OpCommand.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "csrc/core/NPUStream.h"
@@ -103,6 +104,27 @@ OpCommand& OpCommand::OutputRaw(AclTensorParam param, const at::Tensor& keep) {
   return *this;
 }
 
+namespace {
+bool keepsFormat(const at::Tensor& t, std::initializer_list<aclFormat> formats) {
+  if (!hasPrivateFormat(t) || !coversWholeStorage(t)) return false;
+  const aclFormat f = npuFormatOf(t);
+  return std::find(formats.begin(), formats.end(), f) != formats.end();
+}
+}  // namespace
+
+OpCommand& OpCommand::InputKeepFormat(const at::Tensor& t, std::initializer_list<aclFormat> formats) {
+  checkDevice(t, "input", inputs_.size());
+  inputs_.push_back(Operand{t, c10::nullopt, keepsFormat(t, formats)});
+  return *this;
+}
+
+OpCommand& OpCommand::OutputKeepFormat(const at::Tensor& t, std::initializer_list<aclFormat> formats) {
+  checkDevice(t, "output", outputs_.size());
+  if (t.numel() == 0) empty_output_ = true;
+  outputs_.push_back(Operand{t, c10::nullopt, keepsFormat(t, formats)});
+  return *this;
+}
+
 OpCommand& OpCommand::Attr(const std::string& name, c10::ScalarType dtype) {
   return addAttr(name, toAclDataType(dtype));
 }
@@ -136,7 +158,7 @@ bool OpCommand::runsOnPrivateStorage() const {
 
 AclTensorParam OpCommand::resolveInput(const Operand& in, bool native) {
   if (in.param) return *in.param;
-  if (native && in.tensor.dim() > 0) {
+  if ((native && in.tensor.dim() > 0) || in.keep_format) {
     keep_alive_.push_back(in.tensor);
     return wholeStorageParam(in.tensor);
   }
@@ -150,7 +172,7 @@ AclTensorParam OpCommand::resolveOutput(const Operand& out, bool native) {
   if (out.param) return *out.param;
   const at::Tensor& t = out.tensor;
   keep_alive_.push_back(t);
-  if (native) return wholeStorageParam(t);
+  if (native || out.keep_format) return wholeStorageParam(t);
   if (hasPrivateFormat(t)) {
     at::Tensor temp = at::empty(t.sizes(), t.options());
     write_backs_.emplace_back(t, temp);

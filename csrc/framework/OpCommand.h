@@ -32,6 +32,11 @@ class OpCommand {
   // Exact descriptors (format, storage and origin shapes) for `keep`'s memory.
   OpCommand& InputRaw(AclTensorParam param, const at::Tensor& keep);
   OpCommand& OutputRaw(AclTensorParam param, const at::Tensor& keep);
+  // Operands of ops that understand some private formats (Conv2D: NC1HWC0
+  // activations, FRACTAL_Z filters): a whole-storage tensor in one of
+  // `formats` is passed as stored; anything else is passed in its base format.
+  OpCommand& InputKeepFormat(const at::Tensor& t, std::initializer_list<aclFormat> formats);
+  OpCommand& OutputKeepFormat(const at::Tensor& t, std::initializer_list<aclFormat> formats);
   // The op computes element by element and may run on private formats.
   OpCommand& FormatAgnostic() {
     format_agnostic_ = true;
@@ -56,6 +61,7 @@ class OpCommand {
   struct Operand {
     at::Tensor tensor;
     c10::optional<AclTensorParam> param;
+    bool keep_format = false;  // passed as stored (InputKeepFormat/OutputKeepFormat)
   };
 
   OpCommand& addAttr(const std::string& name, AclAttrValue v);

@@ -30,7 +30,12 @@ double CostModel::mteUs(const KernelCost& c) const {
 }
 
 double CostModel::opUs(const KernelCost& c) const {
+  if (c.core == CoreType::kAiCpu) return aiCpuUs(c);
   return kLaunchUs + std::max({cubeUs(c), vectorUs(c), mteUs(c)});
+}
+
+double CostModel::aiCpuUs(const KernelCost& c) const {
+  return kAiCpuLaunchUs + c.mte_bytes / kAiCpuBytesPerS * kUsPerS;
 }
 
 double CostModel::memcpyUs(size_t bytes, aclrtMemcpyKind kind) const {

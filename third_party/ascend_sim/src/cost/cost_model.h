@@ -31,6 +31,12 @@ class ASCEND_SIM_API CostModel {
   static constexpr double kCubeEfficiency = 1.0;
   // Fixed setup latency of one DMA copy / memset [us] (assumed).
   static constexpr double kDmaSetupUs = 1.0;
+  // AI CPU ops (CANN's generic strided copies AsStrided/ViewCopy run on the
+  // AI CPU's ARM cores, not the AI Core): launch latency [us] and the bytes
+  // per second they move (both assumed; an order of magnitude below HBM, which
+  // is why the porting guide replaces them with AI Core ops such as GatherV2).
+  static constexpr double kAiCpuLaunchUs = 10.0;
+  static constexpr double kAiCpuBytesPerS = 10e9;
 
   explicit CostModel(const ChipConfig& chip) : chip_(chip) {}
 
@@ -40,6 +46,8 @@ class ASCEND_SIM_API CostModel {
   double cubeUs(const KernelCost& c) const;
   double vectorUs(const KernelCost& c) const;
   double mteUs(const KernelCost& c) const;
+  // An AI CPU op: launch + mte_bytes at the AI CPU's rate.
+  double aiCpuUs(const KernelCost& c) const;
 
   // Duration of a copy of `bytes` [us] for the given direction.
   double memcpyUs(size_t bytes, aclrtMemcpyKind kind) const;

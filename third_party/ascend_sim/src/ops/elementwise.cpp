@@ -100,6 +100,20 @@ void readParams(const OpCall& call, const ElementwiseSpec& s, float* params) {
     if (!a.name) continue;
     params[i] = a.required ? attrFloat(call, a.name) : attrFloat(call, a.name, a.fallback);
   }
+  const EnumAttr& e = s.enum_attr;
+  if (e.name) {
+    const std::string v = attrString(call, e.name, e.values[0]);
+    std::string list;
+    for (int i = 0; i < 4 && e.values[i]; ++i) {
+      if (v == e.values[i]) {
+        params[e.slot] = static_cast<float>(i);
+        return;
+      }
+      list += std::string(list.empty() ? "\"" : ", \"") + e.values[i] + "\"";
+    }
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         std::string("attribute '") + e.name + "' is \"" + v + "\"; expected one of " + list);
+  }
 }
 
 void validateElementwise(const OpCall& call) {

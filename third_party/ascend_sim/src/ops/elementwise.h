@@ -61,6 +61,16 @@ struct FloatAttr {
   bool required = false;
 };
 
+// A string attribute with a fixed set of values (e.g. Gelu's `approximate`),
+// passed to the chunk function as params[slot] = index of the value in
+// `values` (values[0] is the default when the attribute is absent). Any other
+// value fails validation with ACL_ERROR_OP_ATTR_NOT_MATCH listing the values.
+struct EnumAttr {
+  const char* name = nullptr;  // nullptr = unused
+  const char* values[4] = {};
+  int slot = 0;  // params index; the spec's float attrs must leave it unused
+};
+
 struct ElementwiseSpec {
   const char* op;
   int num_inputs;
@@ -74,6 +84,7 @@ struct ElementwiseSpec {
   // The integer chunk function may raise a device fault for some inputs
   // (FloorDiv by zero): on private formats it must not see the pads.
   bool int_may_fault = false;
+  EnumAttr enum_attr = {};
 };
 
 // Registers one kernel per spec; specs must outlive the process (static tables).

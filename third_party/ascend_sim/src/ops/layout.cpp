@@ -92,12 +92,12 @@ void computeLayout(const OpCall& call) {
 }
 
 KernelCost costLayout(const OpCall& call) {
-  // Only the viewed elements move: read once, written once.
+  // Only the viewed elements move: read once, written once — by the AI CPU,
+  // as in CANN (see CostModel::kAiCpuBytesPerS).
   KernelCost c;
-  c.core = CoreType::kVector;
+  c.core = CoreType::kAiCpu;
   const TensorArg& dense = isViewCopy(call) ? call.inputs[0] : call.outputs[0];
   c.mte_bytes = 2 * tensorBytes(dense);
-  c.vector_bytes = c.mte_bytes;
   return c;
 }
 

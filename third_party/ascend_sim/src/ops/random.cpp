@@ -99,6 +99,39 @@ KernelCost costRandom(const OpCall& call) {
   return c;
 }
 
+// StatelessBernoulli (OPS.md "More elementwise"): y_i = (v_i < p) where v_i
+// is element i of PhiloxRandomUniform(seed, offset, from 0, to 1), i.e. the
+// same Philox stream (Note [Philox streams]); written as 0/1 (false/true) in
+// y's dtype. p = 0 gives all zeros, p = 1 all ones.
+void validateBernoulli(const OpCall& call) {
+  checkArity(call, 0, 0, 1);
+  checkDtype(call, call.outputs[0], "output y", kAllTypes);
+  attrInt(call, "seed");
+  attrInt(call, "offset", 0);
+  const float p = attrFloat(call, "p");
+  if (!(p >= 0.0f && p <= 1.0f))
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'p' must be in [0, 1], got " + std::to_string(p));
+}
+
+void computeBernoulli(const OpCall& call) {
+  const TensorArg& y = call.outputs[0];
+  const uint64_t seed = static_cast<uint64_t>(attrInt(call, "seed"));
+  const uint64_t offset = static_cast<uint64_t>(attrInt(call, "offset", 0));
+  const float p = attrFloat(call, "p");
+  const int64_t n = y.numel();
+  std::vector<int64_t> v(static_cast<size_t>(kBlockElems));
+  for (int64_t i0 = 0; i0 < n; i0 += kBlockElems) {
+    const int64_t m = std::min(kBlockElems, n - i0);
+    for (int64_t j = 0; j < m; j += 4) {
+      uint32_t r[4];
+      philox4x32_10(offset + static_cast<uint64_t>((i0 + j) / 4), seed, r);
+      for (int lane = 0; lane < 4 && j + lane < m; ++lane) v[j + lane] = toUnit(r[lane]) < p ? 1 : 0;
+    }
+    storeInt(y.dtype, y.data, i0, m, v.data());
+  }
+}
+
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"StatelessBernoulli", &validateBernoulli, &computeBernoulli, &costRandom});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"PhiloxRandomUniform", &validateRandom, &computeRandom, &costRandom});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"PhiloxRandomNormal", &validateRandom, &computeRandom, &costRandom});
 

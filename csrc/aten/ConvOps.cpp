@@ -1,0 +1,151 @@
+// Convolutions (2-D, incl. transposed) on the Cube: Conv2D,
+// Conv2DBackpropInput, Conv2DBackpropFilter (OPS.md). PyTorch routes every
+// convolution on a non-CPU/CUDA device to convolution_overrideable and its
+// backward to convolution_backward_overrideable.
+//
+// Note [Convolution formats]
+// With internal formats allowed, outputs and input gradients are NC1HWC0 and
+// weight gradients FRACTAL_Z, as in torch_npu; activations already in
+// NC1HWC0 and weights already in FRACTAL_Z are passed to the Cube as stored.
+// A transposed convolution is the adjoint of a convolution: its forward is
+// Conv2DBackpropInput, its input gradient a Conv2D.
+#include <ATen/ATen.h>
+
+#include "PrivateUse1NativeFunctions.h"
+#include "csrc/aten/NPUTensorUtils.h"
+
+namespace at_npu {
+namespace native {
+namespace {
+
+struct ConvParams {
+  std::vector<int64_t> strides, pads, dilations;
+  int64_t groups;
+};
+
+ConvParams convParams(at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups) {
+  TORCH_CHECK(stride.size() == 2 && padding.size() == 2 && dilation.size() == 2,
+              "the NPU backend supports 2-D convolutions only (got ", stride.size(), "-D parameters)");
+  return {{stride[0], stride[1]}, {padding[0], padding[0], padding[1], padding[1]}, {dilation[0], dilation[1]},
+          groups};
+}
+
+void checkConvInputs(const at::Tensor& input, const at::Tensor& weight) {
+  TORCH_CHECK(input.dim() == 4 && weight.dim() == 4, "the NPU backend supports 2-D convolutions only: expected 4-D ",
+              "input and weight, got ", input.dim(), "-D and ", weight.dim(), "-D");
+  TORCH_CHECK(input.scalar_type() == weight.scalar_type(), "Input type (", input.scalar_type(),
+              ") and weight type (", weight.scalar_type(), ") should be the same");
+  TORCH_CHECK(input.scalar_type() == at::kFloat || input.scalar_type() == at::kHalf,
+              "NPU convolutions support float32 and float16, got ", input.scalar_type());
+}
+
+int64_t convOutSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
+
+void setConvAttrs(torch_npu::OpCommand& cmd, const ConvParams& p) {
+  cmd.Attr("strides", at::IntArrayRef(p.strides))
+      .Attr("pads", at::IntArrayRef(p.pads))
+      .Attr("dilations", at::IntArrayRef(p.dilations))
+      .Attr("groups", p.groups);
+}
+
+constexpr std::initializer_list<aclFormat> kActivationFormats = {ACL_FORMAT_NC1HWC0};
+constexpr std::initializer_list<aclFormat> kFilterFormats = {ACL_FORMAT_FRACTAL_Z};
+
+// y = conv(x, w) (+ bias), y of `out_sizes`.
+at::Tensor conv2d(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias, const ConvParams& p,
+                  at::IntArrayRef out_sizes) {
+  at::Tensor y = torch_npu::emptyPreferringFormat(out_sizes, x.scalar_type(), x.device(), ACL_FORMAT_NC1HWC0);
+  torch_npu::OpCommand cmd("Conv2D");
+  cmd.InputKeepFormat(x, kActivationFormats).InputKeepFormat(w, kFilterFormats);
+  if (bias.defined()) cmd.Input(bias.to(x.scalar_type()));
+  cmd.OutputKeepFormat(y, kActivationFormats);
+  setConvAttrs(cmd, p);
+  cmd.Run();
+  return y;
+}
+
+// One of the two backward ops: op(first, second) -> a new tensor of `sizes`,
+// stored in `preferred` (NC1HWC0 for dx, FRACTAL_Z for dw) when allowed.
+at::Tensor convBackward(const char* op, const at::Tensor& first, std::initializer_list<aclFormat> first_formats,
+                        const at::Tensor& second, const ConvParams& p, const char* size_attr, at::IntArrayRef sizes,
+                        aclFormat preferred, std::initializer_list<aclFormat> out_formats) {
+  at::Tensor out = torch_npu::emptyPreferringFormat(sizes, second.scalar_type(), second.device(), preferred);
+  torch_npu::OpCommand cmd(op);
+  cmd.InputKeepFormat(first, first_formats).InputKeepFormat(second, kActivationFormats);
+  cmd.OutputKeepFormat(out, out_formats).Attr(size_attr, sizes);
+  setConvAttrs(cmd, p);
+  cmd.Run();
+  return out;
+}
+
+// dx of y = conv(x, w): the adjoint of Conv2D.
+at::Tensor conv2dBackpropInput(const at::Tensor& w, const at::Tensor& dy, const ConvParams& p,
+                               at::IntArrayRef input_sizes) {
+  return convBackward("Conv2DBackpropInput", w, kFilterFormats, dy, p, "input_size", input_sizes,
+                      ACL_FORMAT_NC1HWC0, kActivationFormats);
+}
+
+// dw of y = conv(x, w).
+at::Tensor conv2dBackpropFilter(const at::Tensor& x, const at::Tensor& dy, const ConvParams& p,
+                                at::IntArrayRef filter_sizes) {
+  return convBackward("Conv2DBackpropFilter", x, kActivationFormats, dy, p, "filter_size", filter_sizes,
+                      ACL_FORMAT_FRACTAL_Z, kFilterFormats);
+}
+
+std::vector<int64_t> transposedOutSizes(const at::Tensor& input, const at::Tensor& weight, const ConvParams& p,
+                                        at::IntArrayRef output_padding) {
+  std::vector<int64_t> sizes{input.size(0), weight.size(1) * p.groups};
+  for (int i = 0; i < 2; ++i) {
+    sizes.push_back((input.size(2 + i) - 1) * p.strides[i] - 2 * p.pads[2 * i] +
+                    p.dilations[i] * (weight.size(2 + i) - 1) + output_padding[i] + 1);
+  }
+  return sizes;
+}
+
+}  // namespace
+
+at::Tensor NPUNativeFunctions::convolution_overrideable(const at::Tensor& input, const at::Tensor& weight,
+                                                        const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
+                                                        at::IntArrayRef padding, at::IntArrayRef dilation,
+                                                        bool transposed, at::IntArrayRef output_padding,
+                                                        int64_t groups) {
+  checkConvInputs(input, weight);
+  const ConvParams p = convParams(stride, padding, dilation, groups);
+  const at::Tensor b = bias.has_value() ? *bias : at::Tensor();
+  if (transposed) {
+    at::Tensor y = conv2dBackpropInput(weight, input, p, transposedOutSizes(input, weight, p, output_padding));
+    return b.defined() ? y.add_(b.to(y.scalar_type()).reshape({1, -1, 1, 1})) : y;
+  }
+  TORCH_CHECK(input.size(1) == weight.size(1) * groups, "Given groups=", groups, ", weight of size ", weight.sizes(),
+              ", expected input", input.sizes(), " to have ", weight.size(1) * groups, " channels, but got ",
+              input.size(1), " channels instead");
+  const std::vector<int64_t> out_sizes{
+      input.size(0), weight.size(0),
+      convOutSize(input.size(2), weight.size(2), p.strides[0], p.pads[0], p.dilations[0]),
+      convOutSize(input.size(3), weight.size(3), p.strides[1], p.pads[2], p.dilations[1])};
+  TORCH_CHECK(out_sizes[2] > 0 && out_sizes[3] > 0, "Calculated output size ", at::IntArrayRef(out_sizes),
+              " is too small for input ", input.sizes(), " and kernel ", weight.sizes());
+  return conv2d(input, weight, b, p, out_sizes);
+}
+
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUNativeFunctions::convolution_backward_overrideable(
+    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight, at::IntArrayRef stride,
+    at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding,
+    int64_t groups, ::std::array<bool, 3> output_mask) {
+  checkConvInputs(input, weight);
+  const ConvParams p = convParams(stride, padding, dilation, groups);
+  at::Tensor grad_input, grad_weight, grad_bias;
+  if (output_mask[0]) {
+    grad_input = transposed ? conv2d(grad_output, weight, at::Tensor(), p, input.sizes())
+                            : conv2dBackpropInput(weight, grad_output, p, input.sizes());
+  }
+  if (output_mask[1]) {
+    grad_weight = transposed ? conv2dBackpropFilter(grad_output, input, p, weight.sizes())
+                             : conv2dBackpropFilter(input, grad_output, p, weight.sizes());
+  }
+  if (output_mask[2]) grad_bias = grad_output.sum({0, 2, 3});
+  return {grad_input, grad_weight, grad_bias};
+}
+
+}  // namespace native
+}  // namespace at_npu

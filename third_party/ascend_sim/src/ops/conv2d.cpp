@@ -1,0 +1,538 @@
+// Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter (OPS.md "Convolution and
+// pooling") on the simulated Cube unit.
+//
+// Note [Convolution on the Cube]
+// All three ops are matrix products on the Cube (Note [Cube numerics and
+// blocking] in aicore/cube.cpp): one fp32 accumulator per output element adds
+// the products of its reduction index in ascending order with FMA (bias last
+// for Conv2D), and the result is rounded once to the output dtype. Operands
+// are the logical NCHW views of the inputs (Note [Conv and pooling operands]);
+// fp32 operands follow the launch's precision mode exactly as MatMul does
+// (allow_fp32_to_fp16 / force_fp16 round x, filter and dy to fp16 first,
+// saturating on a saturation-mode chip; force_fp16 also rounds the fp32
+// result through fp16). Per group g (channels ci in [g·Ci/G, (g+1)·Ci/G),
+// co in [g·Co/G, (g+1)·Co/G)):
+//  * Conv2D: y[n,co,ho,wo] = Σ_(ci,i,j) cols[(n,ho,wo)][(ci,i,j)] · w[co,ci,i,j]
+//    (+ bias[co] last). cols is the MTE img2col of x (zeros where the window
+//    covers padding), so the accumulation runs over (ci, kh, kw) ascending,
+//    K = Ci/G·kh·kw; padded positions contribute 0·w like every other product.
+//  * Conv2DBackpropInput: dx[n,ci,h,w] = Σ_(co,i,j) A[(n,h,w)][(co,i,j)] · w[co,ci,i,j]
+//    with A = dy[n,co,ho,wo] when h = ho·sh − pt + i·dh and w = wo·sw − pl + j·dw
+//    for some in-range (ho, wo), else 0 — the img2col of the stride-dilated,
+//    padded dy that the Cube multiplies with the transposed filter. The order
+//    is (co, kh, kw) ascending (kh, kw index the filter as stored, not
+//    flipped), K = Co/G·kh·kw; the zero entries are products too.
+//  * Conv2DBackpropFilter: dw[co,ci,i,j] = Σ_(n,ho,wo) dy[n,co,ho,wo] · cols[(n,ho,wo)][(ci,i,j)],
+//    ascending (n, ho, wo) over the whole batch in one accumulator, K = N·Ho·Wo.
+// Work split (Note [Simulated cores on host threads]): forward and backprop
+// input cut the rows of every (group, sample) product into 96-row bands, and
+// those into groups of 16-column panels when there are fewer than 64 tasks
+// (deep layers: few rows, many channels); the filter gradient cuts its
+// [Co/G, Ci/G·kh·kw] result into 16-row bands x 4-panel column groups. Each
+// task writes disjoint outputs with the fixed order above, so results are
+// bit-identical for any host thread count (the split only changes which task
+// computes an element, never its accumulation order). The img2col matrices
+// are built per (group, sample) in chunks of bounded size (32 MiB), the
+// filter's fractal panels one 16-column panel per task (Cube load_b), and the
+// multi-megabyte scratch buffers are reused per thread across launches.
+// Zero entries of A (padding, stride gaps) are multiplied like the others, as
+// the Cube does: with finite filters they do not change the bits (an fp32
+// accumulator starting at +0 never becomes −0, and acc + 0·w = acc), with an
+// inf/NaN filter tap they give NaN.
+// Cost: cube MACs of the padded fractal products (M, K, N each padded to 16,
+// per group), MTE bytes = storage bytes of every operand, block dim as MatMul
+// (16-row bands, then 16-column panels, over the cube cores).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "aicore/thread_pool.h"
+#include "aicore/units.h"
+#include "common/dtype.h"
+#include "ops/conv_util.h"
+#include "ops/op_utils.h"
+
+namespace ascend_sim {
+namespace {
+
+using convutil::OperandKind;
+using convutil::str;
+using convutil::Window;
+
+constexpr int64_t kTile = 16;                   // fractal edge
+constexpr int64_t kRowBand = 96;                // rows per task (forward / backprop input)
+constexpr int64_t kPanelGroup = 4;              // 16-column panels per task (backprop filter)
+constexpr int64_t kMinTasks = 64;               // forward / backprop input: split panels below this
+constexpr int64_t kColsBudget = 8 * 1024 * 1024;  // floats of img2col scratch per chunk (32 MiB)
+constexpr float kFp16Max = 65504.0f;
+
+enum class ConvOp { kForward, kBackpropInput, kBackpropFilter };
+
+ConvOp opOf(const OpCall& call) {
+  if (call.op_type == "Conv2DBackpropInput") return ConvOp::kBackpropInput;
+  if (call.op_type == "Conv2DBackpropFilter") return ConvOp::kBackpropFilter;
+  return ConvOp::kForward;
+}
+
+struct ConvGeom {
+  int64_t n = 0, ci = 0, h = 0, w = 0;  // x / dx
+  int64_t co = 0, ho = 0, wo = 0;       // y / dy
+  int64_t groups = 1, cig = 0, cog = 0;  // channels per group
+  Window win;
+  bool has_bias = false;
+};
+
+std::string dims(std::initializer_list<int64_t> v) { return str(Shape(v)); }
+
+void checkCounts(const OpCall& call, size_t min_in, size_t max_in) {
+  if (call.inputs.size() < min_in || call.inputs.size() > max_in)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "expected " + (min_in == max_in ? std::to_string(min_in) : std::to_string(min_in) + ".." + std::to_string(max_in)) +
+             " inputs, got " + std::to_string(call.inputs.size()));
+  if (call.outputs.size() != 1)
+    fail(call, ACL_ERROR_OP_OUTPUT_NOT_MATCH, "expected 1 output, got " + std::to_string(call.outputs.size()));
+}
+
+Shape attrShape4(const OpCall& call, const char* name) {
+  std::vector<int64_t> v = convutil::attrList(call, name, 4, {}, true);
+  for (int64_t d : v)
+    if (d < 0) fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute '") + name + "' " + str(v) + " has a negative dim");
+  return v;
+}
+
+// Parses and validates the call (dtypes, formats, shapes, attributes).
+ConvGeom geomOf(const OpCall& call) {
+  const ConvOp op = opOf(call);
+  checkCounts(call, 2, op == ConvOp::kForward ? 3 : 2);
+  const TensorArg& out = call.outputs[0];
+  // Operands and their names per op.
+  const TensorArg* x = nullptr;
+  const TensorArg* filter = nullptr;
+  const TensorArg* y = nullptr;  // y or dy
+  const char* xname = "input x";
+  const char* fname = "input filter";
+  const char* yname = "output y";
+  switch (op) {
+    case ConvOp::kForward:
+      x = &call.inputs[0], filter = &call.inputs[1], y = &out;
+      break;
+    case ConvOp::kBackpropInput:
+      filter = &call.inputs[0], y = &call.inputs[1], x = &out, xname = "output dx", yname = "input dy";
+      break;
+    case ConvOp::kBackpropFilter:
+      x = &call.inputs[0], y = &call.inputs[1], filter = &out, fname = "output dw", yname = "input dy";
+      break;
+  }
+  const TensorArg& first = call.inputs[0];
+  const std::string first_name = op == ConvOp::kBackpropInput ? fname : xname;
+  checkDtype(call, first, first_name, kFloatTypes);
+  for (const TensorArg* t : {x, filter, y}) {
+    if (t == &first) continue;
+    const std::string nm = t == x ? xname : t == filter ? fname : yname;
+    checkSameDtype(call, first, first_name, *t, nm);
+  }
+
+  ConvGeom g;
+  const Shape xs = convutil::shape4dOf(call, *x, xname, OperandKind::kActivation);
+  const Shape fs = convutil::shape4dOf(call, *filter, fname, OperandKind::kFilter);
+  const Shape ys = convutil::shape4dOf(call, *y, yname, OperandKind::kActivation);
+  if (op == ConvOp::kBackpropInput) {
+    const Shape want = attrShape4(call, "input_size");
+    if (want != xs) fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "output dx shape " + str(xs) + " does not match input_size " + str(want));
+  }
+  if (op == ConvOp::kBackpropFilter) {
+    const Shape want = attrShape4(call, "filter_size");
+    if (want != fs) fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "output dw shape " + str(fs) + " does not match filter_size " + str(want));
+  }
+  g.n = xs[0], g.ci = xs[1], g.h = xs[2], g.w = xs[3];
+  g.co = fs[0], g.cig = fs[1], g.win.kh = fs[2], g.win.kw = fs[3];
+  g.groups = attrInt(call, "groups", 1);
+  if (g.groups < 1) fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "groups " + std::to_string(g.groups) + " must be >= 1");
+  if (g.cig * g.groups != g.ci)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "filter channels " + std::to_string(g.cig) + " x groups " + std::to_string(g.groups) + " != input channels " +
+             std::to_string(g.ci) + " (" + fname + " " + str(fs) + ", " + xname + " " + str(xs) + ")");
+  if (g.co % g.groups != 0)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "output channels " + std::to_string(g.co) + " (" + fname + " dim 0) are not divisible by groups " +
+             std::to_string(g.groups));
+  g.cog = g.co / g.groups;
+  if (g.win.kh < 1 || g.win.kw < 1)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "kernel size " + dims({g.win.kh, g.win.kw}) + " (" + fname + " " + str(fs) + ") must be >= 1");
+  convutil::parseWindowAttrs(call, &g.win, {1, 1});
+  const Window& w = g.win;
+  if (g.h + w.pt + w.pb < w.effH() || g.w + w.pl + w.pr < w.effW())
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "dilated kernel " + dims({w.effH(), w.effW()}) + " is larger than the padded input " +
+             dims({g.h + w.pt + w.pb, g.w + w.pl + w.pr}));
+  g.ho = convutil::windowOut(g.h, w.effH(), w.sh, w.pt, w.pb, false);
+  g.wo = convutil::windowOut(g.w, w.effW(), w.sw, w.pl, w.pr, false);
+  const Shape want_y{g.n, g.co, g.ho, g.wo};
+  if (ys != want_y)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         std::string(yname) + " shape " + str(ys) + " must be " + str(want_y) + " (N, Co, Ho, Wo) for " + xname + " " +
+             str(xs) + ", " + fname + " " + str(fs));
+  if (op == ConvOp::kForward && call.inputs.size() == 3) {
+    const TensorArg& b = call.inputs[2];
+    checkDtype(call, b, "input bias", dtBit(ACL_FLOAT) | dtBit(ACL_FLOAT16) | dtBit(ACL_BF16));
+    const Shape bs = convutil::logicalShapeOf(call, b, "input bias", OperandKind::kChannel);
+    if (bs != Shape{g.co} && bs != Shape{1, g.co, 1, 1})
+      fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "bias shape " + str(bs) + " must be [" + std::to_string(g.co) + "] (Co)");
+    g.has_bias = true;
+  }
+  return g;
+}
+
+void validateConv(const OpCall& call) { (void)geomOf(call); }
+
+// ---- numerics helpers -------------------------------------------------------
+
+CubeRounding roundingOf(const OpCall& call) {
+  if (call.inputs[0].dtype != ACL_FLOAT || call.ctx.precision == PrecisionMode::kMustKeepOriginDtype)
+    return CubeRounding::kNone;
+  return call.ctx.fp16_saturation ? CubeRounding::kFp16Saturate : CubeRounding::kFp16;
+}
+
+// The precision mode's rounding of fp32 Cube operands, in place.
+void roundOperands(CubeRounding rnd, float* v, int64_t n, bool* overflow) {
+  if (rnd == CubeRounding::kNone) return;
+  const bool sat = rnd == CubeRounding::kFp16Saturate;
+  bool ovf = false;
+  for (int64_t i = 0; i < n; ++i) {
+    float h = halfToFloat(floatToHalf(v[i]));
+    if (sat && !std::isfinite(h)) {
+      h = std::isnan(h) ? 0.0f : (h > 0 ? kFp16Max : -kFp16Max);
+      ovf = true;
+    }
+    v[i] = h;
+  }
+  if (ovf) *overflow = true;
+}
+
+// force_fp16 with an fp32 output: the Cube result is an fp16 value.
+struct ResultRounding {
+  bool through_fp16 = false;
+  bool saturate = false;
+  float apply(float v, bool* overflow) const {
+    if (!through_fp16) return v;
+    uint16_t hbits = floatToHalf(v);
+    if (vectorUnit().fp16_overflow(&hbits, 1, saturate)) *overflow = true;
+    return halfToFloat(hbits);
+  }
+};
+
+ResultRounding resultRoundingOf(const OpCall& call) {
+  ResultRounding r;
+  r.through_fp16 = call.ctx.precision == PrecisionMode::kForceFp16 && call.outputs[0].dtype == ACL_FLOAT;
+  r.saturate = call.ctx.fp16_saturation;
+  return r;
+}
+
+// Per-thread reusable scratch buffers: a convolution's operand copies and
+// fractal panels are megabytes; reusing them across launches (per stream
+// worker / pool thread) avoids page-faulting fresh memory on every call.
+// Contents are unspecified unless `zero`.
+enum ScratchSlot { kSlotIn0, kSlotIn1, kSlotPanels, kSlotCols, kSlotResult, kSlotOut, kSlotTask, kSlots };
+float* scratch(ScratchSlot slot, int64_t n, bool zero = false) {
+  static thread_local std::vector<float> bufs[kSlots];
+  std::vector<float>& b = bufs[slot];
+  if (b.size() < static_cast<size_t>(n)) b.resize(static_cast<size_t>(n));
+  if (zero) std::fill(b.begin(), b.begin() + n, 0.0f);
+  return b.data();
+}
+
+// Loads the logical fp32 view of t, rounded per the precision mode.
+const float* loadRounded(const TensorArg& t, int64_t logical_numel, ScratchSlot slot, CubeRounding rnd, bool* overflow) {
+  float* v = scratch(slot, logical_numel);
+  if (logical_numel) convutil::loadLogicalF32(t, v);
+  roundOperands(rnd, v, logical_numel, overflow);
+  return v;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+Img2colParams img2colOf(const ConvGeom& g) {
+  Img2colParams p;
+  p.n = 1, p.c = g.cig, p.h = g.h, p.w = g.w, p.kh = g.win.kh, p.kw = g.win.kw;
+  p.stride_h = g.win.sh, p.stride_w = g.win.sw;
+  p.pad_top = g.win.pt, p.pad_bottom = g.win.pb, p.pad_left = g.win.pl, p.pad_right = g.win.pr;
+  p.dilation_h = g.win.dh, p.dilation_w = g.win.dw;
+  return p;
+}
+
+// One (group, sample) product A[R][K] x B[K][ncols] per unit u: `build(u,
+// cols)` fills unit u's A (zero-initialised); the product is cut into tasks of
+// 96-row bands x groups of 16-column panels (enough tasks to keep the cores
+// busy when R is small); `emit(u, r0, r1, j0, j1, c, cnt)` consumes rows
+// [r0, r1), columns [j0, j1) of the unit's fp32 result c[R][ncols].
+template <typename Build, typename Emit>
+void runUnits(int64_t units, int64_t rows, int64_t k, int64_t ncols, const float* bpanels,
+              int64_t unit_group_div, const float* bias, Build build, Emit emit, std::vector<UnitCounters>* counters) {
+  const CubeUnit& cube = cubeUnit();
+  const int64_t panels = ceilDiv(ncols, kTile), bsize = panels * k * kTile;
+  const int64_t per_chunk = std::max<int64_t>(1, kColsBudget / std::max<int64_t>(1, rows * std::max(k, ncols)));
+  const int64_t bands = ceilDiv(rows, kRowBand);
+  const int64_t chunk_units = std::min(units, per_chunk);
+  float* cols = scratch(kSlotCols, chunk_units * rows * k);
+  float* cbuf = scratch(kSlotResult, chunk_units * rows * ncols);
+  for (int64_t u0 = 0; u0 < units; u0 += per_chunk) {
+    const int64_t u1 = std::min(units, u0 + per_chunk), nu = u1 - u0;
+    std::fill(cols, cols + nu * rows * k, 0.0f);
+    parallelFor(nu, [&](int64_t t) { build(u0 + t, cols + t * rows * k); });
+    const int64_t pgroups = std::max<int64_t>(1, std::min(panels, ceilDiv(kMinTasks, nu * bands)));
+    const int64_t tasks = nu * bands * pgroups;
+    const size_t base = counters->size();
+    counters->resize(base + static_cast<size_t>(tasks));
+    parallelFor(tasks, [&](int64_t t) {
+      const int64_t ui = t / (bands * pgroups), band = (t / pgroups) % bands, pg = t % pgroups;
+      const int64_t r0 = band * kRowBand, r1 = std::min(rows, r0 + kRowBand);
+      const int64_t p0 = pg * panels / pgroups, p1 = (pg + 1) * panels / pgroups;
+      if (p0 == p1) return;
+      const int64_t grp = (u0 + ui) / unit_group_div;
+      const CubeOperands op{cols + ui * rows * k, bpanels + grp * bsize, rows, ncols, k};
+      float* c = cbuf + ui * rows * ncols;
+      UnitCounters* uc = &(*counters)[base + static_cast<size_t>(t)];
+      cube.mmad_f32(op, bias ? bias + grp * ncols : nullptr, r0, r1, p0, p1, c, uc);
+      emit(u0 + ui, r0, r1, p0 * kTile, std::min(ncols, p1 * kTile), c, uc);
+    });
+  }
+}
+
+void reportOverflow(const OpCall& call, bool overflow, const std::vector<UnitCounters>& cnt) {
+  for (const UnitCounters& u : cnt) overflow = overflow || u.fp16_overflow;
+  if (overflow && call.ctx.overflow) *call.ctx.overflow = true;
+}
+
+// ---- Conv2D -------------------------------------------------------------------
+
+void computeForward(const OpCall& call, const ConvGeom& g) {
+  const CubeRounding rnd = roundingOf(call);
+  const ResultRounding rr = resultRoundingOf(call);
+  bool overflow = false;
+  const float* x = loadRounded(call.inputs[0], g.n * g.ci * g.h * g.w, kSlotIn0, rnd, &overflow);
+  const int64_t k = g.cig * g.win.kh * g.win.kw, rows = g.ho * g.wo, hw = g.h * g.w;
+  const float* w = loadRounded(call.inputs[1], g.co * k, kSlotIn1, rnd, &overflow);
+  std::vector<float> bias;
+  if (g.has_bias) {
+    bias.resize(static_cast<size_t>(g.co));
+    convutil::loadLogicalF32(call.inputs[2], bias.data());
+  }
+  // L0B: per group the [K][Co/G] matrix w[co][k] seen transposed, in 16-column panels.
+  const int64_t panels = ceilDiv(g.cog, kTile), bsize = panels * k * kTile;
+  float* bp = scratch(kSlotPanels, g.groups * bsize);
+  parallelFor(g.groups * panels, [&](int64_t t) {  // one 16-column panel per call
+    const int64_t gi = t / panels, p = t % panels, n0 = p * kTile;
+    cubeUnit().load_b(GmMatrix{ACL_FLOAT, w, (gi * g.cog + n0) * k, 1, k}, k, std::min(kTile, g.cog - n0),
+                      CubeRounding::kNone, bp + gi * bsize + p * k * kTile, nullptr);
+  });
+  float* y = scratch(kSlotOut, g.n * g.co * rows);
+  const Img2colParams p = img2colOf(g);
+  std::vector<UnitCounters> cnt;
+  // Unit u = (group gi, sample n), u = gi * N + n; its x channels are contiguous.
+  runUnits(
+      g.groups * g.n, rows, k, g.cog, bp, g.n, bias.empty() ? nullptr : bias.data(),
+      [&](int64_t u, float* cols) {
+        const int64_t gi = u / g.n, n = u % g.n;
+        mteUnit().img2col(p, x + (n * g.ci + gi * g.cig) * hw, cols, nullptr);
+      },
+      [&](int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
+        const int64_t gi = u / g.n, n = u % g.n;
+        for (int64_t j = j0; j < j1; ++j) {
+          float* dst = y + (n * g.co + gi * g.cog + j) * rows;
+          for (int64_t r = r0; r < r1; ++r) dst[r] = rr.apply(c[r * g.cog + j], &uc->fp16_overflow);
+        }
+      },
+      &cnt);
+  convutil::storeLogicalF32(call.outputs[0], y);
+  reportOverflow(call, overflow, cnt);
+}
+
+// ---- Conv2DBackpropInput ------------------------------------------------------
+
+// For output coordinate t (h or w) and filter tap i: the dy coordinate whose
+// window puts tap i on t, or -1.
+std::vector<int64_t> tapTable(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t dil) {
+  std::vector<int64_t> tab(static_cast<size_t>(in * k), -1);
+  for (int64_t t = 0; t < in; ++t)
+    for (int64_t i = 0; i < k; ++i) {
+      const int64_t num = t + pad - i * dil;
+      if (num >= 0 && num % stride == 0 && num / stride < out) tab[t * k + i] = num / stride;
+    }
+  return tab;
+}
+
+void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
+  const CubeRounding rnd = roundingOf(call);
+  const ResultRounding rr = resultRoundingOf(call);
+  bool overflow = false;
+  const int64_t khw = g.win.kh * g.win.kw, k = g.cog * khw, rows = g.h * g.w, oplane = g.ho * g.wo;
+  const float* w = loadRounded(call.inputs[0], g.co * g.cig * khw, kSlotIn0, rnd, &overflow);
+  const float* dy = loadRounded(call.inputs[1], g.n * g.co * oplane, kSlotIn1, rnd, &overflow);
+  // L0B per group: rows (co, i, j), columns ci: w[gi*cog + co][ci][i][j]. For one co and one
+  // 16-column panel that is a [kh*kw][16] block read with row stride 1, column stride kh*kw.
+  const int64_t panels = ceilDiv(g.cig, kTile), bsize = panels * k * kTile;
+  float* bp = scratch(kSlotPanels, g.groups * bsize);
+  parallelFor(g.groups * panels, [&](int64_t t) {
+    const int64_t gi = t / panels, p = t % panels, c0 = p * kTile, nc = std::min(kTile, g.cig - c0);
+    for (int64_t co = 0; co < g.cog; ++co)
+      cubeUnit().load_b(GmMatrix{ACL_FLOAT, w, ((gi * g.cog + co) * g.cig + c0) * khw, 1, khw}, khw, nc,
+                        CubeRounding::kNone, bp + gi * bsize + (p * k + co * khw) * kTile, nullptr);
+  });
+  const std::vector<int64_t> th = tapTable(g.h, g.ho, g.win.kh, g.win.sh, g.win.pt, g.win.dh);
+  const std::vector<int64_t> tw = tapTable(g.w, g.wo, g.win.kw, g.win.sw, g.win.pl, g.win.dw);
+  float* dx = scratch(kSlotOut, g.n * g.ci * rows);
+  std::vector<UnitCounters> cnt;
+  const int64_t kh = g.win.kh, kw = g.win.kw;
+  runUnits(
+      g.groups * g.n, rows, k, g.cig, bp, g.n, nullptr,
+      [&](int64_t u, float* cols) {  // MTE: img2col of the stride-dilated, padded dy
+        const int64_t gi = u / g.n, n = u % g.n;
+        const float* src = dy + (n * g.co + gi * g.cog) * oplane;
+        for (int64_t h = 0; h < g.h; ++h)
+          for (int64_t x = 0; x < g.w; ++x) {
+            float* row = cols + (h * g.w + x) * k;
+            for (int64_t co = 0; co < g.cog; ++co)
+              for (int64_t i = 0; i < kh; ++i) {
+                const int64_t hi = th[h * kh + i];
+                float* dst = row + (co * kh + i) * kw;
+                if (hi < 0) continue;  // cols are zero-filled
+                const float* plane = src + co * oplane + hi * g.wo;
+                for (int64_t j = 0; j < kw; ++j) {
+                  const int64_t wi = tw[x * kw + j];
+                  if (wi >= 0) dst[j] = plane[wi];
+                }
+              }
+          }
+      },
+      [&](int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
+        const int64_t gi = u / g.n, n = u % g.n;
+        for (int64_t j = j0; j < j1; ++j) {
+          float* dst = dx + (n * g.ci + gi * g.cig + j) * rows;
+          for (int64_t r = r0; r < r1; ++r) dst[r] = rr.apply(c[r * g.cig + j], &uc->fp16_overflow);
+        }
+      },
+      &cnt);
+  convutil::storeLogicalF32(call.outputs[0], dx);
+  reportOverflow(call, overflow, cnt);
+}
+
+// ---- Conv2DBackpropFilter -----------------------------------------------------
+
+void computeBackpropFilter(const OpCall& call, const ConvGeom& g) {
+  const CubeRounding rnd = roundingOf(call);
+  const ResultRounding rr = resultRoundingOf(call);
+  bool overflow = false;
+  const int64_t hw = g.h * g.w, rows = g.ho * g.wo, m = g.n * rows;  // m: the reduction length
+  const int64_t kc = g.cig * g.win.kh * g.win.kw;                     // result columns
+  const float* x = loadRounded(call.inputs[0], g.n * g.ci * hw, kSlotIn0, rnd, &overflow);
+  const float* dy = loadRounded(call.inputs[1], g.n * g.co * rows, kSlotIn1, rnd, &overflow);
+  float* dw = scratch(kSlotOut, g.co * kc);
+  const int64_t panels = ceilDiv(kc, kTile), bsize = panels * m * kTile, asize = g.cog * m;
+  const int64_t bands = ceilDiv(g.cog, kTile), pgroups = ceilDiv(panels, kPanelGroup);
+  const int64_t per_chunk = std::max<int64_t>(1, kColsBudget / std::max<int64_t>(1, bsize + asize));
+  const Img2colParams p = img2colOf(g);
+  const int64_t chunk_groups = std::min(g.groups, per_chunk);
+  float* a = scratch(kSlotCols, chunk_groups * asize);
+  float* b = scratch(kSlotPanels, chunk_groups * bsize);
+  std::vector<UnitCounters> cnt;
+  for (int64_t g0 = 0; g0 < g.groups; g0 += per_chunk) {
+    const int64_t g1 = std::min(g.groups, g0 + per_chunk), ng = g1 - g0;
+    if (kc % kTile)  // the zero columns of each group's last panel
+      for (int64_t gl = 0; gl < ng; ++gl) std::fill(b + gl * bsize + (panels - 1) * m * kTile, b + (gl + 1) * bsize, 0.0f);
+    // L0A: dy of the group as [Co/G][N*Ho*Wo]; L0B: img2col of x as [N*Ho*Wo][Kc] in panels.
+    parallelFor(ng * g.n, [&](int64_t t) {
+      const int64_t gl = t / g.n, gi = g0 + gl, n = t % g.n;
+      for (int64_t co = 0; co < g.cog; ++co)
+        std::memcpy(a + gl * asize + co * m + n * rows, dy + (n * g.co + gi * g.cog + co) * rows,
+                    static_cast<size_t>(rows) * sizeof(float));
+      float* cols = scratch(kSlotTask, rows * kc);  // this pool thread's own buffer
+      mteUnit().img2col(p, x + (n * g.ci + gi * g.cig) * hw, cols, nullptr);
+      float* bg = b + gl * bsize;
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* src = cols + r * kc;
+        const int64_t mm = n * rows + r;
+        for (int64_t pp = 0; pp < panels; ++pp) {
+          const int64_t j0 = pp * kTile, jn = std::min(kTile, kc - j0);
+          std::memcpy(bg + (pp * m + mm) * kTile, src + j0, static_cast<size_t>(jn) * sizeof(float));
+        }
+      }
+    });
+    const size_t base = cnt.size();
+    cnt.resize(base + static_cast<size_t>(ng * bands * pgroups));
+    parallelFor(ng * bands * pgroups, [&](int64_t t) {
+      const int64_t gl = t / (bands * pgroups), band = (t / pgroups) % bands, pg = t % pgroups;
+      const int64_t gi = g0 + gl;
+      const int64_t r0 = band * kTile, r1 = std::min(g.cog, r0 + kTile);
+      const int64_t p0 = pg * kPanelGroup, p1 = std::min(panels, p0 + kPanelGroup);
+      const CubeOperands op{a + gl * asize, b + gl * bsize, g.cog, kc, m};
+      float* c = dw + gi * g.cog * kc;  // rows co of group gi: [Co/G][Kc]
+      UnitCounters* uc = &cnt[base + static_cast<size_t>(t)];
+      cubeUnit().mmad_f32(op, nullptr, r0, r1, p0, p1, c, uc);
+      if (rr.through_fp16) {
+        const int64_t j1 = std::min(kc, p1 * kTile);
+        for (int64_t r = r0; r < r1; ++r)
+          for (int64_t j = p0 * kTile; j < j1; ++j) c[r * kc + j] = rr.apply(c[r * kc + j], &uc->fp16_overflow);
+      }
+    });
+  }
+  convutil::storeLogicalF32(call.outputs[0], dw);
+  reportOverflow(call, overflow, cnt);
+}
+
+void computeConv(const OpCall& call) {
+  const ConvGeom g = geomOf(call);
+  if (call.outputs[0].numel() == 0) return;
+  switch (opOf(call)) {
+    case ConvOp::kForward:
+      computeForward(call, g);
+      break;
+    case ConvOp::kBackpropInput:
+      computeBackpropInput(call, g);
+      break;
+    case ConvOp::kBackpropFilter:
+      computeBackpropFilter(call, g);
+      break;
+  }
+}
+
+// ---- cost ---------------------------------------------------------------------
+
+KernelCost costConv(const OpCall& call) {
+  const ConvGeom g = geomOf(call);
+  const CubeUnit& cube = cubeUnit();
+  const int64_t khw = g.win.kh * g.win.kw;
+  int64_t m = 0, k = 0, n = 0;  // per-group matmul dims on the Cube
+  switch (opOf(call)) {
+    case ConvOp::kForward:
+      m = g.n * g.ho * g.wo, k = g.cig * khw, n = g.cog;
+      break;
+    case ConvOp::kBackpropInput:
+      m = g.n * g.h * g.w, k = g.cog * khw, n = g.cig;
+      break;
+    case ConvOp::kBackpropFilter:
+      m = g.cog, k = g.n * g.ho * g.wo, n = g.cig * khw;
+      break;
+  }
+  KernelCost c;
+  c.core = CoreType::kCube;
+  if (m > 0 && n > 0) c.cube_macs = static_cast<double>(g.groups) * cube.padded_macs(m, n, k);
+  for (const TensorArg& t : call.inputs) c.mte_bytes += tensorBytes(t);
+  for (const TensorArg& t : call.outputs) c.mte_bytes += tensorBytes(t);
+  c.flops = 2.0 * static_cast<double>(g.n) * static_cast<double>(g.co) * static_cast<double>(g.ho * g.wo) *
+            static_cast<double>(g.cig * khw);
+  // Block dim as MatMul: 16-row bands of every group, then 16-column panels.
+  const int64_t cores = std::max(call.ctx.cube_cores, 1);
+  const int64_t bands = g.groups * ceilDiv(m, kTile), nt = ceilDiv(n, kTile);
+  int64_t blocks = 1;
+  if (bands > 0 && nt > 0) blocks = bands >= cores ? cores : bands * std::max<int64_t>(1, std::min(nt, cores / bands));
+  c.block_dim = static_cast<uint32_t>(std::max<int64_t>(blocks, 1));
+  return c;
+}
+
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Conv2D", &validateConv, &computeConv, &costConv});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Conv2DBackpropInput", &validateConv, &computeConv, &costConv});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Conv2DBackpropFilter", &validateConv, &computeConv, &costConv});
+
+}  // namespace
+}  // namespace ascend_sim

@@ -1,0 +1,689 @@
+// Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter (Note [Convolution on the
+// Cube] in ops/conv2d.cpp): against double-precision references (fp32
+// tolerance), bit-exact against fp32 references that follow the documented
+// accumulation orders, fp16 and precision modes, NC1HWC0 / FRACTAL_Z operands
+// bit-identical to NCHW ones, determinism over host thread counts, cost,
+// validation, speed, and the aclopExecuteV2 path.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "aicore/thread_pool.h"
+#include "common/dtype.h"
+#include "format/format_access.h"
+#include "format/format_registry.h"
+#include "kernel_test_util.h"
+#include "runtime_test_util.h"
+
+using namespace ascend_sim;
+using namespace ascend_sim::test;
+
+namespace {
+
+// A host tensor of logical shape `logical` (NCHW order) stored in format f.
+struct FTensor {
+  TensorArg arg;
+  std::vector<uint8_t> buf;
+  FTensor(aclFormat f, aclDataType dt, const Shape& logical) {
+    Shape storage;
+    std::string err;
+    EXPECT_TRUE(formatStorageShape(f, dt, logical, &storage, &err)) << err;
+    buf.assign(static_cast<size_t>(numelOf(storage)) * dtypeSize(dt) + 1, 0xCD);
+    arg.dtype = dt;
+    arg.format = f;
+    arg.shape = storage;
+    arg.origin_format = logical.size() == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
+    arg.origin_shape = logical;
+    arg.data = buf.data();
+    arg.bytes = buf.size() - 1;
+  }
+  const Shape& logical() const { return arg.origin_shape; }
+  // Logical values (row-major), for base-format tensors.
+  std::vector<float> values() const {
+    std::vector<float> v(static_cast<size_t>(numelOf(logical())));
+    StorageMap m;
+    std::string err;
+    EXPECT_TRUE(makeStorageMap(arg.format, arg.dtype, logical(), &m, &err));
+    loadLogicalFloat(arg, m, v.data());
+    return v;
+  }
+  std::vector<uint8_t> bytes() const { return std::vector<uint8_t>(buf.begin(), buf.end() - 1); }
+};
+
+FTensor nchw(aclDataType dt, const Shape& s, uint32_t seed, float lo = -1, float hi = 1) {
+  FTensor t(s.size() == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_ND, dt, s);
+  std::vector<float> v = randomFloats(static_cast<size_t>(numelOf(s)), lo, hi, seed);
+  storeFloat(dt, t.arg.data, 0, static_cast<int64_t>(v.size()), v.data());
+  return t;
+}
+
+FTensor transTo(const FTensor& src, aclFormat to) {
+  FTensor dst(to, src.arg.dtype, src.logical());
+  OpCall c;
+  c.op_type = "TransData";
+  c.inputs.push_back(src.arg);
+  c.outputs.push_back(dst.arg);
+  const KernelDef& k = kernel("TransData");
+  k.validate(c);
+  k.compute(c);
+  return dst;
+}
+
+// Fills every pad element of a private-format tensor with NaN bytes (0xFF).
+void poisonPads(FTensor& t) {
+  StorageMap m;
+  std::string err;
+  ASSERT_TRUE(makeStorageMap(t.arg.format, t.arg.dtype, t.logical(), &m, &err));
+  std::vector<uint8_t> logical(static_cast<size_t>(m.storageNumel()), 0);
+  forEachLogicalRow(m.logical, {&m}, [&](int64_t, const int64_t* base, int64_t len, const int64_t* const* inner) {
+    for (int64_t i = 0; i < len; ++i) logical[static_cast<size_t>(base[0] + inner[0][i])] = 1;
+  });
+  const size_t sz = dtypeSize(t.arg.dtype);
+  for (size_t e = 0; e < logical.size(); ++e)
+    if (!logical[e]) std::memset(t.buf.data() + e * sz, 0xFF, sz);
+}
+
+// Every pad element is zero.
+void expectZeroPads(const FTensor& t) {
+  StorageMap m;
+  std::string err;
+  ASSERT_TRUE(makeStorageMap(t.arg.format, t.arg.dtype, t.logical(), &m, &err));
+  std::vector<uint8_t> logical(static_cast<size_t>(m.storageNumel()), 0);
+  forEachLogicalRow(m.logical, {&m}, [&](int64_t, const int64_t* base, int64_t len, const int64_t* const* inner) {
+    for (int64_t i = 0; i < len; ++i) logical[static_cast<size_t>(base[0] + inner[0][i])] = 1;
+  });
+  const size_t sz = dtypeSize(t.arg.dtype);
+  for (size_t e = 0; e < logical.size(); ++e)
+    if (!logical[e])
+      for (size_t b = 0; b < sz; ++b) ASSERT_EQ(t.buf[e * sz + b], 0) << "pad element " << e;
+}
+
+struct Cfg {
+  int64_t n, ci, h, w, co, kh, kw;
+  int64_t sh = 1, sw = 1;
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+  int64_t dh = 1, dw = 1;
+  int64_t groups = 1;
+  int64_t ho() const { return (h + pt + pb - dh * (kh - 1) - 1) / sh + 1; }
+  int64_t wo() const { return (w + pl + pr - dw * (kw - 1) - 1) / sw + 1; }
+  int64_t cig() const { return ci / groups; }
+  int64_t cog() const { return co / groups; }
+  Shape xs() const { return {n, ci, h, w}; }
+  Shape fs() const { return {co, ci / groups, kh, kw}; }
+  Shape ys() const { return {n, co, ho(), wo()}; }
+  std::string name() const {
+    char b[200];
+    std::snprintf(b, sizeof b, "x[%lld,%lld,%lld,%lld] f[%lld,%lld,%lld,%lld] s%lld,%lld p%lld,%lld,%lld,%lld d%lld,%lld g%lld",
+                  (long long)n, (long long)ci, (long long)h, (long long)w, (long long)co, (long long)cig(), (long long)kh,
+                  (long long)kw, (long long)sh, (long long)sw, (long long)pt, (long long)pb, (long long)pl, (long long)pr,
+                  (long long)dh, (long long)dw, (long long)groups);
+    return b;
+  }
+};
+
+AttrMap convAttrs(const Cfg& c) {
+  AttrMap m;
+  m.set("strides", std::vector<int64_t>{c.sh, c.sw});
+  m.set("pads", std::vector<int64_t>{c.pt, c.pb, c.pl, c.pr});
+  m.set("dilations", std::vector<int64_t>{c.dh, c.dw});
+  m.set("groups", c.groups);
+  return m;
+}
+
+const std::vector<Cfg>& configs() {
+  static const std::vector<Cfg> v = [] {
+    std::vector<Cfg> r;
+    r.push_back(Cfg{2, 3, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1});                    // 3x3 pad 1
+    r.push_back(Cfg{2, 5, 13, 11, 7, 3, 3, 2, 2, 1, 0, 2, 1});                 // stride 2, asymmetric pads, 13x11
+    r.push_back(Cfg{1, 4, 12, 12, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2});       // dilation 2, groups 2
+    r.push_back(Cfg{2, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8});          // depthwise
+    r.push_back(Cfg{2, 17, 7, 7, 33, 1, 1});                                   // 1x1, channels not multiple of 16
+    r.push_back(Cfg{1, 3, 20, 20, 10, 7, 7, 2, 2, 3, 3, 3, 3});                // 7x7 stride 2 pad 3
+    r.push_back(Cfg{1, 6, 10, 9, 9, 2, 3, 2, 1, 0, 1, 1, 0, 1, 2, 3});         // mixed everything, groups 3
+    r.push_back(Cfg{1, 20, 6, 5, 18, 3, 3, 3, 2, 0, 2, 1, 1, 1, 1, 2});        // stride 3 (gaps in dx), groups 2
+    return r;
+  }();
+  return v;
+}
+
+// ---- references ------------------------------------------------------------------------------
+
+// Input element under tap (i, j) of output (ho, wo), or nullptr-equivalent (inside = false).
+struct Tap {
+  bool inside;
+  int64_t ih, iw;
+};
+Tap tapOf(const Cfg& c, int64_t oh, int64_t ow, int64_t i, int64_t j) {
+  const int64_t ih = oh * c.sh - c.pt + i * c.dh, iw = ow * c.sw - c.pl + j * c.dw;
+  return Tap{ih >= 0 && ih < c.h && iw >= 0 && iw < c.w, ih, iw};
+}
+
+// fp32 references in the documented accumulation orders (fma chains, zeros
+// for padding / non-contributing positions included), and double references
+// with the sum of |products| for tolerances.
+struct Ref {
+  std::vector<float> exact;
+  std::vector<double> dbl, mag;
+};
+
+Ref refForward(const Cfg& c, const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>* bias) {
+  const int64_t ho = c.ho(), wo = c.wo();
+  Ref r;
+  r.exact.resize(static_cast<size_t>(c.n * c.co * ho * wo));
+  r.dbl.resize(r.exact.size());
+  r.mag.resize(r.exact.size());
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t co = 0; co < c.co; ++co) {
+      const int64_t g = co / c.cog();
+      for (int64_t oh = 0; oh < ho; ++oh)
+        for (int64_t ow = 0; ow < wo; ++ow) {
+          float acc = 0;
+          double d = 0, m = 0;
+          for (int64_t ci = 0; ci < c.cig(); ++ci)
+            for (int64_t i = 0; i < c.kh; ++i)
+              for (int64_t j = 0; j < c.kw; ++j) {
+                const Tap t = tapOf(c, oh, ow, i, j);
+                const float xv = t.inside ? x[((n * c.ci + g * c.cig() + ci) * c.h + t.ih) * c.w + t.iw] : 0.0f;
+                const float wv = w[((co * c.cig() + ci) * c.kh + i) * c.kw + j];
+                acc = std::fma(xv, wv, acc);
+                d += double(xv) * wv;
+                m += std::fabs(double(xv) * wv);
+              }
+          if (bias) {
+            acc = acc + (*bias)[co];
+            d += (*bias)[co];
+            m += std::fabs((*bias)[co]);
+          }
+          const size_t e = static_cast<size_t>(((n * c.co + co) * ho + oh) * wo + ow);
+          r.exact[e] = acc;
+          r.dbl[e] = d;
+          r.mag[e] = m;
+        }
+    }
+  return r;
+}
+
+Ref refBackpropInput(const Cfg& c, const std::vector<float>& w, const std::vector<float>& dy) {
+  const int64_t ho = c.ho(), wo = c.wo();
+  Ref r;
+  r.exact.resize(static_cast<size_t>(c.n * c.ci * c.h * c.w));
+  r.dbl.resize(r.exact.size());
+  r.mag.resize(r.exact.size());
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t ci = 0; ci < c.ci; ++ci) {
+      const int64_t g = ci / c.cig(), cl = ci % c.cig();
+      for (int64_t h = 0; h < c.h; ++h)
+        for (int64_t x = 0; x < c.w; ++x) {
+          float acc = 0;
+          double d = 0, m = 0;
+          for (int64_t col = 0; col < c.cog(); ++col) {
+            const int64_t co = g * c.cog() + col;
+            for (int64_t i = 0; i < c.kh; ++i)
+              for (int64_t j = 0; j < c.kw; ++j) {
+                const int64_t th = h + c.pt - i * c.dh, tw = x + c.pl - j * c.dw;
+                const bool ok = th >= 0 && tw >= 0 && th % c.sh == 0 && tw % c.sw == 0 && th / c.sh < ho && tw / c.sw < wo;
+                const float a = ok ? dy[((n * c.co + co) * ho + th / c.sh) * wo + tw / c.sw] : 0.0f;
+                const float wv = w[((co * c.cig() + cl) * c.kh + i) * c.kw + j];
+                acc = std::fma(a, wv, acc);
+                d += double(a) * wv;
+                m += std::fabs(double(a) * wv);
+              }
+          }
+          const size_t e = static_cast<size_t>(((n * c.ci + ci) * c.h + h) * c.w + x);
+          r.exact[e] = acc;
+          r.dbl[e] = d;
+          r.mag[e] = m;
+        }
+    }
+  return r;
+}
+
+Ref refBackpropFilter(const Cfg& c, const std::vector<float>& x, const std::vector<float>& dy) {
+  const int64_t ho = c.ho(), wo = c.wo();
+  Ref r;
+  r.exact.resize(static_cast<size_t>(c.co * c.cig() * c.kh * c.kw));
+  r.dbl.resize(r.exact.size());
+  r.mag.resize(r.exact.size());
+  for (int64_t co = 0; co < c.co; ++co) {
+    const int64_t g = co / c.cog();
+    for (int64_t ci = 0; ci < c.cig(); ++ci)
+      for (int64_t i = 0; i < c.kh; ++i)
+        for (int64_t j = 0; j < c.kw; ++j) {
+          float acc = 0;
+          double d = 0, m = 0;
+          for (int64_t n = 0; n < c.n; ++n)
+            for (int64_t oh = 0; oh < ho; ++oh)
+              for (int64_t ow = 0; ow < wo; ++ow) {
+                const Tap t = tapOf(c, oh, ow, i, j);
+                const float xv = t.inside ? x[((n * c.ci + g * c.cig() + ci) * c.h + t.ih) * c.w + t.iw] : 0.0f;
+                const float dv = dy[((n * c.co + co) * ho + oh) * wo + ow];
+                acc = std::fma(dv, xv, acc);
+                d += double(dv) * xv;
+                m += std::fabs(double(dv) * xv);
+              }
+          const size_t e = static_cast<size_t>(((co * c.cig() + ci) * c.kh + i) * c.kw + j);
+          r.exact[e] = acc;
+          r.dbl[e] = d;
+          r.mag[e] = m;
+        }
+  }
+  return r;
+}
+
+// ---- running kernels -------------------------------------------------------------------------
+
+OpCall opCall(const std::string& op, std::initializer_list<const FTensor*> ins, std::initializer_list<const FTensor*> outs,
+              AttrMap attrs, LaunchContext ctx = {}) {
+  OpCall c;
+  c.op_type = op;
+  for (const FTensor* t : ins) c.inputs.push_back(t->arg);
+  for (const FTensor* t : outs) c.outputs.push_back(t->arg);
+  c.attrs = std::move(attrs);
+  c.ctx = ctx;
+  return c;
+}
+
+void runOk(const OpCall& c) {
+  const KernelDef& k = kernel(c.op_type);
+  try {
+    k.validate(c);
+    k.compute(c);
+    (void)k.cost(c);
+  } catch (const KernelError& e) {
+    FAIL() << "kernel error " << e.code() << ": " << e.what();
+  }
+}
+
+void expectNear(const std::vector<float>& got, const Ref& ref, const std::string& what) {
+  ASSERT_EQ(got.size(), ref.dbl.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double tol = 2e-6 * ref.mag[i] + 1e-7;
+    ASSERT_NEAR(got[i], ref.dbl[i], tol) << what << " at " << i;
+  }
+}
+
+void expectBits(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    uint32_t a, b;
+    std::memcpy(&a, &got[i], 4);
+    std::memcpy(&b, &want[i], 4);
+    ASSERT_EQ(a, b) << what << " at " << i << ": got " << got[i] << " want " << want[i];
+  }
+}
+
+std::vector<float> roundAll(aclDataType dt, std::vector<float> v) {
+  for (float& x : v) x = roundTo(dt, x);
+  return v;
+}
+
+AttrMap withShape(AttrMap m, const char* name, const Shape& s) {
+  m.set(name, std::vector<int64_t>(s.begin(), s.end()));
+  return m;
+}
+
+// ---- tests -------------------------------------------------------------------------------------
+
+TEST(KernelConv, ForwardMatchesReferences) {
+  uint32_t seed = 100;
+  for (const Cfg& c : configs())
+    for (bool with_bias : {false, true}) {
+      FTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), w = nchw(ACL_FLOAT, c.fs(), ++seed);
+      FTensor b = nchw(ACL_FLOAT, {c.co}, ++seed);
+      FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
+      if (with_bias)
+        runOk(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c)));
+      else
+        runOk(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
+      const std::vector<float> bv = b.values();
+      const Ref r = refForward(c, x.values(), w.values(), with_bias ? &bv : nullptr);
+      expectNear(y.values(), r, "fwd " + c.name());
+      expectBits(y.values(), r.exact, "fwd exact " + c.name());
+    }
+}
+
+TEST(KernelConv, BackpropInputMatchesReferences) {
+  uint32_t seed = 200;
+  for (const Cfg& c : configs()) {
+    FTensor w = nchw(ACL_FLOAT, c.fs(), ++seed), dy = nchw(ACL_FLOAT, c.ys(), ++seed);
+    FTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
+    runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
+    const Ref r = refBackpropInput(c, w.values(), dy.values());
+    expectNear(dx.values(), r, "bpi " + c.name());
+    expectBits(dx.values(), r.exact, "bpi exact " + c.name());
+  }
+}
+
+TEST(KernelConv, BackpropFilterMatchesReferences) {
+  uint32_t seed = 300;
+  for (const Cfg& c : configs()) {
+    FTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), dy = nchw(ACL_FLOAT, c.ys(), ++seed);
+    FTensor dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+    runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
+    const Ref r = refBackpropFilter(c, x.values(), dy.values());
+    expectNear(dw.values(), r, "bpf " + c.name());
+    expectBits(dw.values(), r.exact, "bpf exact " + c.name());
+  }
+}
+
+// The backward ops are the adjoints of the forward: <conv(x), dy> = <x, bpi(dy)> = <w, bpf(x, dy)>.
+TEST(KernelConv, BackwardIsAdjointOfForward) {
+  uint32_t seed = 400;
+  for (const Cfg& c : configs()) {
+    FTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), w = nchw(ACL_FLOAT, c.fs(), ++seed), dy = nchw(ACL_FLOAT, c.ys(), ++seed);
+    FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+    runOk(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
+    runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
+    runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
+    auto dot = [](const std::vector<float>& a, const std::vector<float>& b) {
+      double s = 0;
+      for (size_t i = 0; i < a.size(); ++i) s += double(a[i]) * b[i];
+      return s;
+    };
+    const double a = dot(y.values(), dy.values()), b = dot(x.values(), dx.values()), d = dot(w.values(), dw.values());
+    EXPECT_NEAR(a, b, 1e-4 * (1 + std::fabs(a))) << c.name();
+    EXPECT_NEAR(a, d, 1e-4 * (1 + std::fabs(a))) << c.name();
+  }
+}
+
+// fp16 operands: products are exact in fp32, so the result is the fp32 chain over the fp16
+// values rounded once to fp16 — bit for bit.
+TEST(KernelConv, Fp16IsOneRoundingOfTheFp32Accumulator) {
+  uint32_t seed = 500;
+  for (aclDataType dt : {ACL_FLOAT16, ACL_BF16})
+    for (const Cfg& c : configs()) {
+      FTensor x = nchw(dt, c.xs(), ++seed, -2, 2), w = nchw(dt, c.fs(), ++seed, -2, 2), dy = nchw(dt, c.ys(), ++seed, -2, 2);
+      FTensor b = nchw(dt, {c.co}, ++seed);
+      FTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()), dw(ACL_FORMAT_NCHW, dt, c.fs());
+      runOk(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c)));
+      runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
+      runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
+      const std::vector<float> bv = b.values();
+      expectBits(y.values(), roundAll(dt, refForward(c, x.values(), w.values(), &bv).exact), "fwd " + c.name());
+      expectBits(dx.values(), roundAll(dt, refBackpropInput(c, w.values(), dy.values()).exact), "bpi " + c.name());
+      expectBits(dw.values(), roundAll(dt, refBackpropFilter(c, x.values(), dy.values()).exact), "bpf " + c.name());
+    }
+}
+
+TEST(KernelConv, PrecisionModes) {
+  const Cfg c = configs()[1];
+  FTensor x = nchw(ACL_FLOAT, c.xs(), 601), w = nchw(ACL_FLOAT, c.fs(), 602), dy = nchw(ACL_FLOAT, c.ys(), 603);
+  const std::vector<float> xh = roundAll(ACL_FLOAT16, x.values()), wh = roundAll(ACL_FLOAT16, w.values()),
+                           dyh = roundAll(ACL_FLOAT16, dy.values());
+  for (PrecisionMode pm : {PrecisionMode::kMustKeepOriginDtype, PrecisionMode::kAllowFp32ToFp16, PrecisionMode::kForceFp16}) {
+    LaunchContext ctx;
+    ctx.precision = pm;
+    FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+    runOk(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c), ctx));
+    runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs()), ctx));
+    runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs()), ctx));
+    const bool keep = pm == PrecisionMode::kMustKeepOriginDtype;
+    std::vector<float> ey = refForward(c, keep ? x.values() : xh, keep ? w.values() : wh, nullptr).exact;
+    std::vector<float> edx = refBackpropInput(c, keep ? w.values() : wh, keep ? dy.values() : dyh).exact;
+    std::vector<float> edw = refBackpropFilter(c, keep ? x.values() : xh, keep ? dy.values() : dyh).exact;
+    if (pm == PrecisionMode::kForceFp16) {
+      ey = roundAll(ACL_FLOAT16, ey);
+      edx = roundAll(ACL_FLOAT16, edx);
+      edw = roundAll(ACL_FLOAT16, edw);
+    }
+    expectBits(y.values(), ey, "fwd");
+    expectBits(dx.values(), edx, "bpi");
+    expectBits(dw.values(), edw, "bpf");
+    if (!keep) {  // the mode has a visible effect on random fp32 data
+      const std::vector<float> plain = refForward(c, x.values(), w.values(), nullptr).exact;
+      EXPECT_NE(std::memcmp(plain.data(), y.values().data(), plain.size() * 4), 0);
+    }
+  }
+  // Saturation mode: an operand beyond fp16 range saturates and raises the overflow flag.
+  FTensor big = nchw(ACL_FLOAT, c.xs(), 604);
+  storeFloat(ACL_FLOAT, big.arg.data, 3, 1, std::vector<float>{1e6f}.data());
+  LaunchContext ctx;
+  ctx.precision = PrecisionMode::kAllowFp32ToFp16;
+  ctx.fp16_saturation = true;
+  bool ovf = false;
+  ctx.overflow = &ovf;
+  FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
+  runOk(opCall("Conv2D", {&big, &w}, {&y}, convAttrs(c), ctx));
+  EXPECT_TRUE(ovf);
+  std::vector<float> xs = roundAll(ACL_FLOAT16, big.values());
+  xs[3] = 65504.0f;
+  expectBits(y.values(), refForward(c, xs, wh, nullptr).exact, "saturated");
+}
+
+// Every operand in NC1HWC0 / FRACTAL_Z (pads poisoned) gives the NCHW result bit for bit; output
+// pads are zero.
+TEST(KernelConv, PrivateFormatsBitIdenticalToNchw) {
+  uint32_t seed = 700;
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
+    for (const Cfg& c : configs()) {
+      FTensor x = nchw(dt, c.xs(), ++seed), w = nchw(dt, c.fs(), ++seed), dy = nchw(dt, c.ys(), ++seed);
+      FTensor b = nchw(dt, {c.co}, ++seed);
+      FTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()), dw(ACL_FORMAT_NCHW, dt, c.fs());
+      const AttrMap bpi_attrs = withShape(convAttrs(c), "input_size", c.xs());
+      const AttrMap bpf_attrs = withShape(convAttrs(c), "filter_size", c.fs());
+      runOk(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c)));
+      runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, bpi_attrs));
+      runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, bpf_attrs));
+      FTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0), wz = transTo(w, ACL_FORMAT_FRACTAL_Z),
+              dy5 = transTo(dy, ACL_FORMAT_NC1HWC0), b5 = transTo(b, ACL_FORMAT_NC1HWC0);
+      for (FTensor* t : {&x5, &wz, &dy5, &b5}) poisonPads(*t);
+      FTensor y5(ACL_FORMAT_NC1HWC0, dt, c.ys()), dx5(ACL_FORMAT_NC1HWC0, dt, c.xs()), dwz(ACL_FORMAT_FRACTAL_Z, dt, c.fs());
+      runOk(opCall("Conv2D", {&x5, &wz, &b5}, {&y5}, convAttrs(c)));
+      runOk(opCall("Conv2DBackpropInput", {&wz, &dy5}, {&dx5}, bpi_attrs));
+      runOk(opCall("Conv2DBackpropFilter", {&x5, &dy5}, {&dwz}, bpf_attrs));
+      EXPECT_EQ(transTo(y5, ACL_FORMAT_NCHW).bytes(), y.bytes()) << c.name();
+      EXPECT_EQ(transTo(dx5, ACL_FORMAT_NCHW).bytes(), dx.bytes()) << c.name();
+      EXPECT_EQ(transTo(dwz, ACL_FORMAT_NCHW).bytes(), dw.bytes()) << c.name();
+      expectZeroPads(y5);
+      expectZeroPads(dx5);
+      expectZeroPads(dwz);
+      // Mixed: NCHW x with a FRACTAL_Z filter into an NC1HWC0 y.
+      FTensor y5b(ACL_FORMAT_NC1HWC0, dt, c.ys());
+      runOk(opCall("Conv2D", {&x, &wz, &b}, {&y5b}, convAttrs(c)));
+      EXPECT_EQ(transTo(y5b, ACL_FORMAT_NCHW).bytes(), y.bytes()) << c.name();
+    }
+}
+
+TEST(KernelConv, DeterministicAcrossHostThreadCounts) {
+  const Cfg c{3, 32, 15, 17, 48, 3, 3, 1, 1, 1, 1, 1, 1};
+  FTensor x = nchw(ACL_FLOAT, c.xs(), 801), w = nchw(ACL_FLOAT, c.fs(), 802), dy = nchw(ACL_FLOAT, c.ys(), 803);
+  std::vector<std::vector<uint8_t>> results;
+  for (int threads : {1, 2, 3, 0}) {
+    setHostThreadLimitForTesting(threads);
+    FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+    runOk(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
+    runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
+    runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
+    std::vector<uint8_t> all = y.bytes();
+    for (const auto& v : {dx.bytes(), dw.bytes()}) all.insert(all.end(), v.begin(), v.end());
+    results.push_back(all);
+  }
+  setHostThreadLimitForTesting(0);
+  for (size_t i = 1; i < results.size(); ++i) EXPECT_EQ(results[i], results[0]) << "thread setting " << i;
+}
+
+TEST(KernelConv, Cost) {
+  const Cfg c{2, 64, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1};
+  FTensor x(ACL_FORMAT_NCHW, ACL_FLOAT16, c.xs()), w(ACL_FORMAT_NCHW, ACL_FLOAT16, c.fs()), y(ACL_FORMAT_NCHW, ACL_FLOAT16, c.ys());
+  KernelCost k = kernel("Conv2D").cost(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
+  EXPECT_EQ(k.core, CoreType::kCube);
+  EXPECT_EQ(k.cube_macs, 512.0 * 576 * 64);  // M = N*Ho*Wo, K = Ci*kh*kw, N = Co
+  EXPECT_EQ(k.flops, 2.0 * 512 * 576 * 64);
+  EXPECT_EQ(k.mte_bytes, 2.0 * (2 * 64 * 16 * 16 * 2 + 64 * 64 * 9));
+  EXPECT_GE(k.block_dim, 1u);
+  EXPECT_LE(k.block_dim, 32u);
+  // Depthwise: per group M = 512 (padded 512), K = 9 -> 16, N = 1 -> 16.
+  const Cfg d{2, 64, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64};
+  FTensor wd(ACL_FORMAT_NCHW, ACL_FLOAT16, d.fs());
+  k = kernel("Conv2D").cost(opCall("Conv2D", {&x, &wd}, {&y}, convAttrs(d)));
+  EXPECT_EQ(k.cube_macs, 64.0 * 512 * 16 * 16);
+  // Backprop filter: M = Co = 64, K = N*Ho*Wo = 512, N = Ci*kh*kw = 576; private formats count padded bytes.
+  FTensor x5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 20, 16, 16}), dy5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 20, 16, 16});
+  FTensor dwz(ACL_FORMAT_FRACTAL_Z, ACL_FLOAT16, {20, 20, 3, 3});
+  const Cfg e{2, 20, 16, 16, 20, 3, 3, 1, 1, 1, 1, 1, 1};
+  k = kernel("Conv2DBackpropFilter").cost(opCall("Conv2DBackpropFilter", {&x5, &dy5}, {&dwz}, withShape(convAttrs(e), "filter_size", e.fs())));
+  EXPECT_EQ(k.core, CoreType::kCube);
+  EXPECT_EQ(k.cube_macs, 32.0 * 512 * 192);
+  EXPECT_EQ(k.mte_bytes, 2.0 * (2 * (2 * 2 * 16 * 16 * 16) + 2 * 9 * 2 * 256));
+}
+
+TEST(KernelConv, ValidationErrors) {
+  const Cfg c{2, 8, 6, 6, 4, 3, 3};
+  FTensor x(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
+  FTensor w3(ACL_FORMAT_NCHW, ACL_FLOAT, {4, 3, 3, 3});
+  AttrMap g2 = convAttrs(c);
+  g2.set("groups", int64_t{2});
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w3}, {&y}, g2), ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      "filter channels 3 x groups 2 != input channels 8");
+  FTensor w(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs()), ybad(ACL_FORMAT_NCHW, ACL_FLOAT, {2, 4, 5, 4});
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&ybad}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "must be [2,4,4,4]");
+  FTensor w5(ACL_FORMAT_NCHW, ACL_FLOAT, {5, 4, 3, 3});
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w5}, {&y}, g2), ACL_ERROR_OP_INPUT_NOT_MATCH, "not divisible by groups 2");
+  FTensor wh(ACL_FORMAT_NCHW, ACL_FLOAT16, c.fs());
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &wh}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      "input filter dtype float16 does not match input x dtype float32");
+  FTensor xi(ACL_FORMAT_NCHW, ACL_INT32, c.xs());
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&xi, &w}, {&y}, convAttrs(c)), ACL_ERROR_OP_UNSUPPORTED_DTYPE, "int32");
+  FTensor xz(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, c.xs());
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&xz, &w}, {&y}, convAttrs(c)), ACL_ERROR_OP_UNSUPPORTED_FORMAT, "NC1HWC0");
+  FTensor bias(ACL_FORMAT_ND, ACL_FLOAT, {5});
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w, &bias}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "bias shape [5]");
+  AttrMap bad = convAttrs(c);
+  bad.set("strides", std::vector<int64_t>{0, 1});
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&y}, bad), ACL_ERROR_OP_ATTR_NOT_MATCH, "strides");
+  bad = convAttrs(c);
+  bad.set("pads", std::vector<int64_t>{1, 1});
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&y}, bad), ACL_ERROR_OP_ATTR_NOT_MATCH, "'pads' must have 4 values");
+  FTensor wbig(ACL_FORMAT_NCHW, ACL_FLOAT, {4, 8, 7, 7});
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &wbig}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "larger than the padded input");
+  FTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
+  EXPECT_KERNEL_ERROR(opCall("Conv2DBackpropInput", {&w, &y}, {&dx}, convAttrs(c)), ACL_ERROR_OP_ATTR_NOT_MATCH, "input_size");
+  EXPECT_KERNEL_ERROR(opCall("Conv2DBackpropInput", {&w, &y}, {&dx}, withShape(convAttrs(c), "input_size", {2, 8, 6, 7})),
+                      ACL_ERROR_OP_INPUT_NOT_MATCH, "does not match input_size [2,8,6,7]");
+  FTensor dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+  EXPECT_KERNEL_ERROR(opCall("Conv2DBackpropFilter", {&x, &y}, {&dw}, withShape(convAttrs(c), "filter_size", {4, 8, 3, 2})),
+                      ACL_ERROR_OP_INPUT_NOT_MATCH, "filter_size");
+  // Wrong storage shape for a private-format descriptor.
+  FTensor x5(ACL_FORMAT_NC1HWC0, ACL_FLOAT, c.xs());
+  x5.arg.shape = {2, 1, 6, 6, 8};
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x5, &w}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "storage shape");
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "expected 2..3 inputs");
+}
+
+double timeMs(const OpCall& c, int reps) {
+  const KernelDef& k = kernel(c.op_type);
+  k.validate(c);
+  k.compute(c);  // warm up
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < reps; ++i) k.compute(c);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
+}
+
+TEST(KernelConv, Speed) {
+  const Cfg c{2, 64, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1};
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
+    FTensor x = nchw(dt, c.xs(), 901), w = nchw(dt, c.fs(), 902), dy = nchw(dt, c.ys(), 903);
+    FTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()), dw(ACL_FORMAT_NCHW, dt, c.fs());
+    const double f = timeMs(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)), 5);
+    const double bi = timeMs(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())), 5);
+    const double bf = timeMs(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())), 5);
+    std::printf("%s conv [2,64,16,16]x[64,64,3,3]: fwd %.2f ms, bwd input %.2f ms, bwd filter %.2f ms\n", dtypeName(dt), f, bi, bf);
+#ifdef NDEBUG
+    EXPECT_LT(f, 50.0);
+    EXPECT_LT(bi, 50.0);
+    EXPECT_LT(bf, 50.0);
+#endif
+  }
+}
+
+// The convolutions of a ResNet-18 training step at batch 2, 64x64 (forward + both backward).
+TEST(KernelConv, ResNet18StepSpeed) {
+  struct L {
+    int64_t ci, hw, co, k, s, p;
+  };
+  const std::vector<L> layers = {
+      {3, 64, 64, 7, 2, 3},                                                   // stem
+      {64, 16, 64, 3, 1, 1}, {64, 16, 64, 3, 1, 1}, {64, 16, 64, 3, 1, 1}, {64, 16, 64, 3, 1, 1},
+      {64, 16, 128, 3, 2, 1}, {128, 8, 128, 3, 1, 1}, {64, 16, 128, 1, 2, 0}, {128, 8, 128, 3, 1, 1}, {128, 8, 128, 3, 1, 1},
+      {128, 8, 256, 3, 2, 1}, {256, 4, 256, 3, 1, 1}, {128, 8, 256, 1, 2, 0}, {256, 4, 256, 3, 1, 1}, {256, 4, 256, 3, 1, 1},
+      {256, 4, 512, 3, 2, 1}, {512, 2, 512, 3, 1, 1}, {256, 4, 512, 1, 2, 0}, {512, 2, 512, 3, 1, 1}, {512, 2, 512, 3, 1, 1},
+  };
+  double total = 0;
+  uint32_t seed = 950;
+  for (const L& l : layers) {
+    const Cfg c{2, l.ci, l.hw, l.hw, l.co, l.k, l.k, l.s, l.s, l.p, l.p, l.p, l.p};
+    FTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), w = nchw(ACL_FLOAT, c.fs(), ++seed), dy = nchw(ACL_FLOAT, c.ys(), ++seed);
+    FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+    total += timeMs(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)), 1);
+    total += timeMs(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())), 1);
+    total += timeMs(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())), 1);
+  }
+  std::printf("ResNet-18 convs, batch 2, 64x64, fp32, fwd + bwd: %.1f ms\n", total);
+#ifdef NDEBUG
+  EXPECT_LT(total, 2000.0);
+#endif
+}
+
+// ---- through aclopExecuteV2 -----------------------------------------------------------------
+
+TEST(KernelConv, RuntimeConv2DOn5hdWithFractalZFilter) {
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  const Cfg c{1, 20, 5, 6, 18, 3, 3, 1, 1, 1, 1, 1, 1};
+  FTensor x = nchw(ACL_FLOAT16, c.xs(), 1001), w = nchw(ACL_FLOAT16, c.fs(), 1002);
+  FTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0), wz = transTo(w, ACL_FORMAT_FRACTAL_Z);
+  FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT16, c.ys());
+  runOk(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
+  const Shape xs = c.xs(), fs = c.fs(), ys = c.ys();
+  auto devCopy = [](const FTensor& t) {
+    void* p = nullptr;
+    EXPECT_ACL_OK(aclrtMalloc(&p, t.arg.bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_ACL_OK(aclrtMemcpy(p, t.arg.bytes, t.arg.data, t.arg.bytes, ACL_MEMCPY_HOST_TO_DEVICE));
+    return p;
+  };
+  void* dx = devCopy(x5);
+  void* dwp = devCopy(wz);
+  FTensor y5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, ys);
+  void* dy = devCopy(y5);
+  aclTensorDesc* xd = aclCreateTensorDesc(ACL_FLOAT16, 5, x5.arg.shape.data(), ACL_FORMAT_NC1HWC0);
+  ASSERT_ACL_OK(aclSetTensorOriginShape(xd, 4, xs.data()));
+  ASSERT_ACL_OK(aclSetTensorOriginFormat(xd, ACL_FORMAT_NCHW));
+  aclTensorDesc* wd = aclCreateTensorDesc(ACL_FLOAT16, 4, wz.arg.shape.data(), ACL_FORMAT_FRACTAL_Z);
+  ASSERT_ACL_OK(aclSetTensorOriginShape(wd, 4, fs.data()));
+  ASSERT_ACL_OK(aclSetTensorOriginFormat(wd, ACL_FORMAT_NCHW));
+  aclTensorDesc* yd = aclCreateTensorDesc(ACL_FLOAT16, 5, y5.arg.shape.data(), ACL_FORMAT_NC1HWC0);
+  ASSERT_ACL_OK(aclSetTensorOriginShape(yd, 4, ys.data()));
+  ASSERT_ACL_OK(aclSetTensorOriginFormat(yd, ACL_FORMAT_NCHW));
+  aclDataBuffer* xb = aclCreateDataBuffer(dx, x5.arg.bytes);
+  aclDataBuffer* wb = aclCreateDataBuffer(dwp, wz.arg.bytes);
+  aclDataBuffer* yb = aclCreateDataBuffer(dy, y5.arg.bytes);
+  aclopAttr* attr = aclopCreateAttr();
+  const int64_t strides[] = {1, 1}, pads[] = {1, 1, 1, 1}, dil[] = {1, 1};
+  ASSERT_ACL_OK(aclopSetAttrListInt(attr, "strides", 2, strides));
+  ASSERT_ACL_OK(aclopSetAttrListInt(attr, "pads", 4, pads));
+  ASSERT_ACL_OK(aclopSetAttrListInt(attr, "dilations", 2, dil));
+  ASSERT_ACL_OK(aclopSetAttrInt(attr, "groups", 1));
+  aclTensorDesc* in[] = {xd, wd};
+  aclDataBuffer* inb[] = {xb, wb};
+  aclTensorDesc* out[] = {yd};
+  aclDataBuffer* outb[] = {yb};
+  ASSERT_ACL_OK(aclopExecuteV2("Conv2D", 2, in, inb, 1, out, outb, attr, nullptr));
+  ASSERT_ACL_OK(aclrtSynchronizeDevice());
+  ASSERT_ACL_OK(aclrtMemcpy(y5.arg.data, y5.arg.bytes, dy, y5.arg.bytes, ACL_MEMCPY_DEVICE_TO_HOST));
+  EXPECT_EQ(transTo(y5, ACL_FORMAT_NCHW).bytes(), y.bytes());
+  // A groups mismatch is reported at launch.
+  ASSERT_ACL_OK(aclopSetAttrInt(attr, "groups", 3));
+  EXPECT_ACL_ERR(aclopExecuteV2("Conv2D", 2, in, inb, 1, out, outb, attr, nullptr), ACL_ERROR_OP_INPUT_NOT_MATCH);
+  EXPECT_NE(lastAclMessage().find("Conv2D: filter channels 20 x groups 3 != input channels 20"), std::string::npos)
+      << lastAclMessage();
+  aclopDestroyAttr(attr);
+  for (aclDataBuffer* b : {xb, wb, yb}) aclDestroyDataBuffer(b);
+  for (aclTensorDesc* d : {xd, wd, yd}) aclDestroyTensorDesc(d);
+  for (void* p : {dx, dwp, dy}) aclrtFree(p);
+}
+
+}  // namespace
