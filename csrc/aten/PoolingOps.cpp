@@ -122,10 +122,9 @@ at::Tensor NPUNativeFunctions::max_pool2d_with_indices_backward(
                                               indices, grad_input);
 }
 
-at::Tensor& NPUNativeFunctions::avg_pool2d_out(const at::Tensor& self, at::IntArrayRef kernel_size,
-                                               at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode,
-                                               bool count_include_pad, c10::optional<int64_t> divisor_override,
-                                               at::Tensor& out) {
+at::Tensor NPUNativeFunctions::avg_pool2d(const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                                          at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                                          c10::optional<int64_t> divisor_override) {
   TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, "divisor must be not zero");
   const Window w = window("avg_pool2d", kernel_size, stride, padding, {1});
   const at::Tensor x = batched(self);
@@ -135,23 +134,21 @@ at::Tensor& NPUNativeFunctions::avg_pool2d_out(const at::Tensor& self, at::IntAr
   cmd.InputKeepFormat(x, kPoolFormats).OutputKeepFormat(y, kPoolFormats);
   setAvgAttrs(cmd, w, ceil_mode, count_include_pad, divisor_override);
   cmd.Run();
-  if (self.dim() == 3) sizes.erase(sizes.begin());
-  return assignResult(out, y.view(sizes), sizes);
+  return self.dim() == 3 ? y.squeeze(0) : y;
 }
 
-at::Tensor NPUNativeFunctions::avg_pool2d(const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
-                                          at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                                          c10::optional<int64_t> divisor_override) {
-  at::Tensor out = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
-  return avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+at::Tensor& NPUNativeFunctions::avg_pool2d_out(const at::Tensor& self, at::IntArrayRef kernel_size,
+                                               at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode,
+                                               bool count_include_pad, c10::optional<int64_t> divisor_override,
+                                               at::Tensor& out) {
+  const at::Tensor y = avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  return assignResult(out, y, y.sizes());
 }
 
-at::Tensor& NPUNativeFunctions::avg_pool2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
-                                                        at::IntArrayRef kernel_size, at::IntArrayRef stride,
-                                                        at::IntArrayRef padding, bool ceil_mode,
-                                                        bool count_include_pad,
-                                                        c10::optional<int64_t> divisor_override,
-                                                        at::Tensor& grad_input) {
+at::Tensor NPUNativeFunctions::avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                                   at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                                                   at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                                                   c10::optional<int64_t> divisor_override) {
   const Window w = window("avg_pool2d_backward", kernel_size, stride, padding, {1});
   const at::Tensor x = batched(self);
   at::Tensor dx = newActivation(x.sizes(), x);
@@ -160,16 +157,18 @@ at::Tensor& NPUNativeFunctions::avg_pool2d_backward_out(const at::Tensor& grad_o
   cmd.Attr("orig_input_shape", x.sizes());
   setAvgAttrs(cmd, w, ceil_mode, count_include_pad, divisor_override);
   cmd.Run();
-  return assignResult(grad_input, dx.view(self.sizes()), self.sizes());
+  return self.dim() == 3 ? dx.squeeze(0) : dx;
 }
 
-at::Tensor NPUNativeFunctions::avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                                                   at::IntArrayRef kernel_size, at::IntArrayRef stride,
-                                                   at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                                                   c10::optional<int64_t> divisor_override) {
-  at::Tensor grad_input = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
-  return avg_pool2d_backward_out(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                                 divisor_override, grad_input);
+at::Tensor& NPUNativeFunctions::avg_pool2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                                        at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                                                        at::IntArrayRef padding, bool ceil_mode,
+                                                        bool count_include_pad,
+                                                        c10::optional<int64_t> divisor_override,
+                                                        at::Tensor& grad_input) {
+  const at::Tensor dx = avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
+                                            count_include_pad, divisor_override);
+  return assignResult(grad_input, dx, self.sizes());
 }
 
 at::Tensor NPUNativeFunctions::_adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_size) {

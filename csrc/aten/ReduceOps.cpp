@@ -160,6 +160,45 @@ at::Tensor NPUNativeFunctions::amin(const at::Tensor& self, at::IntArrayRef dim,
   return amin_out(self, dim, keepdim, out);
 }
 
+// any / all on ReduceAny / ReduceAll (the input is viewed as bool first).
+namespace {
+at::Tensor& logicalReduceOut(const char* op, const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                             at::Tensor& out) {
+  const at::Tensor b = self.scalar_type() == at::kBool ? self : self.ne(0);
+  return reduceOut(op, b, dim, keepdim, at::kBool, out);
+}
+at::Tensor newBool(const at::Tensor& self) { return torch_npu::emptyNpu({0}, at::kBool, self.device()); }
+}  // namespace
+
+at::Tensor& NPUNativeFunctions::any_out(const at::Tensor& self, at::Tensor& out) {
+  return logicalReduceOut("ReduceAny", self, c10::nullopt, false, out);
+}
+at::Tensor NPUNativeFunctions::any(const at::Tensor& self) {
+  at::Tensor out = newBool(self);
+  return logicalReduceOut("ReduceAny", self, c10::nullopt, false, out);
+}
+at::Tensor& NPUNativeFunctions::any_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
+  return logicalReduceOut("ReduceAny", self, at::IntArrayRef{dim}, keepdim, out);
+}
+at::Tensor NPUNativeFunctions::any(const at::Tensor& self, int64_t dim, bool keepdim) {
+  at::Tensor out = newBool(self);
+  return logicalReduceOut("ReduceAny", self, at::IntArrayRef{dim}, keepdim, out);
+}
+at::Tensor& NPUNativeFunctions::all_out(const at::Tensor& self, at::Tensor& out) {
+  return logicalReduceOut("ReduceAll", self, c10::nullopt, false, out);
+}
+at::Tensor NPUNativeFunctions::all(const at::Tensor& self) {
+  at::Tensor out = newBool(self);
+  return logicalReduceOut("ReduceAll", self, c10::nullopt, false, out);
+}
+at::Tensor& NPUNativeFunctions::all_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
+  return logicalReduceOut("ReduceAll", self, at::IntArrayRef{dim}, keepdim, out);
+}
+at::Tensor NPUNativeFunctions::all(const at::Tensor& self, int64_t dim, bool keepdim) {
+  at::Tensor out = newBool(self);
+  return logicalReduceOut("ReduceAll", self, at::IntArrayRef{dim}, keepdim, out);
+}
+
 // Vector norms (clip_grad_norm_) composed of NPU reductions.
 at::Tensor& NPUNativeFunctions::linalg_vector_norm_out(const at::Tensor& self, const at::Scalar& ord,
                                                        at::OptionalIntArrayRef dim, bool keepdim,
@@ -189,6 +228,11 @@ at::Tensor NPUNativeFunctions::linalg_vector_norm(const at::Tensor& self, const 
                                                   c10::optional<at::ScalarType> dtype) {
   at::Tensor out = torch_npu::emptyNpu({0}, dtype.value_or(self.scalar_type()), self.device());
   return linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out);
+}
+// Tensor.norm(p) (torch::nn::utils::clip_grad_norm_ uses it): the vector norm over `dim` (all dims if empty).
+at::Tensor& NPUNativeFunctions::norm_out(const at::Tensor& self, const c10::optional<at::Scalar>& p,
+                                         at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  return linalg_vector_norm_out(self, p.value_or(2), dim, keepdim, c10::nullopt, out);
 }
 
 }  // namespace native

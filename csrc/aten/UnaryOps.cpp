@@ -1,5 +1,7 @@
 // Unary elementwise ops. Floating ops (exp, log, ...) promote integer inputs
 // to the default float dtype, as PyTorch does; neg/sign/abs keep the dtype.
+#include <ATen/ScalarOps.h>
+
 #include "PrivateUse1NativeFunctions.h"
 #include "csrc/aten/ElementwiseOps.h"
 
@@ -85,6 +87,16 @@ at::Tensor NPUNativeFunctions::relu(const at::Tensor& self) {
 at::Tensor& NPUNativeFunctions::relu_(at::Tensor& self) {
   TORCH_CHECK(self.scalar_type() != at::kBool, "Boolean inputs not supported for relu");
   return unaryOut("Relu", self, self.scalar_type(), self.scalar_type(), self);
+}
+
+// ~x: LogicalNot for bool, -x - 1 (two's complement) for integers.
+at::Tensor& NPUNativeFunctions::bitwise_not_out(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(at::isIntegralType(self.scalar_type(), /*includeBool=*/true),
+              "bitwise_not is only supported for integer and boolean tensors, got ", self.scalar_type());
+  if (self.scalar_type() == at::kBool) return unaryOut("LogicalNot", self, at::kBool, at::kBool, out);
+  at::Tensor negated = unaryNew("Neg", self, self.scalar_type(), self.scalar_type());
+  return torch_npu::binaryOut("Sub", negated, at::native::wrapped_scalar_tensor(1), self.scalar_type(),
+                              self.scalar_type(), out);
 }
 
 at::Tensor& NPUNativeFunctions::logical_not_out(const at::Tensor& self, at::Tensor& out) {

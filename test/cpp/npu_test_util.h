@@ -2,11 +2,14 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "csrc/framework/FormatHelper.h"
 
 namespace torch_npu_test {
 
@@ -43,23 +46,45 @@ inline double atolFor(at::ScalarType t) { return t == at::kHalf ? kHalfAtol : 1e
 
 using TensorFn = std::function<at::Tensor(const std::vector<at::Tensor>&)>;
 
+// Options of expectSameAutogradWith.
+struct AutogradCheck {
+  double rtol = 1e-4;
+  double atol = 1e-5;
+  // Per input: the ACL format its NPU copy is cast to (npu_format_cast), -1 = as copied.
+  std::vector<int64_t> npu_formats = {};
+  // Called with the NPU output (e.g. to check its storage format).
+  std::function<void(const at::Tensor&)> check_npu_out = {};
+};
+
+// The custom op npu::npu_format_cast through the dispatcher.
+inline at::Tensor npuFormatCast(const at::Tensor& t, int64_t acl_format) {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("npu::npu_format_cast", "")
+                             .typed<at::Tensor(const at::Tensor&, int64_t)>();
+  return op.call(t, acl_format);
+}
+
 // Runs `fn` on CPU copies and NPU copies of `inputs` (floating inputs require
 // grad), compares the outputs, then backpropagates the same random
 // grad_output through both and compares every input's .grad. fp16 inputs
 // are compared against the fp32 CPU result rounded once to fp16.
-inline void expectSameAutograd(const TensorFn& fn, const std::vector<at::Tensor>& inputs, double rtol = 1e-4,
-                               double atol = 1e-5) {
+inline void expectSameAutogradWith(const TensorFn& fn, const std::vector<at::Tensor>& inputs,
+                                   const AutogradCheck& check) {
   std::vector<at::Tensor> cpu_in, npu_in;
-  for (const auto& t : inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const at::Tensor& t = inputs[i];
     const bool grad = at::isFloatingType(t.scalar_type());
     const auto ref_type = t.scalar_type() == at::kHalf ? at::kFloat : t.scalar_type();
     cpu_in.push_back(t.to(ref_type).detach().clone().requires_grad_(grad));
-    npu_in.push_back(t.to(npu()).detach().requires_grad_(grad));
+    at::Tensor dev = t.to(npu());
+    if (i < check.npu_formats.size() && check.npu_formats[i] >= 0) dev = npuFormatCast(dev, check.npu_formats[i]);
+    npu_in.push_back(dev.detach().requires_grad_(grad));
   }
   at::Tensor npu_out = fn(npu_in);
   at::Tensor cpu_out = fn(cpu_in);
   EXPECT_EQ(npu_out.device(), npu());
-  expectClose(npu_out, cpu_out.to(npu_out.scalar_type()), rtol, atol);
+  if (check.check_npu_out) check.check_npu_out(npu_out);
+  expectClose(npu_out, cpu_out.to(npu_out.scalar_type()), check.rtol, check.atol);
   if (!npu_out.requires_grad()) return;
   at::Tensor grad_out = at::randn(cpu_out.sizes());
   cpu_out.backward(grad_out.to(cpu_out.scalar_type()).to(npu_out.scalar_type()).to(cpu_out.scalar_type()));
@@ -68,9 +93,64 @@ inline void expectSameAutograd(const TensorFn& fn, const std::vector<at::Tensor>
     if (!cpu_in[i].requires_grad()) continue;
     SCOPED_TRACE("grad of input " + std::to_string(i));
     ASSERT_TRUE(npu_in[i].grad().defined());
-    expectClose(npu_in[i].grad(), cpu_in[i].grad().to(inputs[i].scalar_type()), rtol, atol);
+    expectClose(npu_in[i].grad(), cpu_in[i].grad().to(inputs[i].scalar_type()), check.rtol, check.atol);
   }
 }
+
+inline void expectSameAutograd(const TensorFn& fn, const std::vector<at::Tensor>& inputs, double rtol = 1e-4,
+                               double atol = 1e-5) {
+  AutogradCheck check;
+  check.rtol = rtol;
+  check.atol = atol;
+  expectSameAutogradWith(fn, inputs, check);
+}
+
+// Sets torch_npu::allowInternalFormat() for a scope, then restores it.
+class InternalFormatGuard {
+ public:
+  explicit InternalFormatGuard(bool allow) : saved_(torch_npu::allowInternalFormat()) {
+    torch_npu::setAllowInternalFormat(allow);
+  }
+  ~InternalFormatGuard() { torch_npu::setAllowInternalFormat(saved_); }
+  InternalFormatGuard(const InternalFormatGuard&) = delete;
+  InternalFormatGuard& operator=(const InternalFormatGuard&) = delete;
+
+ private:
+  bool saved_;
+};
+
+// Runs `body(allow)` with internal formats allowed, then with them disabled.
+inline void forBothFormatModes(const std::function<void(bool)>& body) {
+  for (bool allow : {true, false}) {
+    SCOPED_TRACE(allow ? "internal formats allowed" : "internal formats disabled");
+    InternalFormatGuard guard(allow);
+    body(allow);
+  }
+}
+
+// A check_npu_out expecting `private_format` when internal formats are
+// allowed, else a base format (ND/NCHW/NCDHW).
+inline std::function<void(const at::Tensor&)> expectFormatWhenAllowed(bool allow, aclFormat private_format) {
+  return [allow, private_format](const at::Tensor& t) {
+    const aclFormat actual = torch_npu::npuFormatOf(t);
+    if (allow) {
+      EXPECT_EQ(actual, private_format) << "got " << torch_npu::formatName(actual) << ", expected "
+                                        << torch_npu::formatName(private_format);
+    } else {
+      EXPECT_TRUE(torch_npu::isBaseFormat(actual)) << "got " << torch_npu::formatName(actual)
+                                                   << " with internal formats disabled";
+    }
+  };
+}
+
+// dtypes every op-family suite covers.
+inline std::vector<at::ScalarType> floatAndHalf() { return {at::kFloat, at::kHalf}; }
+
+// fp16 tolerances doubled: a backward that consumes an fp16-rounded forward
+// result (or rounds an fp16 intermediate) is two fp16 roundings away from the
+// fp32 reference.
+inline double rtolTwoRoundings(at::ScalarType t) { return t == at::kHalf ? 2 * kHalfRtol : 1e-4; }
+inline double atolTwoRoundings(at::ScalarType t) { return t == at::kHalf ? 2 * kHalfAtol : 1e-5; }
 
 // Expects `stmt` to throw a c10::Error whose message contains every fragment.
 #define EXPECT_THROW_WITH(stmt, ...)                                                       \

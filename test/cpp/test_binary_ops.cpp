@@ -1,5 +1,6 @@
 // Broadcasting binary arithmetic: add/sub (alpha), mul, div (rounding modes),
 // maximum/minimum and pow, against PyTorch's CPU backend.
+#include "csrc/core/NPUFunctions.h"
 #include "npu_test_util.h"
 
 using torch_npu_test::atolFor;
@@ -207,14 +208,17 @@ TEST(NpuBinaryOps, NonContiguousOutAndOutOfAnotherDtype) {
   at::Tensor expected_base = at::zeros({17, 12});
   expected_base.slice(1, 0, 12, 2).copy_(a * b);
   expectClose(base, expected_base);
-  // A float result into a half out is cast; float64 is not an NPU dtype (the
-  // failing cast surfaces at the next synchronisation).
+  // A float result into a half or float64 out is cast (the NPU computes in
+  // float32; only Cast handles float64, as in CANN).
   const at::Tensor i = sample({17, 6}, at::kInt);
   at::Tensor out_h = at::empty({0}, at::TensorOptions().dtype(at::kHalf).device(npu()));
   at::add_out(out_h, a.to(npu()), i.to(npu()));
   expectClose(out_h, (a + i).to(at::kHalf), 0, 0);
   at::Tensor out_d = at::empty({0}, at::TensorOptions().dtype(at::kDouble).device(npu()));
-  EXPECT_THROW_WITH({ at::add_out(out_d, a.to(npu()), i.to(npu())); out_d.cpu(); }, "float64");
+  at::add_out(out_d, a.to(npu()), i.to(npu()));
+  expectClose(out_d, (a + i).to(at::kDouble), 0, 0);
+  // Arithmetic in float64 itself is not an NPU dtype: a clear error at the next synchronisation.
+  EXPECT_THROW_WITH({ (a.to(at::kDouble).to(npu()) * 2).cpu(); torch_npu::synchronize(0); }, "float64");
   at::Tensor out_l = at::empty({0}, at::TensorOptions().dtype(at::kLong).device(npu()));
   at::mul_out(out_l, i.to(npu()), i.to(npu()));
   expectClose(out_l, (i * i).to(at::kLong));

@@ -152,6 +152,7 @@ void loadFloat(aclDataType dt, const void* base, int64_t offset, int64_t stride,
     case ACL_UINT8: return loadF(static_cast<const uint8_t*>(base) + offset, stride, n, dst);
     case ACL_INT32: return loadF(static_cast<const int32_t*>(base) + offset, stride, n, dst);
     case ACL_INT64: return loadF(static_cast<const int64_t*>(base) + offset, stride, n, dst);
+    case ACL_DOUBLE: return loadF(static_cast<const double*>(base) + offset, stride, n, dst);  // one rounding
     default: return;
   }
 }
@@ -207,6 +208,11 @@ void storeFloat(aclDataType dt, void* base, int64_t offset, int64_t n, const flo
     case ACL_UINT8: return storeFI(static_cast<uint8_t*>(base) + offset, n, src);
     case ACL_INT32: return storeFI(static_cast<int32_t*>(base) + offset, n, src);
     case ACL_INT64: return storeFI(static_cast<int64_t*>(base) + offset, n, src);
+    case ACL_DOUBLE: {  // exact widening
+      double* p = static_cast<double*>(base) + offset;
+      for (int64_t i = 0; i < n; ++i) p[i] = src[i];
+      return;
+    }
     default: return;
   }
 }

@@ -28,8 +28,9 @@ ASCEND_SIM_API size_t dtypeSize(aclDataType dt);
 // "float32", "float16", "bfloat16", "int8", ... for error messages.
 ASCEND_SIM_API const char* dtypeName(aclDataType dt);
 
+// Floating dtypes (computed in the fp32 domain; float64 appears only in Cast).
 inline bool isFloatDtype(aclDataType dt) {
-  return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16;
+  return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE;
 }
 
 // Bit patterns and conversions (round to nearest even, subnormals, inf, nan).

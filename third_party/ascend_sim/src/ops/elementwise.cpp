@@ -141,7 +141,7 @@ void validateElementwise(const OpCall& call) {
   switch (s.out) {
     case OutDtype::kSame: checkSameDtype(call, x0, s.names[v0], y, yname); break;
     case OutDtype::kBool: checkDtype(call, y, yname, kBoolType); break;
-    case OutDtype::kAny: checkDtype(call, y, yname, kAllTypes); break;
+    case OutDtype::kAny: checkDtype(call, y, yname, s.dtypes); break;  // Cast: any dtype it reads
   }
   if (mode != FormatMode::kLogical && bshape != y.shape)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,

@@ -1,0 +1,129 @@
+// batch_norm (native_batch_norm and its backward) against the CPU: training
+// and eval, affine or not, 2-D/3-D/4-D inputs, both format paths, running
+// statistics updated like PyTorch, fp16 inputs with fp32 parameters.
+#include "npu_test_util.h"
+
+using torch_npu_test::AutogradCheck;
+using torch_npu_test::expectClose;
+using torch_npu_test::expectFormatWhenAllowed;
+using torch_npu_test::expectSameAutogradWith;
+using torch_npu_test::forBothFormatModes;
+using torch_npu_test::npu;
+using torch_npu_test::npuFormatCast;
+
+namespace {
+
+constexpr double kMomentum = 0.3, kEps = 1e-3;
+
+struct BnCase {
+  std::vector<int64_t> shape;
+  bool training;
+  bool affine;
+};
+
+std::string describe(const BnCase& c, at::ScalarType dtype) {
+  std::ostringstream os;
+  os << at::IntArrayRef(c.shape) << (c.training ? " train" : " eval") << (c.affine ? " affine " : " plain ")
+     << dtype;
+  return os.str();
+}
+
+// Runs batch_norm on CPU and NPU (NPU parameters and running statistics cast
+// to NC1HWC0 when `params_nc1hwc0`), compares y, every gradient and the
+// running statistics afterwards.
+void expectBatchNormMatches(const BnCase& c, at::ScalarType dtype, bool params_nc1hwc0 = false) {
+  SCOPED_TRACE(describe(c, dtype) + (params_nc1hwc0 ? " params NC1HWC0" : ""));
+  const int64_t channels = c.shape[1];
+  const at::Tensor mean0 = at::randn({channels}), var0 = at::rand({channels}).add(0.5);
+  // Inputs with a per-channel offset and scale, so the statistics matter.
+  std::vector<int64_t> bshape(c.shape.size(), 1);
+  bshape[1] = channels;
+  const at::Tensor x = at::randn(c.shape).mul(at::rand(bshape).add(0.5)).add(at::randn(bshape)).to(dtype);
+  std::vector<at::Tensor> inputs = {x};
+  if (c.affine) inputs.insert(inputs.end(), {at::rand({channels}).add(0.5), at::randn({channels})});
+  const int64_t param_format = params_nc1hwc0 ? ACL_FORMAT_NC1HWC0 : -1;
+  auto npuStat = [&](const at::Tensor& t) {
+    at::Tensor d = t.to(npu());
+    return params_nc1hwc0 ? npuFormatCast(d, ACL_FORMAT_NC1HWC0) : d;
+  };
+  forBothFormatModes([&](bool allow) {
+    at::Tensor mean_cpu = mean0.clone(), var_cpu = var0.clone();
+    at::Tensor mean_npu = npuStat(mean0), var_npu = npuStat(var0);
+    AutogradCheck check;
+    // y is one fp16 rounding of the fp32 normalisation; dx (a sum of three fp32
+    // terms of fp16-rounded dy) is rounded once more: two fp16 roundings.
+    check.rtol = torch_npu_test::rtolTwoRoundings(dtype);
+    check.atol = dtype == at::kHalf ? 2 * torch_npu_test::kHalfAtol : 1e-4;
+    check.npu_formats = {-1, param_format, param_format};
+    if (c.shape.size() == 4) check.check_npu_out = expectFormatWhenAllowed(allow, ACL_FORMAT_NC1HWC0);
+    expectSameAutogradWith(
+        [&](const std::vector<at::Tensor>& in) {
+          const bool on_npu = in[0].device() == npu();
+          return at::batch_norm(in[0], c.affine ? in[1] : at::Tensor(), c.affine ? in[2] : at::Tensor(),
+                                on_npu ? mean_npu : mean_cpu, on_npu ? var_npu : var_cpu, c.training, kMomentum,
+                                kEps, false);
+        },
+        inputs, check);
+    SCOPED_TRACE("running statistics");
+    expectClose(mean_npu, mean_cpu, 1e-5, 1e-6);
+    expectClose(var_npu, var_cpu, 1e-5, 1e-6);
+    if (!c.training) {
+      expectClose(mean_npu, mean0, 0, 0);
+      expectClose(var_npu, var0, 0, 0);
+    }
+  });
+}
+
+std::vector<BnCase> casesFor(bool training) {
+  std::vector<BnCase> cases;
+  for (const auto& shape : std::vector<std::vector<int64_t>>{{7, 19}, {5, 33, 9}, {2, 19, 7, 9}, {3, 3, 13, 11}}) {
+    for (bool affine : {true, false}) cases.push_back({shape, training, affine});
+  }
+  return cases;
+}
+
+}  // namespace
+
+TEST(NpuBatchNorm, TrainingForwardBackwardAndRunningStats) {
+  for (const auto& c : casesFor(true)) expectBatchNormMatches(c, at::kFloat);
+}
+
+TEST(NpuBatchNorm, EvalForwardBackward) {
+  for (const auto& c : casesFor(false)) expectBatchNormMatches(c, at::kFloat);
+}
+
+TEST(NpuBatchNorm, ParamsInNc1hwc0) {
+  expectBatchNormMatches({{2, 19, 7, 9}, true, true}, at::kFloat, true);
+  expectBatchNormMatches({{2, 33, 13, 11}, false, true}, at::kFloat, true);
+  expectBatchNormMatches({{5, 19, 9}, true, true}, at::kFloat, true);
+}
+
+TEST(NpuBatchNorm, HalfInputFloatParams) {
+  for (bool training : {true, false}) {
+    expectBatchNormMatches({{2, 19, 7, 9}, training, true}, at::kHalf);
+    expectBatchNormMatches({{7, 33}, training, false}, at::kHalf);
+  }
+}
+
+TEST(NpuBatchNorm, RepeatedTrainingStepsAccumulateRunningStats) {
+  at::Tensor mean_cpu = at::zeros({19}), var_cpu = at::ones({19});
+  at::Tensor mean_npu = mean_cpu.to(npu()), var_npu = var_cpu.to(npu());
+  for (int step = 0; step < 3; ++step) {
+    const at::Tensor x = at::randn({4, 19, 7, 9}).add(step);
+    at::batch_norm(x.to(npu()), {}, {}, mean_npu, var_npu, true, 0.1, 1e-5, false);
+    at::batch_norm(x, {}, {}, mean_cpu, var_cpu, true, 0.1, 1e-5, false);
+  }
+  expectClose(mean_npu, mean_cpu, 1e-5, 1e-6);
+  expectClose(var_npu, var_cpu, 1e-5, 1e-6);
+}
+
+TEST(NpuBatchNorm, Errors) {
+  const at::Tensor x = at::randn({2, 19, 7, 9}).to(npu());
+  EXPECT_THROW_WITH(at::batch_norm(x, at::ones({18}).to(npu()), {}, {}, {}, true, 0.1, 1e-5, false), "18");
+  EXPECT_THROW_WITH(at::batch_norm(at::randn({1, 19}).to(npu()), {}, {}, at::zeros({19}).to(npu()),
+                                   at::ones({19}).to(npu()), true, 0.1, 1e-5, false),
+                    "Expected more than 1 value per channel when training");
+  EXPECT_THROW_WITH(at::batch_norm(x, {}, {}, {}, {}, false, 0.1, 1e-5, false), "running_mean");
+  EXPECT_THROW_WITH(at::batch_norm(x.reshape({2, 19, 7, 9, 1}), {}, {}, {}, {}, true, 0.1, 1e-5, false),
+                    "5-D");
+}
