@@ -4,14 +4,7 @@
 // their in-place variants.
 #include "npu_test_util.h"
 
-using torch_npu_test::AutogradCheck;
-using torch_npu_test::expectClose;
-using torch_npu_test::expectFormatWhenAllowed;
-using torch_npu_test::expectSameAutogradWith;
-using torch_npu_test::floatAndHalf;
-using torch_npu_test::forBothFormatModes;
-using torch_npu_test::npu;
-using torch_npu_test::TensorFn;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 

@@ -3,13 +3,7 @@
 // statistics updated like PyTorch, fp16 inputs with fp32 parameters.
 #include "npu_test_util.h"
 
-using torch_npu_test::AutogradCheck;
-using torch_npu_test::expectClose;
-using torch_npu_test::expectFormatWhenAllowed;
-using torch_npu_test::expectSameAutogradWith;
-using torch_npu_test::forBothFormatModes;
-using torch_npu_test::npu;
-using torch_npu_test::npuFormatCast;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 

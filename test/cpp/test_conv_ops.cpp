@@ -3,12 +3,7 @@
 // weight gradients FRACTAL_Z); with them off everything stays NCHW.
 #include "npu_test_util.h"
 
-using torch_npu_test::AutogradCheck;
-using torch_npu_test::expectFormatWhenAllowed;
-using torch_npu_test::expectSameAutogradWith;
-using torch_npu_test::floatAndHalf;
-using torch_npu_test::forBothFormatModes;
-using torch_npu_test::npu;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 

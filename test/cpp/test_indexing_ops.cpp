@@ -5,13 +5,7 @@
 
 #include "csrc/core/NPUFunctions.h"
 
-using torch_npu_test::AutogradCheck;
-using torch_npu_test::expectClose;
-using torch_npu_test::expectSameAutogradWith;
-using torch_npu_test::floatAndHalf;
-using torch_npu_test::forBothFormatModes;
-using torch_npu_test::npu;
-using torch_npu_test::TensorFn;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 

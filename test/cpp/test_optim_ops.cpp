@@ -11,10 +11,7 @@
 #include "csrc/core/NPUGenerator.h"
 #include "npu_test_util.h"
 
-using torch_npu_test::expectClose;
-using torch_npu_test::forBothFormatModes;
-using torch_npu_test::npu;
-using torch_npu_test::npuFormatCast;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 
