@@ -69,3 +69,41 @@ def test_demo_script_runs():
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "simulated NPU time" in result.stdout
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_label_smoothing_matches_cpu(reduction):
+    g = torch.Generator().manual_seed(3)
+    logits = torch.randn(6, 5, generator=g)
+    target = torch.tensor([0, 4, 2, -100, 1, 3])
+    weight = torch.rand(5, generator=g) + 0.5
+    x_cpu = logits.clone().requires_grad_()
+    x_npu = logits.npu().requires_grad_()
+    kwargs = dict(weight=weight, label_smoothing=0.2, reduction=reduction)
+    loss_cpu = torch.nn.functional.cross_entropy(x_cpu, target, **kwargs).sum()
+    loss_npu = torch.nn.functional.cross_entropy(x_npu, target.npu(), weight=weight.npu(), label_smoothing=0.2,
+                                                 reduction=reduction).sum()
+    loss_cpu.backward()
+    loss_npu.backward()
+    assert loss_npu.item() == pytest.approx(loss_cpu.item(), rel=1e-5)
+    torch.testing.assert_close(x_npu.grad.cpu(), x_cpu.grad, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("foreach", [False, True])
+def test_adam_family_matches_cpu(name, foreach):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(7, 19), torch.nn.ReLU(), torch.nn.Linear(19, 3))
+    data = _data(3)
+    results = []
+    for device in ("cpu", "npu:0"):
+        m = copy.deepcopy(model).to(device)
+        opt = getattr(torch.optim, name)(m.parameters(), lr=1e-3, foreach=foreach, weight_decay=1e-2)
+        for x, y in data[:3]:
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(m(x.to(device)), y.to(device)).backward()
+            torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+            opt.step()
+        results.append([p.detach().cpu() for p in m.parameters()])
+    for p_cpu, p_npu in zip(*results):
+        torch.testing.assert_close(p_npu, p_cpu, rtol=1e-4, atol=1e-5)
