@@ -6,7 +6,7 @@
 using torch_npu::allocator::DeviceStats;
 using torch_npu::allocator::getDeviceStats;
 using torch_npu::allocator::kAggregate;
-using torch_npu_test::npu;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 

@@ -3,11 +3,7 @@
 #include "csrc/core/NPUFunctions.h"
 #include "npu_test_util.h"
 
-using torch_npu_test::atolFor;
-using torch_npu_test::expectClose;
-using torch_npu_test::expectSameAutograd;
-using torch_npu_test::npu;
-using torch_npu_test::rtolFor;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 

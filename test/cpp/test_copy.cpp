@@ -1,8 +1,7 @@
 // Copies in every direction, with strides, broadcasting and dtype changes.
 #include "npu_test_util.h"
 
-using torch_npu_test::expectClose;
-using torch_npu_test::npu;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 TEST(NpuCopy, HostToDeviceAndBackIsExact) {
   for (auto dtype : {at::kFloat, at::kHalf, at::kInt, at::kLong, at::kBool}) {

@@ -2,8 +2,7 @@
 #include "csrc/core/NPUGenerator.h"
 #include "npu_test_util.h"
 
-using torch_npu_test::expectClose;
-using torch_npu_test::npu;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 

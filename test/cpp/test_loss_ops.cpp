@@ -2,12 +2,7 @@
 // forward and backward.
 #include "npu_test_util.h"
 
-using torch_npu_test::expectClose;
-using torch_npu_test::expectSameAutograd;
-using torch_npu_test::kHalfAtol;
-using torch_npu_test::kHalfRtol;
-using torch_npu_test::npu;
-using torch_npu_test::TensorFn;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 

@@ -4,11 +4,7 @@
 #include "ascend_sim/acl.h"
 #include "npu_test_util.h"
 
-using torch_npu_test::expectClose;
-using torch_npu_test::expectSameAutograd;
-using torch_npu_test::kHalfAtol;
-using torch_npu_test::kHalfRtol;
-using torch_npu_test::npu;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 

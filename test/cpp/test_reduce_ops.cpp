@@ -1,9 +1,7 @@
 // Reductions: sum, mean, max/min, argmax/argmin, against the CPU.
 #include "npu_test_util.h"
 
-using torch_npu_test::expectClose;
-using torch_npu_test::expectSameAutograd;
-using torch_npu_test::npu;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 

@@ -7,8 +7,7 @@
 #include "npu_test_util.h"
 
 using torch_npu::TaskQueue;
-using torch_npu_test::expectClose;
-using torch_npu_test::npu;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 

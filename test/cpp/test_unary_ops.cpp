@@ -1,11 +1,7 @@
 // Unary elementwise ops and the activation gradients, against the CPU.
 #include "npu_test_util.h"
 
-using torch_npu_test::atolFor;
-using torch_npu_test::expectClose;
-using torch_npu_test::expectSameAutograd;
-using torch_npu_test::npu;
-using torch_npu_test::rtolFor;
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 
