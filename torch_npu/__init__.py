@@ -4,7 +4,6 @@
 dispatch key), installs `torch.npu`, and adds the NPU spellings of the
 PyTorch API: `tensor.npu()`, `tensor.is_npu`, `module.npu()`, `device="npu"`.
 """
-import os as _os
 import sys as _sys
 
 import torch
@@ -21,7 +20,7 @@ except ImportError as _e:  # pragma: no cover - a build problem, reported clearl
         "`/usr/bin/python3 setup.py develop` (see README.md).") from _e
 
 from torch_npu import _device_name
-from torch_npu._device_name import DEVICE_TYPE, is_native as _is_native_device_name
+from torch_npu._device_name import DEVICE_TYPE
 from torch_npu import npu
 from torch_npu import _tensor_methods, _serialization, _formats
 from torch_npu._formats import Format, empty_with_format, get_npu_format, npu_format_cast, npu_format_cast_

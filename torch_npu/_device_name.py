@@ -58,6 +58,6 @@ def npu_device(device=None):
     raise TypeError(f"expected a device index, string or torch.device, got {type(device).__name__}")
 
 
-def device_index(device=None, optional=True):
+def device_index(device=None):
     """The index of an NPU device spec (None means the current device)."""
     return npu_device(device).index

@@ -34,13 +34,7 @@ at::Tensor& activationGradOut(const char* op, const at::Tensor& grad_output, con
                               at::Tensor& grad_input, const AttrSetter& attrs) {
   TORCH_CHECK(grad_output.sizes() == features.sizes(), op, ": gradient shape ", grad_output.sizes(),
               " does not match input shape ", features.sizes());
-  const auto dtype = grad_output.scalar_type();
-  return torch_npu::runInto(op, grad_input, grad_output.sizes(), dtype, [&](torch_npu::OpCommand& cmd) {
-    torch_npu::addInputAs(cmd, grad_output, dtype);
-    torch_npu::addInputAs(cmd, features, dtype);
-    cmd.FormatAgnostic();
-    attrs(cmd);
-  });
+  return torch_npu::gradientOut(op, grad_output, features, grad_output, grad_input, attrs);
 }
 
 at::Tensor activationGrad(const char* op, const at::Tensor& grad_output, const at::Tensor& features,

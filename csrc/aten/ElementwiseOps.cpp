@@ -31,6 +31,18 @@ void checkInplaceShape(const at::Tensor& self, const at::Tensor& other) {
               " doesn't match the broadcast shape ", at::IntArrayRef(sizes));
 }
 
+at::Tensor& gradientOut(const char* acl_op, const at::Tensor& first, const at::Tensor& second,
+                        const at::Tensor& grad_output, at::Tensor& out,
+                        const std::function<void(OpCommand&)>& attrs) {
+  const auto dtype = grad_output.scalar_type();
+  return runInto(acl_op, out, grad_output.sizes(), dtype, [&](OpCommand& cmd) {
+    addInputAs(cmd, first, dtype);
+    addInputAs(cmd, second, dtype);
+    cmd.FormatAgnostic();
+    if (attrs) attrs(cmd);
+  });
+}
+
 at::Tensor& unaryOut(const char* acl_op, const at::Tensor& self, c10::ScalarType compute, c10::ScalarType result,
                      at::Tensor& out) {
   return runInto(acl_op, out, self.sizes(), result, [&](OpCommand& cmd) {

@@ -1,6 +1,8 @@
 // Building blocks of elementwise ops (broadcasting, promotion, out=).
 #pragma once
 
+#include <functional>
+
 #include "csrc/aten/NPUTensorUtils.h"
 
 namespace torch_npu {
@@ -15,6 +17,12 @@ at::Tensor binaryNew(const char* acl_op, const at::Tensor& self, const at::Tenso
                      c10::ScalarType result);
 // In-place ops cannot grow self: "output with shape [3] doesn't match the broadcast shape [2, 3]".
 void checkInplaceShape(const at::Tensor& self, const at::Tensor& other);
+
+// Activation gradients: acl_op(first, second) in grad_output's dtype and
+// shape (format-agnostic), `attrs` adding the op's attributes.
+at::Tensor& gradientOut(const char* acl_op, const at::Tensor& first, const at::Tensor& second,
+                        const at::Tensor& grad_output, at::Tensor& out,
+                        const std::function<void(OpCommand&)>& attrs = nullptr);
 
 // acl_op(self) in `compute` dtype, result in `result` dtype, into out.
 at::Tensor& unaryOut(const char* acl_op, const at::Tensor& self, c10::ScalarType compute, c10::ScalarType result,

@@ -148,9 +148,6 @@ void bindRandomAndQueue(py::module& m) {
   m.def("_npu_taskQueueEnabled", &TaskQueue::enabled);
   m.def("_npu_setLaunchBlocking", &TaskQueue::setLaunchBlocking);
   m.def("_npu_launchBlocking", &TaskQueue::launchBlocking);
-  m.def("_npu_recordStream", [](const at::Tensor& t, int64_t id, int64_t d) {
-    allocator::recordStream(t.storage().data_ptr(), streamFrom(id, d));
-  });
 }
 
 }  // namespace
