@@ -178,6 +178,15 @@ ASCEND_SIM_API aclError aclrtStreamQuery(aclrtStream stream, int32_t* idle);
 ASCEND_SIM_API aclError aclrtLaunchCallback(aclrtCallback fn, void* userData, aclrtStream stream);
 
 // ---- events -----------------------------------------------------------------------
+// Failure propagation: an event record remembers whether a task of its stream
+// failed since that stream's previous record. A stream that waits
+// (aclrtStreamWaitEvent) on such a record inherits the failure: its wait task
+// fails with "waited on an event recorded after a failed task: <message>", so
+// the waiting stream reports ACL_ERROR_RT_AICORE_EXCEPTION at its next
+// synchronize (and passes the failure on through its own records). Consumers
+// of a failed kernel's or collective's output thus never read garbage
+// silently. aclrtSynchronizeEvent on such a record fails the same way (also
+// after the recording stream's fault was taken by another synchronize).
 ASCEND_SIM_API aclError aclrtCreateEvent(aclrtEvent* event);
 ASCEND_SIM_API aclError aclrtDestroyEvent(aclrtEvent event);
 ASCEND_SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);

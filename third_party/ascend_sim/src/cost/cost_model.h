@@ -22,6 +22,28 @@
 
 namespace ascend_sim {
 
+// Collective algorithms with a cost formula; see Note [Collective cost] in
+// collective_cost.cpp.
+enum class CollectiveAlgo {
+  kRingAllReduce,
+  kHalvingDoublingAllReduce,
+  kRingAllGather,
+  kRingReduceScatter,
+  kBinomialBroadcast,
+  kBinomialReduce,
+  kPairwiseAlltoAll,
+  kPointToPoint,
+  kBatchPointToPoint,
+  kDisseminationBarrier,
+};
+
+struct CollectiveCostInput {
+  CollectiveAlgo algo = CollectiveAlgo::kRingAllReduce;
+  int ranks = 1;             // p
+  double bytes = 0;          // n [B], per algorithm as in the Note
+  bool spans_hosts = false;  // use the inter-host link figures
+};
+
 class ASCEND_SIM_API CostModel {
  public:
   // Kernel launch overhead [us] (assumed; order of a real aclopExecute launch).
@@ -53,6 +75,14 @@ class ASCEND_SIM_API CostModel {
   double memcpyUs(size_t bytes, aclrtMemcpyKind kind) const;
   // Duration of a device memset of `bytes` [us].
   double memsetUs(size_t bytes) const;
+
+  // Duration of one collective on one rank [us] (collective_cost.cpp).
+  double collectiveUs(const CollectiveCostInput& c) const;
+  // Its parts: latency per step [us], time per byte on a link [us/B], and
+  // the time to reduce `bytes` into a buffer of the same size [us].
+  double linkAlphaUs(bool spans_hosts) const;
+  double linkUsPerByte(bool spans_hosts) const;
+  double reduceUs(double bytes) const;
 
   const ChipConfig& chip() const { return chip_; }
 

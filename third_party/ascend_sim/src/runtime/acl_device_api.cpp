@@ -149,8 +149,13 @@ ASCEND_SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
                                                 std::to_string(e->device()) + " but the stream runs on device " +
                                                 std::to_string(s->device()));
     const uint64_t seq = e->beginRecord(s);
-    Task task{TaskKind::kEventRecord, "EventRecord", [](Stream&) { return 0.0; }};
-    task.on_complete = [e, seq](double end_us) { e->complete(seq, end_us); };
+    // See Note [Failures travel through events] in event.h.
+    auto failure = std::make_shared<std::string>();
+    Task task{TaskKind::kEventRecord, "EventRecord", [failure](Stream& st) {
+                *failure = st.takeFailureSinceRecord();
+                return 0.0;
+              }};
+    task.on_complete = [e, seq, failure](double end_us) { e->complete(seq, end_us, std::move(*failure)); };
     s->submit(std::move(task));
   });
 }
@@ -165,6 +170,9 @@ ASCEND_SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent even
     s->submit(Task{TaskKind::kEventWait, "EventWait", [e, target](Stream& st) {
                      e->waitFor(target);
                      st.raiseClockTo(e->latestTimeUs());
+                     const std::string failure = e->failureOf(target);
+                     if (!failure.empty())
+                       throwAcl(ACL_ERROR_RT_AICORE_EXCEPTION, "waited on an event recorded after a failed task: " + failure);
                      return 0.0;
                    }});
   });
@@ -180,11 +188,15 @@ ASCEND_SIM_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus* stat
 ASCEND_SIM_API aclError aclrtSynchronizeEvent(aclrtEvent event) {
   return guardApi("aclrtSynchronizeEvent", [&] {
     std::shared_ptr<Event> e = Runtime::get().event(event);
-    e->waitFor(e->recordedSeq());
+    const uint64_t seq = e->recordedSeq();
+    e->waitFor(seq);
     if (std::shared_ptr<Stream> s = e->lastStream()) {
       StreamFault f;
       if (s->takeFault(&f)) throwFault(f);
     }
+    const std::string failure = e->failureOf(seq);  // fault already taken, but the record still carries it
+    if (!failure.empty())
+      throwAcl(ACL_ERROR_RT_AICORE_EXCEPTION, "event " + ptrString(event) + " was recorded after a failed task: " + failure);
   });
 }
 

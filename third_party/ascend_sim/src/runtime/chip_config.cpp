@@ -37,6 +37,8 @@ ChipConfig ChipConfig::preset(const std::string& soc_version) {
     c.fp16_saturation = false;
     c.l2_bytes = size_t(192) << 20;
     c.default_fp32_to_fp16 = false;
+    c.link_bytes_per_s = 56e9;  // assumed (SIMULATOR.md §1: 8-card mesh, link speed assumed)
+    c.hccl_ranks_per_host_1_2_4_8 = false;
     return c;
   }
   throwAcl(ACL_ERROR_INVALID_PARAM, "unknown SoC version '" + soc_version +

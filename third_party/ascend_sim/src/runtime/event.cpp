@@ -10,15 +10,22 @@ uint64_t Event::beginRecord(const std::shared_ptr<Stream>& stream) {
   return ++recorded_;
 }
 
-void Event::complete(uint64_t seq, double time_us) {
+void Event::complete(uint64_t seq, double time_us, std::string failure) {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!failure.empty()) failures_[seq] = std::move(failure);
     if (seq >= completed_) {
       completed_ = seq;
       time_us_ = time_us;
     }
   }
   cv_.notify_all();
+}
+
+std::string Event::failureOf(uint64_t seq) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = failures_.find(seq);
+  return it == failures_.end() ? std::string() : it->second;
 }
 
 uint64_t Event::recordedSeq() const {

@@ -8,12 +8,25 @@
 // record submitted before the wait call and raises the waiting stream's clock
 // to the event's time; waiting on a never-recorded event is a no-op. Query /
 // synchronize look at the latest record submitted before the call.
+//
+// Note [Failures travel through events]
+// A stream remembers the first task that failed since its previous record
+// (Stream::takeFailureSinceRecord); the record task moves that message into
+// its event record. A wait task (aclrtStreamWaitEvent) whose record carries
+// a failure throws "waited on an event recorded after a failed task: <msg>",
+// so the waiting stream gets a fault of its own (and passes it on to its own
+// next record): consumers of a failed collective's or kernel's output never
+// read garbage silently. aclrtSynchronizeEvent reports such a record too.
+// Failures are kept per record sequence number (only failed records take
+// memory), so a later clean record of the same event is clean.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 
 namespace ascend_sim {
 
@@ -25,8 +38,11 @@ class Event {
 
   // Reserves the next record sequence number for a record on `stream`.
   uint64_t beginRecord(const std::shared_ptr<Stream>& stream);
-  // Called by the record task on the stream's worker.
-  void complete(uint64_t seq, double time_us);
+  // Called by the record task on the stream's worker; `failure` is the
+  // message of a task that failed before the record ("" if none).
+  void complete(uint64_t seq, double time_us, std::string failure = {});
+  // The failure carried by record `seq` ("" if none).
+  std::string failureOf(uint64_t seq) const;
   uint64_t recordedSeq() const;
   void waitFor(uint64_t seq) const;
   bool completed() const;  // all records so far have executed (true if never recorded)
@@ -44,6 +60,7 @@ class Event {
   uint64_t completed_ = 0;
   double time_us_ = 0;
   std::weak_ptr<Stream> last_stream_;
+  std::map<uint64_t, std::string> failures_;  // record seq -> failure (failed records only)
 };
 
 }  // namespace ascend_sim

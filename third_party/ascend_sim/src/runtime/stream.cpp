@@ -1,6 +1,7 @@
 #include "runtime/stream.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "ops/kernel.h"
 #include "runtime/error_state.h"
@@ -62,6 +63,11 @@ bool Stream::takeFault(StreamFault* out) {
   return true;
 }
 
+std::string Stream::takeFailureSinceRecord() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(failure_since_record_, std::string());
+}
+
 double Stream::clockUs() const {
   std::lock_guard<std::mutex> lock(mu_);
   return clock_us_;
@@ -120,12 +126,15 @@ void Stream::workerLoop() {
       // returns sees its record.
       if (recorder_ && !failed)
         recorder_->add(TaskRecord{task.kind, std::move(task.name), id_, start, duration, std::move(task.detail), task.bytes});
-      if (failed && !has_fault_) {
-        has_fault_ = true;
+      if (failed) {
         const char* what = task.kind == TaskKind::kOp ? "op '" : "task '";
-        fault_ = StreamFault{ACL_ERROR_RT_AICORE_EXCEPTION, std::string(what) + task.name + "' failed on device " +
-                                                               std::to_string(device_) + " stream " +
-                                                               std::to_string(id_) + ": " + error};
+        std::string message = std::string(what) + task.name + "' failed on device " + std::to_string(device_) +
+                              " stream " + std::to_string(id_) + ": " + error;
+        if (failure_since_record_.empty()) failure_since_record_ = message;
+        if (!has_fault_) {
+          has_fault_ = true;
+          fault_ = StreamFault{ACL_ERROR_RT_AICORE_EXCEPTION, std::move(message)};
+        }
       }
       ++completed_;
       end_us = clock_us_;

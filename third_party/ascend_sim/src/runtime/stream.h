@@ -11,6 +11,9 @@
 // task) until a synchronize takes it; later tasks still run.
 // waitIdle() waits for the tasks submitted before the call. The destructor
 // drains the queue and joins the worker.
+// The stream also remembers the message of the first task that failed since
+// its last event-record task; the next record task takes it into the event
+// record, see Note [Failures travel through events] in event.h.
 #pragma once
 
 #include <condition_variable>
@@ -61,6 +64,9 @@ class Stream {
   bool idle() const;
   // Moves the pending fault (if any) into *out and clears it.
   bool takeFault(StreamFault* out);
+  // The message of the first task that failed since the previous call ("" if
+  // none), and forgets it. Called by event-record tasks on the worker.
+  std::string takeFailureSinceRecord();
 
   double clockUs() const;
   // Raises the clock to at least t_us (event waits).
@@ -93,6 +99,7 @@ class Stream {
   bool stopping_ = false;
   StreamFault fault_;
   bool has_fault_ = false;
+  std::string failure_since_record_;
   std::thread worker_;
 };
 

@@ -68,7 +68,8 @@ aclsimTaskRecord toAclsimRecord(const TaskRecord& r) {
   out.bytes = r.bytes;
   switch (r.kind) {
     case TaskKind::kMemcpy:
-    case TaskKind::kMemset: out.core_type = ACL_CORE_DMA; break;
+    case TaskKind::kMemset:
+    case TaskKind::kCollective: out.core_type = ACL_CORE_DMA; break;  // HCCL moves data with the DMA engines
     case TaskKind::kOp: out.core_type = ACL_CORE_AI_CORE; break;
     default: out.core_type = ACL_CORE_AI_CPU; break;  // events, callbacks: the task scheduler
   }

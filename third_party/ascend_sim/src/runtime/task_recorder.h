@@ -16,7 +16,7 @@
 
 namespace ascend_sim {
 
-enum class TaskKind { kOp, kMemcpy, kMemset, kEventRecord, kEventWait, kCallback };
+enum class TaskKind { kOp, kMemcpy, kMemset, kEventRecord, kEventWait, kCallback, kCollective };
 
 // Profiling fields of an op task that are fixed by its plan (shared by every
 // launch of the same compiled plan, see runtime/compile_cache.h).

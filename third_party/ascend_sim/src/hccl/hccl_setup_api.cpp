@@ -1,0 +1,132 @@
+// C API: error strings, communicator set-up and tear-down, queries.
+#include <cstring>
+
+#include "ascend_sim/hccl.h"
+#include "hccl/comm_registry.h"
+#include "hccl/hccl_guard.h"
+#include "hccl/rendezvous.h"
+#include "hccl/root_info.h"
+#include "runtime/stream.h"
+
+using namespace ascend_sim;
+using namespace ascend_sim::hccl;
+
+namespace {
+void requireOut(const void* p, const char* what) {
+  if (!p) throwHccl(HCCL_E_PTR, std::string(what) + " must not be null");
+}
+}  // namespace
+
+extern "C" {
+
+ASCEND_SIM_API const char* HcclGetErrorString(HcclResult code) {
+  switch (code) {
+    case HCCL_SUCCESS: return "success";
+    case HCCL_E_PARA: return "parameter error";
+    case HCCL_E_PTR: return "empty pointer";
+    case HCCL_E_MEMORY: return "memory error";
+    case HCCL_E_INTERNAL: return "internal error";
+    case HCCL_E_NOT_SUPPORT: return "not supported";
+    case HCCL_E_NOT_FOUND: return "not found";
+    case HCCL_E_UNAVAIL: return "resource unavailable";
+    case HCCL_E_SYSCALL: return "system call error";
+    case HCCL_E_TIMEOUT: return "timeout";
+    case HCCL_E_OPEN_FILE_FAILURE: return "open file failure";
+    case HCCL_E_TCP_CONNECT: return "tcp connect failure";
+    case HCCL_E_ROCE_CONNECT: return "roce connect failure";
+    case HCCL_E_TCP_TRANSFER: return "tcp transfer failure";
+    case HCCL_E_ROCE_TRANSFER: return "roce transfer failure";
+    case HCCL_E_RUNTIME: return "runtime error";
+    case HCCL_E_DRV: return "driver error";
+    case HCCL_E_PROFILING: return "profiling error";
+    case HCCL_E_CCE: return "cce error";
+    case HCCL_E_NETWORK: return "network error";
+    case HCCL_E_AGAIN: return "try again";
+    case HCCL_E_REMOTE: return "remote error (ranks called different operations)";
+  }
+  return "unknown HcclResult";
+}
+
+ASCEND_SIM_API HcclResult HcclGetRootInfo(HcclRootInfo* rootInfo) {
+  return guardHccl("HcclGetRootInfo", [&] {
+    requireOut(rootInfo, "rootInfo");
+    makeRootInfo(rootInfo);
+  });
+}
+
+ASCEND_SIM_API HcclResult HcclSimCommInitRootInfoStore(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank,
+                                                       const HcclSimStore* store, const HcclSimCommConfig* config,
+                                                       HcclComm* comm) {
+  return guardHccl("HcclSimCommInitRootInfoStore", [&] {
+    requireOut(comm, "comm");
+    *comm = nullptr;
+    requireOut(rootInfo, "rootInfo");
+    requireOut(store, "store");
+    if (nRanks == 0) throwHccl(HCCL_E_PARA, "nRanks must be at least 1");
+    if (rank >= nRanks)
+      throwHccl(HCCL_E_PARA, "rank " + std::to_string(rank) + " is out of range for nRanks " + std::to_string(nRanks) +
+                                 " (valid ranks are 0.." + std::to_string(nRanks - 1) + ")");
+    *comm = registerComm(joinCommunicator(nRanks, *rootInfo, rank, *store, config));
+  });
+}
+
+ASCEND_SIM_API HcclResult HcclCommDestroy(HcclComm comm) {
+  return guardHccl("HcclCommDestroy", [&] {
+    std::shared_ptr<Communicator> c = unregisterComm(comm);
+    // From a stream callback the queued collectives may sit behind the caller:
+    // do not wait there (they then fail with "the communicator was destroyed").
+    if (!Stream::onWorkerThread()) c->waitForTasks();
+    c->close();
+  });
+}
+
+ASCEND_SIM_API HcclResult HcclSimCommAbort(HcclComm comm) {
+  return guardHccl("HcclSimCommAbort", [&] { lookupComm(comm)->abort(); });
+}
+
+ASCEND_SIM_API HcclResult HcclGetRankSize(HcclComm comm, uint32_t* rankSize) {
+  return guardHccl("HcclGetRankSize", [&] {
+    auto c = lookupComm(comm);
+    requireOut(rankSize, "rankSize");
+    *rankSize = static_cast<uint32_t>(c->size());
+  });
+}
+
+ASCEND_SIM_API HcclResult HcclGetRankId(HcclComm comm, uint32_t* rank) {
+  return guardHccl("HcclGetRankId", [&] {
+    auto c = lookupComm(comm);
+    requireOut(rank, "rank");
+    *rank = static_cast<uint32_t>(c->rank());
+  });
+}
+
+ASCEND_SIM_API HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult* asyncError) {
+  return guardHccl("HcclGetCommAsyncError", [&] {
+    auto c = lookupComm(comm);
+    requireOut(asyncError, "asyncError");
+    *asyncError = c->asyncError();
+  });
+}
+
+ASCEND_SIM_API HcclResult HcclSimGetCommErrorMessage(HcclComm comm, char* buf, size_t len) {
+  return guardHccl("HcclSimGetCommErrorMessage", [&] {
+    auto c = lookupComm(comm);
+    requireOut(buf, "buf");
+    if (len == 0) throwHccl(HCCL_E_PARA, "len must be at least 1 (room for the terminating NUL)");
+    std::string msg;
+    c->asyncError(&msg);
+    const size_t n = std::min(msg.size(), len - 1);
+    std::memcpy(buf, msg.data(), n);
+    buf[n] = '\0';
+  });
+}
+
+ASCEND_SIM_API HcclResult HcclSimAllReduceAlgorithm(HcclComm comm, uint64_t bytes, const char** name) {
+  return guardHccl("HcclSimAllReduceAlgorithm", [&] {
+    auto c = lookupComm(comm);
+    requireOut(name, "name");
+    *name = algorithmName(chooseAllReduce(c->info().allreduce_policy, c->size(), bytes));
+  });
+}
+
+}  // extern "C"

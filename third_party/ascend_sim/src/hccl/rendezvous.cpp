@@ -1,0 +1,109 @@
+#include "hccl/rendezvous.h"
+
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+#include "hccl/hccl_error.h"
+#include "hccl/root_info.h"
+#include "hccl/topology.h"
+#include "hccl/transport/gloo_transport.h"
+#include "hccl/transport/local_address.h"
+#include "hccl/transport/sim_store.h"
+#include "runtime/runtime.h"
+
+namespace ascend_sim {
+namespace hccl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::string rankKey(uint32_t r) { return "rank/" + std::to_string(r); }
+
+RankPlace parsePlace(const std::string& value, uint32_t r) {
+  std::istringstream in(value);
+  RankPlace p;
+  std::string device, ip;
+  if (!std::getline(in, p.host) || !std::getline(in, device) || !std::getline(in, ip))
+    throwHccl(HCCL_E_INTERNAL, "malformed rendezvous record of rank " + std::to_string(r) + ": '" + value + "'");
+  p.device = std::atoi(device.c_str());
+  return p;
+}
+
+// Every rank's place, in rank order; HCCL_E_TIMEOUT naming the missing ranks.
+std::vector<RankPlace> gatherPlaces(SimStore& store, uint32_t nranks, uint32_t rank, const RankPlace& mine,
+                                    milliseconds timeout) {
+  std::vector<RankPlace> places(nranks);
+  places[rank] = mine;
+  const auto deadline = Clock::now() + timeout;
+  std::vector<uint32_t> missing;
+  for (uint32_t r = 0; r < nranks; ++r) {
+    if (r == rank) continue;
+    // After the deadline each remaining rank still gets a 1 ms look, so that
+    // the error names every missing rank, not just the first.
+    const auto left = std::max(milliseconds(1), std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
+    std::string value;
+    if (store.get(rankKey(r), left, &value))
+      places[r] = parsePlace(value, r);
+    else
+      missing.push_back(r);
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (uint32_t r : missing) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    throwHccl(HCCL_E_TIMEOUT, "timed out after " + std::to_string(timeout.count()) + " ms waiting for rank" +
+                                  (missing.size() > 1 ? "s " : " ") + list + " of " + std::to_string(nranks) +
+                                  " to join (every rank must call HcclSimCommInitRootInfoStore with the same "
+                                  "root info and store)");
+  }
+  return places;
+}
+
+}  // namespace
+
+milliseconds commTimeout(const HcclSimCommConfig* config) {
+  if (config && config->timeoutMs > 0) return milliseconds(config->timeoutMs);
+  if (const char* env = std::getenv("HCCL_EXEC_TIMEOUT"); env && *env) {
+    char* end = nullptr;
+    const long long s = std::strtoll(env, &end, 10);
+    if (*end != '\0' || s <= 0 || s > 24 * 3600)
+      throwHccl(HCCL_E_PARA, std::string("HCCL_EXEC_TIMEOUT='") + env +
+                                 "' is not a number of seconds in 1..86400 (unset it for the default 1836)");
+    return std::chrono::seconds(s);
+  }
+  return kDefaultExecTimeout;
+}
+
+std::shared_ptr<Communicator> joinCommunicator(uint32_t nranks, const HcclRootInfo& root, uint32_t rank,
+                                               const HcclSimStore& store_cb, const HcclSimCommConfig* config) {
+  CommunicatorInfo info;
+  info.id = rootInfoId(root);
+  info.rank = static_cast<int>(rank);
+  info.size = static_cast<int>(nranks);
+  info.timeout = commTimeout(config);
+  Runtime& rt = Runtime::get();
+  info.device = rt.currentDeviceId();
+  rt.device(info.device);  // validates the current device
+  const LocalAddress addr = chooseLocalAddress(config ? config->ifIp : nullptr);
+
+  SimStore store(store_cb, "hccl/" + info.id + "/");
+  const RankPlace mine{localHostName(), info.device};
+  store.set(rankKey(rank), mine.host + "\n" + std::to_string(mine.device) + "\n" + addr.ip);
+  const std::vector<RankPlace> places = gatherPlaces(store, nranks, rank, mine, info.timeout);
+  checkRanksPerHost(places, rt.chip());
+  info.spans_hosts = spansHosts(places);
+  info.allreduce_policy = parseHcclAlgo(std::getenv("HCCL_ALGO"));
+
+  GlooTransport::Options opt;
+  opt.rank = info.rank;
+  opt.size = info.size;
+  opt.ip = addr.ip;
+  opt.timeout = info.timeout;
+  std::unique_ptr<Transport> transport = GlooTransport::connect(opt, store);
+  return std::make_shared<Communicator>(std::move(info), std::move(transport));
+}
+
+}  // namespace hccl
+}  // namespace ascend_sim
