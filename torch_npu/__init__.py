@@ -25,12 +25,14 @@ from torch_npu import npu
 from torch_npu import _tensor_methods, _serialization, _formats
 from torch_npu._formats import Format, empty_with_format, get_npu_format, npu_format_cast, npu_format_cast_
 from torch_npu._float_status import npu_clear_float_status, npu_get_float_status
+from torch_npu import distributed
 
 __version__ = "0.1.0"
 
 _tensor_methods.install()
 _serialization.install()
 _formats.install()
+distributed._install()
 
 if _device_name.is_native():
     torch._register_device_module("npu", npu)

@@ -155,6 +155,7 @@ void bindRandomAndQueue(py::module& m) {
 void bindStorage(py::module& m);  // StorageBindings.cpp
 void bindFormats(py::module& m);  // FormatBindings.cpp
 void bindSimulator(py::module& m);  // SimulatorBindings.cpp
+void bindDistributed(py::module& m);  // DistributedBindings.cpp
 
 }  // namespace torch_npu
 
@@ -168,4 +169,5 @@ PYBIND11_MODULE(_C, m) {
   torch_npu::bindStorage(m);
   torch_npu::bindFormats(m);
   torch_npu::bindSimulator(m);
+  torch_npu::bindDistributed(m);
 }

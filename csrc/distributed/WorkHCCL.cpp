@@ -1,0 +1,71 @@
+#include "csrc/distributed/WorkHCCL.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include <ATen/core/jit_type.h>
+
+#include "csrc/core/NPUFunctions.h"
+#include "csrc/core/NPUStream.h"
+
+namespace torch_npu {
+namespace distributed {
+
+bool blockingWaitEnabled() {
+  const char* v = std::getenv("HCCL_BLOCKING_WAIT");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
+WorkHCCL::WorkHCCL(int rank, c10d::OpType type, std::string description, c10::DeviceIndex device,
+                   std::vector<at::Tensor> results, std::chrono::milliseconds timeout, bool block_host_on_wait)
+    : c10d::Work(rank, type),
+      description_(std::move(description)),
+      device_(device),
+      results_(std::move(results)),
+      timeout_(timeout),
+      block_host_on_wait_(block_host_on_wait || blockingWaitEnabled()),
+      started_(std::chrono::steady_clock::now()),
+      future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()))) {}
+
+void WorkHCCL::complete(std::exception_ptr error) {
+  finish(error);
+  if (error) {
+    future_->setErrorIfNeeded(error);
+  } else {
+    DeviceSwitch guard(device_);  // future callbacks run with the work's device current
+    future_->markCompleted(c10::IValue(results_));
+  }
+}
+
+void WorkHCCL::blockCurrentStream() {
+  if (end_ && end_->was_recorded()) end_->block(getCurrentNPUStream(device_));
+}
+
+bool WorkHCCL::wait(std::chrono::milliseconds timeout) {
+  if (block_host_on_wait_) {
+    const auto limit = timeout == kNoTimeout ? timeout_ : timeout;
+    std::unique_lock<std::mutex> lock(mutex_);
+    const bool done = cv_.wait_for(lock, limit, [&] { return completed_; });
+    TORCH_CHECK(done, "HCCL ", description_, " did not complete within ", limit.count(),
+                " ms (HCCL_BLOCKING_WAIT=1); a rank may have died or called a different collective");
+    if (exception_) std::rethrow_exception(exception_);
+    lock.unlock();
+    blockCurrentStream();
+    return true;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (exception_) std::rethrow_exception(exception_);
+  }
+  blockCurrentStream();
+  return true;
+}
+
+void WorkHCCL::synchronize() { blockCurrentStream(); }
+
+std::vector<at::Tensor> WorkHCCL::result() { return results_; }
+
+c10::intrusive_ptr<c10::ivalue::Future> WorkHCCL::getFuture() { return future_; }
+
+}  // namespace distributed
+}  // namespace torch_npu

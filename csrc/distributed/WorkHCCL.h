@@ -1,0 +1,77 @@
+// The work handle of one ProcessGroupHCCL operation.
+//
+// Note [When an HCCL work is complete]
+// A collective runs on the communicator's stream. The handle has two views of
+// it, as in torch's NCCL backend:
+//  - stream order: wait() (HCCL_BLOCKING_WAIT unset) and synchronize() make the
+//    caller's current stream wait for the collective's end event and return at
+//    once; later ops on that stream see the result. If the collective failed,
+//    that stream inherits the failure (simulator event semantics), so the next
+//    synchronize or .cpu() raises instead of reading garbage.
+//  - host completion: isCompleted(), the future, and wait() with
+//    HCCL_BLOCKING_WAIT=1 (or a barrier) follow the device. A completion
+//    callback on the communicator's stream tells the process group's watchdog,
+//    which finishes the work (value or error) on its own thread — never on the
+//    simulator's stream worker, so future callbacks may launch NPU ops.
+// The future's value is the list of result tensors (what DDP's reducer reads);
+// a failure or a timeout sets the future's error and wait() raises it.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+
+#include "csrc/core/NPUEvent.h"
+
+namespace torch_npu {
+namespace distributed {
+
+class WorkHCCL : public c10d::Work {
+ public:
+  WorkHCCL(int rank, c10d::OpType type, std::string description, c10::DeviceIndex device,
+           std::vector<at::Tensor> results, std::chrono::milliseconds timeout, bool block_host_on_wait);
+
+  bool wait(std::chrono::milliseconds timeout = kNoTimeout) override;
+  void synchronize() override;
+  std::vector<at::Tensor> result() override;
+  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
+
+  // Set by the process group when launching: `ready` (the communicator
+  // stream's wait for the caller) must outlive its queued record/wait; `end`
+  // is recorded on the communicator's stream after the collective.
+  void setEvents(std::shared_ptr<NPUEvent> ready, std::shared_ptr<NPUEvent> end) {
+    ready_ = std::move(ready);
+    end_ = std::move(end);
+  }
+  // Called once by the watchdog: finishes the work and its future.
+  void complete(std::exception_ptr error);
+
+  // "all_reduce (SeqNum=5, rank 0 of 2, npu:0)" for messages.
+  const std::string& description() const { return description_; }
+  std::chrono::steady_clock::time_point started() const { return started_; }
+  std::chrono::milliseconds timeout() const { return timeout_; }
+  c10::DeviceIndex device() const { return device_; }
+
+ private:
+  void blockCurrentStream();
+
+  const std::string description_;
+  const c10::DeviceIndex device_;
+  const std::vector<at::Tensor> results_;
+  const std::chrono::milliseconds timeout_;
+  const bool block_host_on_wait_;
+  const std::chrono::steady_clock::time_point started_;
+  std::shared_ptr<NPUEvent> ready_;
+  std::shared_ptr<NPUEvent> end_;
+  c10::intrusive_ptr<c10::ivalue::Future> future_;
+};
+
+// HCCL_BLOCKING_WAIT=1: wait() blocks the host until the collective finished.
+bool blockingWaitEnabled();
+
+}  // namespace distributed
+}  // namespace torch_npu

@@ -1,0 +1,28 @@
+// torch_npu._C.ProcessGroupHCCL: the "hccl" c10d backend for Python
+// (registered with torch.distributed by torch_npu/distributed/__init__.py).
+#include <pybind11/chrono.h>
+#include <pybind11/pybind11.h>
+#include <torch/csrc/utils/pybind.h>
+#include <torch/extension.h>
+
+#include "csrc/distributed/ProcessGroupHCCL.h"
+
+namespace py = pybind11;
+
+namespace torch_npu {
+
+void bindDistributed(py::module& m) {
+  // The base class must be known to pybind11 before the subclass.
+  py::module::import("torch.distributed");
+  using torch_npu::distributed::ProcessGroupHCCL;
+  py::class_<ProcessGroupHCCL, c10d::ProcessGroup, c10::intrusive_ptr<ProcessGroupHCCL>>(m, "ProcessGroupHCCL")
+      .def(py::init([](const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
+                       std::chrono::milliseconds timeout) {
+             return c10::make_intrusive<ProcessGroupHCCL>(store, rank, size, timeout);
+           }),
+           py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"),
+           py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("timeout", &ProcessGroupHCCL::timeout);
+}
+
+}  // namespace torch_npu

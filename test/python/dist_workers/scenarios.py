@@ -1,0 +1,164 @@
+"""Small ProcessGroupHCCL scenarios, one per test: `scenarios.py <name>`.
+
+Every scenario prints one JSON line (its observations) and exits 0 unless it
+crashed; the pytest side asserts on the JSON.
+"""
+import datetime
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+import torch_npu  # noqa: F401
+
+RANK = int(os.environ["RANK"])
+WORLD = int(os.environ["WORLD_SIZE"])
+DEV = torch.device(f"npu:{RANK % 8}")
+
+
+def init(seconds=60):
+    torch.npu.set_device(DEV)
+    dist.init_process_group("hccl", world_size=WORLD, rank=RANK, timeout=datetime.timedelta(seconds=seconds))
+
+
+def error_of(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - reported to the test
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def bad_inputs():
+    init()
+    out = {"backend": dist.get_backend()}
+    out["cpu_tensor"] = error_of(lambda: dist.all_reduce(torch.ones(4)))
+    out["int64_reduce"] = error_of(lambda: dist.all_reduce(torch.ones(4, dtype=torch.int64, device=DEV)))
+    out["bad_root"] = error_of(lambda: dist.broadcast(torch.ones(4, device=DEV), src=WORLD + 3))
+    out["bitwise_op"] = error_of(lambda: dist.all_reduce(torch.ones(4, dtype=torch.int32, device=DEV),
+                                                         op=dist.ReduceOp.BAND))
+    t = torch.ones(4, device=DEV)
+    dist.all_reduce(t)  # the group still works after rejected calls
+    out["after"] = t.cpu().tolist()
+    dist.destroy_process_group()
+    return out
+
+
+def mismatch():
+    init(seconds=30)
+    start = time.monotonic()
+    t = torch.ones(1024, device=DEV)
+    if RANK == 0:
+        err = error_of(lambda: (dist.all_reduce(t), t.cpu()))
+    else:
+        err = error_of(lambda: (dist.broadcast(t, src=0), t.cpu()))
+    return {"error": err, "seconds": time.monotonic() - start}
+
+
+def killed_rank():
+    timeout = float(os.environ.get("SCENARIO_TIMEOUT", "10"))
+    init(seconds=timeout)
+    t = torch.ones(1 << 16, device=DEV)
+    dist.all_reduce(t)
+    t.cpu()
+    if RANK == WORLD - 1:
+        os._exit(17)  # dies without a word, like a killed process
+    start = time.monotonic()
+    errors = []
+    for _ in range(50):
+        e = error_of(lambda: (dist.all_reduce(t), t.cpu()))
+        if e:
+            errors.append(e)
+            break
+    return {"error": errors[0] if errors else None, "seconds": time.monotonic() - start}
+
+
+def silent_peer():
+    """The last rank stays alive but never joins the collective: a timeout."""
+    init(seconds=float(os.environ.get("SCENARIO_TIMEOUT", "5")))
+    t = torch.ones(16, device=DEV)
+    dist.all_reduce(t)
+    t.cpu()
+    if RANK == WORLD - 1:
+        time.sleep(float(os.environ.get("SCENARIO_SLEEP", "15")))
+        return {"slept": True}
+    start = time.monotonic()
+    err = error_of(lambda: (dist.all_reduce(t), t.cpu()))
+    later = error_of(lambda: dist.all_reduce(t))
+    return {"error": err, "later": later, "seconds": time.monotonic() - start}
+
+
+def blocking_wait():
+    init()
+    t = torch.full((1000,), float(RANK + 1), device=DEV)
+    work = dist.all_reduce(t, async_op=True)
+    work.wait()
+    done = work.is_completed()  # blocking wait: the device has finished
+    return {"completed_after_wait": done, "value": t[0].item()}
+
+
+def reinit():
+    values = []
+    base_port = int(os.environ["MASTER_PORT"])
+    for i in range(2):
+        os.environ["MASTER_PORT"] = str(base_port + i)  # a fresh TCPStore: the old one may still be closing
+        init()
+        t = torch.full((8,), float(RANK + i), device=DEV)
+        dist.all_reduce(t)
+        values.append(t[0].item())
+        dist.barrier()
+        dist.destroy_process_group()
+    return {"values": values}
+
+
+def op_records():
+    init()
+    t = torch.ones(1 << 20, device=DEV)
+    dist.all_reduce(t)
+    torch.npu.synchronize()
+    with torch.npu.op_records() as recs:
+        dist.all_reduce(t)
+        dist.broadcast(t, src=0)
+        torch.npu.synchronize()
+    rows = [{"op_type": r.op_type, "duration_us": r.duration_us, "core_type": r.core_type}
+            for r in recs.records if r.op_type.startswith("Hccl")]
+    return {"records": rows}
+
+
+def group_size():
+    init()
+    err = error_of(lambda: dist.all_reduce(torch.ones(4, device=DEV)))
+    return {"error": err}
+
+
+def netns():
+    # init_method=tcp:// across two network namespaces
+    torch.npu.set_device(DEV)
+    dist.init_process_group("hccl", init_method=f"tcp://{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}",
+                            world_size=WORLD, rank=RANK, timeout=datetime.timedelta(seconds=60))
+    t = torch.arange(1000, dtype=torch.float32, device=DEV) * (RANK + 1)
+    dist.all_reduce(t)
+    b = torch.full((77,), float(RANK), device=DEV)
+    dist.broadcast(b, src=1)
+    out = {"sum_ok": bool(torch.equal(t.cpu(), torch.arange(1000, dtype=torch.float32) * sum(range(1, WORLD + 1)))),
+           "bcast": b[0].item()}
+    dist.destroy_process_group()
+    return out
+
+
+def file_init():
+    torch.npu.set_device(DEV)
+    dist.init_process_group("hccl", init_method=f"file://{os.environ['SCENARIO_FILE']}", world_size=WORLD,
+                            rank=RANK)
+    t = torch.full((5,), float(RANK + 1), device=DEV)
+    dist.all_reduce(t)
+    return {"value": t[0].item()}
+
+
+if __name__ == "__main__":
+    result = globals()[sys.argv[1]]()
+    print(json.dumps({"rank": RANK, **(result or {})}), flush=True)
+    sys.stdout.flush()
+    os._exit(0)  # skip teardown of groups left open on purpose (failed peers)
