@@ -45,10 +45,17 @@ std::vector<RankPlace> gatherPlaces(SimStore& store, uint32_t nranks, uint32_t r
     // the error names every missing rank, not just the first.
     const auto left = std::max(milliseconds(1), std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
     std::string value;
-    if (store.get(rankKey(r), left, &value))
+    const auto asked = Clock::now();
+    if (store.get(rankKey(r), left, &value)) {
       places[r] = parsePlace(value, r);
-    else
+    } else if (Clock::now() - asked + milliseconds(50) < left) {
+      // The store gave up long before the deadline: it failed, nobody timed out.
+      throwHccl(HCCL_E_TCP_CONNECT, "the rendezvous store failed while rank " + std::to_string(rank) +
+                                        " was reading the record of rank " + std::to_string(r) + " of " +
+                                        std::to_string(nranks) + " (is the store's server, e.g. rank 0, still alive?)");
+    } else {
       missing.push_back(r);
+    }
   }
   if (!missing.empty()) {
     std::string list;
