@@ -1,21 +1,15 @@
 #include "csrc/core/TaskQueue.h"
 
 #include <atomic>
-#include <cstdlib>
 #include <vector>
 
+#include "csrc/core/Env.h"
 #include "csrc/core/Logging.h"
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
 
 namespace torch_npu {
 namespace {
-
-bool envFlag(const char* name, bool fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  return std::string(v) != "0";
-}
 
 std::atomic<bool>& enabledFlag() {
   static std::atomic<bool> flag{envFlag("TASK_QUEUE_ENABLE", true)};

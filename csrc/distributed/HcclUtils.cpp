@@ -7,28 +7,8 @@
 namespace torch_npu {
 namespace distributed {
 
-const char* hcclResultName(HcclResult result) {
-  switch (result) {
-    case HCCL_SUCCESS: return "HCCL_SUCCESS";
-    case HCCL_E_PARA: return "HCCL_E_PARA";
-    case HCCL_E_PTR: return "HCCL_E_PTR";
-    case HCCL_E_MEMORY: return "HCCL_E_MEMORY";
-    case HCCL_E_INTERNAL: return "HCCL_E_INTERNAL";
-    case HCCL_E_NOT_SUPPORT: return "HCCL_E_NOT_SUPPORT";
-    case HCCL_E_NOT_FOUND: return "HCCL_E_NOT_FOUND";
-    case HCCL_E_UNAVAIL: return "HCCL_E_UNAVAIL";
-    case HCCL_E_SYSCALL: return "HCCL_E_SYSCALL";
-    case HCCL_E_TIMEOUT: return "HCCL_E_TIMEOUT";
-    case HCCL_E_TCP_CONNECT: return "HCCL_E_TCP_CONNECT";
-    case HCCL_E_TCP_TRANSFER: return "HCCL_E_TCP_TRANSFER";
-    case HCCL_E_RUNTIME: return "HCCL_E_RUNTIME";
-    case HCCL_E_REMOTE: return "HCCL_E_REMOTE";
-    default: return "HCCL error";
-  }
-}
-
 void checkHccl(HcclResult result, const std::string& what) {
-  TORCH_CHECK(result == HCCL_SUCCESS, "HCCL ", what, " failed with ", hcclResultName(result), " (",
+  TORCH_CHECK(result == HCCL_SUCCESS, "HCCL ", what, " failed with ", HcclGetErrorString(result), " (HcclResult ",
               static_cast<int>(result), "): ", aclGetRecentErrMsg());
 }
 

@@ -20,9 +20,8 @@
 namespace torch_npu {
 namespace distributed {
 
-// Raises "HCCL <what> failed with HCCL_E_TIMEOUT (9): <simulator message>".
+// Raises "HCCL <what> failed with timeout (HcclResult 9): <simulator message>".
 void checkHccl(HcclResult result, const std::string& what);
-const char* hcclResultName(HcclResult result);
 
 // The HCCL type that moves t's elements bit for bit (any dtype).
 HcclDataType movementDataType(c10::ScalarType dtype);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "csrc/core/Env.h"
 #include "csrc/core/Logging.h"
 #include "csrc/core/NPUCachingAllocator.h"
 #include "csrc/core/NPUFunctions.h"
@@ -20,12 +21,6 @@ namespace torch_npu {
 namespace distributed {
 
 namespace {
-
-bool envFlag(const char* name, bool fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  return std::strcmp(v, "0") != 0;
-}
 
 // The group's timeout, shortened by HCCL_EXEC_TIMEOUT (seconds) when set.
 std::chrono::milliseconds collectiveTimeout(std::chrono::milliseconds group_timeout) {
@@ -67,7 +62,8 @@ ProcessGroupHCCL::ProcessGroupHCCL(c10::intrusive_ptr<c10d::Store> store, int ra
     : c10d::ProcessGroup(rank, size),
       store_(std::move(store)),
       timeout_(collectiveTimeout(timeout)),
-      async_error_handling_(envFlag("HCCL_ASYNC_ERROR_HANDLING", true)) {
+      async_error_handling_(envFlag("HCCL_ASYNC_ERROR_HANDLING", true)),
+      blocking_wait_(envFlag("HCCL_BLOCKING_WAIT", false)) {
   TORCH_CHECK(size >= 1 && rank >= 0 && rank < size, "ProcessGroupHCCL: rank ", rank,
               " is not in a group of size ", size);
   checkWhitelist();
@@ -165,7 +161,7 @@ c10::intrusive_ptr<WorkHCCL> ProcessGroupHCCL::makeWork(const Launch& l) {
                                   std::to_string(l.device) + ")";
   const auto timeout = l.timeout.count() < 0 ? timeout_ : l.timeout;
   return c10::make_intrusive<WorkHCCL>(getRank(), l.type, description, l.device, l.results, timeout,
-                                       l.block_host_on_wait);
+                                       l.block_host_on_wait || blocking_wait_);
 }
 
 c10::intrusive_ptr<WorkHCCL> ProcessGroupHCCL::launch(Launch l) {
@@ -191,7 +187,7 @@ void ProcessGroupHCCL::enqueue(const Launch& l, Comm& comm, std::vector<c10::int
       std::string("Hccl ") + l.name, [call, handle, stream, callback]() -> aclError {
         const HcclResult result = call(handle, stream);
         if (result != HCCL_SUCCESS) {
-          HcclWatchdog::launchFailed(callback, std::string(hcclResultName(result)) + ": " + aclGetRecentErrMsg());
+          HcclWatchdog::launchFailed(callback, std::string(HcclGetErrorString(result)) + ": " + aclGetRecentErrMsg());
           return ACL_SUCCESS;  // reported through the work, not as a failed NPU op
         }
         const aclError status = aclrtLaunchCallback(&HcclWatchdog::streamCallback, callback, stream);

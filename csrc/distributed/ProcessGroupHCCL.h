@@ -119,7 +119,7 @@ class ProcessGroupHCCL : public c10d::ProcessGroup {
     std::vector<at::Tensor> results;  // what work.result() / the future return
     std::function<void()> after;      // on the caller's stream after the end event (may be empty)
     std::chrono::milliseconds timeout{-1};  // opts.timeout (unset: the group's)
-    bool block_host_on_wait = false;  // barrier
+    bool block_host_on_wait = false;  // barrier (every work with HCCL_BLOCKING_WAIT=1)
   };
 
   c10::intrusive_ptr<WorkHCCL> launch(Launch l);
@@ -134,6 +134,7 @@ class ProcessGroupHCCL : public c10d::ProcessGroup {
   c10::intrusive_ptr<c10d::Store> store_;
   const std::chrono::milliseconds timeout_;
   const bool async_error_handling_;
+  const bool blocking_wait_;  // HCCL_BLOCKING_WAIT
 
   std::mutex mu_;  // comms_, error_, seq_
   std::unordered_map<c10::DeviceIndex, std::unique_ptr<Comm>> comms_;

@@ -61,6 +61,14 @@ void checkList(const std::vector<at::Tensor>& list, const at::Tensor& like, int6
   }
 }
 
+// `whole` must hold world size x `part`'s elements (the *_into_tensor / *_tensor forms).
+void checkWorldMultiple(const at::Tensor& whole, const at::Tensor& part, int size, const char* op,
+                        const char* whole_name, const char* part_name) {
+  TORCH_CHECK(whole.numel() == part.numel() * size, "ProcessGroupHCCL ", op, ": the ", whole_name, " has ",
+              whole.numel(), " elements but must have world size (", size, ") x ", part_name, " (", part.numel(),
+              ") elements");
+}
+
 void checkRank(int64_t r, int size, const char* op, const char* what) {
   TORCH_CHECK(r >= 0 && r < size, "ProcessGroupHCCL ", op, ": ", what, " ", r, " is not a rank of this group (0..",
               size - 1, ")");
@@ -248,9 +256,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::_allgather_base(at::Tensor& out
                                                                  const c10d::AllgatherOptions& opts) {
   checkNpu(input, "all_gather_into_tensor");
   checkLike(output, input, "all_gather_into_tensor", "the output");
-  TORCH_CHECK(output.numel() == input.numel() * getSize(), "ProcessGroupHCCL all_gather_into_tensor: the output has ",
-              output.numel(), " elements but must have world size (", getSize(), ") x input (", input.numel(),
-              ") elements");
+  checkWorldMultiple(output, input, getSize(), "all_gather_into_tensor", "output", "input");
   at::Tensor in = readable(input);
   at::Tensor out = writable(output);
   void *send = ptr(in), *recv = ptr(out);
@@ -336,9 +342,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::_reduce_scatter_base(at::Tensor
                                                                       const c10d::ReduceScatterOptions& opts) {
   checkNpu(input, "reduce_scatter_tensor");
   checkLike(output, input, "reduce_scatter_tensor", "the output");
-  TORCH_CHECK(input.numel() == output.numel() * getSize(), "ProcessGroupHCCL reduce_scatter_tensor: the input has ",
-              input.numel(), " elements but must have world size (", getSize(), ") x output (", output.numel(),
-              ") elements");
+  checkWorldMultiple(input, output, getSize(), "reduce_scatter_tensor", "input", "output");
   const HcclReduction red = reductionFor(input.scalar_type(), opts.reduceOp, "reduce_scatter_tensor");
   at::Tensor in = readable(input);
   at::Tensor out = writable(output);

@@ -1,8 +1,5 @@
 #include "csrc/distributed/WorkHCCL.h"
 
-#include <cstdlib>
-#include <cstring>
-
 #include <ATen/core/jit_type.h>
 
 #include "csrc/core/NPUFunctions.h"
@@ -11,11 +8,6 @@
 namespace torch_npu {
 namespace distributed {
 
-bool blockingWaitEnabled() {
-  const char* v = std::getenv("HCCL_BLOCKING_WAIT");
-  return v != nullptr && std::strcmp(v, "1") == 0;
-}
-
 WorkHCCL::WorkHCCL(int rank, c10d::OpType type, std::string description, c10::DeviceIndex device,
                    std::vector<at::Tensor> results, std::chrono::milliseconds timeout, bool block_host_on_wait)
     : c10d::Work(rank, type),
@@ -23,7 +15,7 @@ WorkHCCL::WorkHCCL(int rank, c10d::OpType type, std::string description, c10::De
       device_(device),
       results_(std::move(results)),
       timeout_(timeout),
-      block_host_on_wait_(block_host_on_wait || blockingWaitEnabled()),
+      block_host_on_wait_(block_host_on_wait),
       started_(std::chrono::steady_clock::now()),
       future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()))) {}
 

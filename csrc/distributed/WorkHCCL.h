@@ -33,7 +33,8 @@ namespace distributed {
 class WorkHCCL : public c10d::Work {
  public:
   WorkHCCL(int rank, c10d::OpType type, std::string description, c10::DeviceIndex device,
-           std::vector<at::Tensor> results, std::chrono::milliseconds timeout, bool block_host_on_wait);
+           std::vector<at::Tensor> results, std::chrono::milliseconds timeout,
+           bool block_host_on_wait);  // barriers, and every work under HCCL_BLOCKING_WAIT=1
 
   bool wait(std::chrono::milliseconds timeout = kNoTimeout) override;
   void synchronize() override;
@@ -69,9 +70,6 @@ class WorkHCCL : public c10d::Work {
   std::shared_ptr<NPUEvent> end_;
   c10::intrusive_ptr<c10::ivalue::Future> future_;
 };
-
-// HCCL_BLOCKING_WAIT=1: wait() blocks the host until the collective finished.
-bool blockingWaitEnabled();
 
 }  // namespace distributed
 }  // namespace torch_npu
