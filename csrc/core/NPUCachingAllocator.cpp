@@ -228,8 +228,10 @@ class DeviceCachingAllocator {
     Block key(device_, stream, size, &pool, nullptr);
     auto it = pool.blocks.lower_bound(&key);
     if (it == pool.blocks.end() || (*it)->stream != stream) return nullptr;
-    // Do not carve a small request out of a huge own segment.
-    if (!pool.is_small && size < kMinLargeAlloc && (*it)->size >= kMinLargeAlloc + size) return nullptr;
+    // Any cached block of the stream that is large enough is used (and split
+    // by splitIfWorthIt), as PyTorch's allocator does with its default
+    // max_split_size; refusing big remainders made every medium request
+    // (1-10 MiB) map a fresh 20 MiB segment.
     Block* block = *it;
     pool.blocks.erase(it);
     if (block->is_split()) {

@@ -54,6 +54,19 @@ TEST(NpuAllocator, FreedBlockIsReused) {
   EXPECT_EQ(s2.data_ptr(), small);
 }
 
+TEST(NpuAllocator, MediumRequestsShareOneSegment) {
+  // a = b + c in a loop: three 4 MiB tensors alive at once, one freed per
+  // iteration. They fit in one 20 MiB large-pool segment, so reserved memory
+  // must not grow after the first iterations.
+  torch_npu::allocator::emptyCache();
+  const int64_t base = reservedBytes();
+  at::Tensor keep1 = floats(kMiB), keep2 = floats(kMiB), out = floats(kMiB);
+  const int64_t reserved = reservedBytes();
+  EXPECT_LE(reserved - base, 20 * kMiB);  // one segment
+  for (int i = 0; i < 20; ++i) out = floats(kMiB);
+  EXPECT_EQ(reservedBytes(), reserved);
+}
+
 TEST(NpuAllocator, EmptyCacheReturnsReservedMemory) {
   torch_npu::allocator::emptyCache();
   const int64_t base = reservedBytes();
