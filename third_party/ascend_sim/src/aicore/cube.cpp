@@ -7,21 +7,26 @@
 // caller). fp16/bf16 operands are widened to fp32 exactly; their products are
 // exact, so FMA and mul+add agree for them. fp32 operands are used as they are
 // or first rounded to fp16 (precision mode, CubeRounding).
-// Implementation: load_a makes a row-major fp32 copy of A [M,K] (transposes
-// resolved there), load_b makes fp32 column panels of 16 columns laid out
-// [panel][K][16] (zero padded) — the host analogue of L0A/L0B. A micro-kernel
-// computes a kRows x 16 tile with the accumulators in registers, walking k in
-// ascending order, so the order per element is exactly the contract's and the
-// result does not depend on blocking, SIMD width, the split across simulated
-// cores or host threads. On x86-64 hosts with FMA the micro-kernel uses AVX2
-// FMA (bitwise identical to std::fma); elsewhere a portable std::fma loop
-// gives the same bits, more slowly.
+// Implementation (Note [Cube GEMM blocking]): load_a makes a row-major fp32
+// copy of A [M,K] (transposes resolved there), load_b makes fp32 column panels
+// of 16 columns laid out [panel][K][16] (zero padded) — the host analogue of
+// L0A/L0B. mmad_f32 is a GotoBLAS-style driver over them: K is cut into
+// blocks of kKc, rows into blocks of kMc that are packed k-major in micro
+// panels of kMr rows, and a micro-kernel computes a kMr x 16 tile with the
+// accumulators in registers, walking k in ascending order. Between K blocks
+// the fp32 accumulators are parked in the fp32 result and reloaded (exact), so
+// the order per element is exactly the contract's and the result does not
+// depend on blocking, SIMD width, the split across simulated cores or host
+// threads. On x86-64 hosts with FMA the micro-kernel uses AVX2 FMA (bitwise
+// identical to std::fma); elsewhere a portable std::fma loop gives the same
+// bits, more slowly.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "aicore/units.h"
 #include "common/dtype.h"
+#include "common/dtype_simd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -31,44 +36,70 @@
 namespace ascend_sim {
 namespace {
 
-constexpr int64_t kFractal = 16;   // M0 = K0 = N0
-constexpr int64_t kPanel = 16;     // output columns per micro tile (= N0)
-constexpr int64_t kRows = 6;       // output rows per micro tile
-constexpr int64_t kRowBlock = 96;  // rows of A kept hot while panels stream
-constexpr float kFp16Max = 65504.0f;
+constexpr int64_t kFractal = 16;  // M0 = K0 = N0
+constexpr int64_t kPanel = 16;    // output columns per micro tile (= N0)
+constexpr int64_t kMr = 6;        // output rows per micro tile
+constexpr int64_t kMc = 96;       // rows per packed A block (kept in L2)
+constexpr int64_t kKc = 256;      // reduction steps per block (B slice: 16 KiB, in L1)
 
-// C[r][0..16) = sum_k A[r*lda + k] * Bp[k*16 + j], r < R, ascending k, fused.
-template <int R>
-void microPortable(const float* a, int64_t lda, const float* bp, int64_t k_len, float* c) {
-  float acc[R][kPanel] = {};
-  for (int64_t k = 0; k < k_len; ++k)
-    for (int r = 0; r < R; ++r) {
-      const float av = a[r * lda + k];
+// Note [Cube GEMM blocking]
+// The micro-kernel computes C[0..6)[0..16) of one kMr x 16 tile: it starts
+// from `c` (accumulate) or from zero, and adds ap[k*6 + r] * bp[k*16 + j] for
+// k = 0..kc-1 in ascending order with one fused multiply-add each. ap is a
+// packed A micro panel (k-major, 6 rows interleaved, zero rows past the end),
+// bp a slice of a B panel. c is a 6 x 16 row-major tile.
+
+void microPortable(const float* ap, const float* bp, int64_t kc, float* c, bool accumulate) {
+  float acc[kMr][kPanel];
+  for (int64_t r = 0; r < kMr; ++r)
+    for (int64_t j = 0; j < kPanel; ++j) acc[r][j] = accumulate ? c[r * kPanel + j] : 0.0f;
+  for (int64_t k = 0; k < kc; ++k)
+    for (int64_t r = 0; r < kMr; ++r) {
+      const float av = ap[k * kMr + r];
       for (int64_t j = 0; j < kPanel; ++j) acc[r][j] = std::fma(av, bp[k * kPanel + j], acc[r][j]);
     }
-  for (int r = 0; r < R; ++r)
+  for (int64_t r = 0; r < kMr; ++r)
     for (int64_t j = 0; j < kPanel; ++j) c[r * kPanel + j] = acc[r][j];
 }
 
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
-template <int R>
-__attribute__((target("avx2,fma"))) void microAvx2(const float* a, int64_t lda, const float* bp,
-                                                   int64_t k_len, float* c) {
-  __m256 acc[R][2];
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-  for (int64_t k = 0; k < k_len; ++k) {
+__attribute__((target("avx2,fma"))) void microAvx2(const float* ap, const float* bp, int64_t kc, float* c,
+                                                   bool accumulate) {
+  __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  if (accumulate) {
+    c00 = _mm256_loadu_ps(c + 0), c01 = _mm256_loadu_ps(c + 8);
+    c10 = _mm256_loadu_ps(c + 16), c11 = _mm256_loadu_ps(c + 24);
+    c20 = _mm256_loadu_ps(c + 32), c21 = _mm256_loadu_ps(c + 40);
+    c30 = _mm256_loadu_ps(c + 48), c31 = _mm256_loadu_ps(c + 56);
+    c40 = _mm256_loadu_ps(c + 64), c41 = _mm256_loadu_ps(c + 72);
+    c50 = _mm256_loadu_ps(c + 80), c51 = _mm256_loadu_ps(c + 88);
+  } else {
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
+  }
+#pragma GCC unroll 4
+  for (int64_t k = 0; k < kc; ++k) {
     const __m256 b0 = _mm256_loadu_ps(bp + k * kPanel);
     const __m256 b1 = _mm256_loadu_ps(bp + k * kPanel + 8);
-    for (int r = 0; r < R; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + r * lda + k);
-      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
-    }
+    const float* a = ap + k * kMr;
+    __m256 av = _mm256_broadcast_ss(a + 0);
+    c00 = _mm256_fmadd_ps(av, b0, c00), c01 = _mm256_fmadd_ps(av, b1, c01);
+    av = _mm256_broadcast_ss(a + 1);
+    c10 = _mm256_fmadd_ps(av, b0, c10), c11 = _mm256_fmadd_ps(av, b1, c11);
+    av = _mm256_broadcast_ss(a + 2);
+    c20 = _mm256_fmadd_ps(av, b0, c20), c21 = _mm256_fmadd_ps(av, b1, c21);
+    av = _mm256_broadcast_ss(a + 3);
+    c30 = _mm256_fmadd_ps(av, b0, c30), c31 = _mm256_fmadd_ps(av, b1, c31);
+    av = _mm256_broadcast_ss(a + 4);
+    c40 = _mm256_fmadd_ps(av, b0, c40), c41 = _mm256_fmadd_ps(av, b1, c41);
+    av = _mm256_broadcast_ss(a + 5);
+    c50 = _mm256_fmadd_ps(av, b0, c50), c51 = _mm256_fmadd_ps(av, b1, c51);
   }
-  for (int r = 0; r < R; ++r) {
-    _mm256_storeu_ps(c + r * kPanel, acc[r][0]);
-    _mm256_storeu_ps(c + r * kPanel + 8, acc[r][1]);
-  }
+  _mm256_storeu_ps(c + 0, c00), _mm256_storeu_ps(c + 8, c01);
+  _mm256_storeu_ps(c + 16, c10), _mm256_storeu_ps(c + 24, c11);
+  _mm256_storeu_ps(c + 32, c20), _mm256_storeu_ps(c + 40, c21);
+  _mm256_storeu_ps(c + 48, c30), _mm256_storeu_ps(c + 56, c31);
+  _mm256_storeu_ps(c + 64, c40), _mm256_storeu_ps(c + 72, c41);
+  _mm256_storeu_ps(c + 80, c50), _mm256_storeu_ps(c + 88, c51);
 }
 bool hostHasFma() {
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -76,19 +107,28 @@ bool hostHasFma() {
 }
 #endif
 
-using MicroFn = void (*)(const float*, int64_t, const float*, int64_t, float*);
+using MicroFn = void (*)(const float*, const float*, int64_t, float*, bool);
 
-MicroFn microFor(int64_t rows) {
+MicroFn microKernel() {
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
-  if (hostHasFma()) {
-    static const MicroFn fns[] = {nullptr, microAvx2<1>, microAvx2<2>, microAvx2<3>,
-                                  microAvx2<4>, microAvx2<5>, microAvx2<6>};
-    return fns[rows];
-  }
+  if (hostHasFma()) return &microAvx2;
 #endif
-  static const MicroFn fns[] = {nullptr, microPortable<1>, microPortable<2>, microPortable<3>,
-                                microPortable<4>, microPortable<5>, microPortable<6>};
-  return fns[rows];
+  return &microPortable;
+}
+
+// Packs rows [i0, i1) x reduction steps [k0, k0 + kc) of row-major a (row
+// length k) into micro panels of kMr rows: dst[(t * kc + kk) * kMr + r].
+void packA(const float* a, int64_t k, int64_t i0, int64_t i1, int64_t k0, int64_t kc, float* dst) {
+  for (int64_t i = i0; i < i1; i += kMr) {
+    const int64_t rows = std::min(kMr, i1 - i);
+    float* panel = dst + (i - i0) / kMr * kc * kMr;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* src = a + (i + r) * k + k0;
+      for (int64_t kk = 0; kk < kc; ++kk) panel[kk * kMr + r] = src[kk];
+    }
+    for (int64_t r = rows; r < kMr; ++r)
+      for (int64_t kk = 0; kk < kc; ++kk) panel[kk * kMr + r] = 0.0f;
+  }
 }
 
 int64_t padTo16(int64_t v) { return (v + kFractal - 1) / kFractal * kFractal; }
@@ -105,14 +145,7 @@ double fractals(int64_t m, int64_t n) {
 void roundOperands(aclDataType dt, CubeRounding rnd, float* v, int64_t n, UnitCounters* cnt) {
   if (dt != ACL_FLOAT || rnd == CubeRounding::kNone) return;
   const bool sat = rnd == CubeRounding::kFp16Saturate;
-  for (int64_t i = 0; i < n; ++i) {
-    float h = halfToFloat(floatToHalf(v[i]));
-    if (sat && !std::isfinite(h)) {
-      h = std::isnan(h) ? 0.0f : (h > 0 ? kFp16Max : -kFp16Max);
-      if (cnt) cnt->fp16_overflow = true;
-    }
-    v[i] = h;
-  }
+  if (simd::roundThroughHalf(v, n, sat) && sat && cnt) cnt->fp16_overflow = true;
 }
 
 void loadA(const GmMatrix& a, int64_t m, int64_t k, CubeRounding rnd, float* dst, UnitCounters* cnt) {
@@ -145,20 +178,51 @@ void loadB(const GmMatrix& b, int64_t k, int64_t n, CubeRounding rnd, float* bp,
   if (cnt) cnt->mte_in_bytes += static_cast<double>(k * n) * static_cast<double>(dtypeSize(b.dtype));
 }
 
+// Copies rows [i, i + rows) x columns [j0, j0 + jn) between the row-major
+// result c (row length n) and a kMr x 16 tile.
+void tileFromC(const float* c, int64_t n, int64_t i, int64_t rows, int64_t j0, int64_t jn, float* tile) {
+  for (int64_t r = 0; r < rows; ++r) std::copy(c + (i + r) * n + j0, c + (i + r) * n + j0 + jn, tile + r * kPanel);
+}
+void tileToC(const float* tile, const float* bias, int64_t n, int64_t i, int64_t rows, int64_t j0, int64_t jn,
+             float* c) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float* dst = c + (i + r) * n + j0;
+    const float* src = tile + r * kPanel;
+    if (bias) {
+      for (int64_t j = 0; j < jn; ++j) dst[j] = src[j] + bias[j0 + j];
+    } else {
+      std::copy(src, src + jn, dst);
+    }
+  }
+}
+
 void mmadF32(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, int64_t p0, int64_t p1, float* c,
              UnitCounters* cnt) {
   const int64_t n = op.n, k = op.k;
-  float tile[kRows * kPanel];
-  for (int64_t i0 = r0; i0 < r1; i0 += kRowBlock) {
-    const int64_t i1 = std::min(r1, i0 + kRowBlock);
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t j0 = p * kPanel, jn = std::min(kPanel, n - j0);
-      for (int64_t i = i0; i < i1; i += kRows) {
-        const int64_t rows = std::min(kRows, i1 - i);
-        microFor(rows)(op.a + i * k, k, op.b + p * k * kPanel, k, tile);
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t j = 0; j < jn; ++j)
-            c[(i + r) * n + j0 + j] = bias ? tile[r * kPanel + j] + bias[j0 + j] : tile[r * kPanel + j];
+  if (k == 0) {  // empty reduction: the accumulators stay +0, then the bias
+    for (int64_t i = r0; i < r1; ++i)
+      for (int64_t j = p0 * kPanel; j < std::min(n, p1 * kPanel); ++j) c[i * n + j] = bias ? 0.0f + bias[j] : 0.0f;
+  }
+  static thread_local std::vector<float> apack_buf;
+  apack_buf.resize(static_cast<size_t>(kMc * kKc));
+  float* apack = apack_buf.data();
+  const MicroFn micro = microKernel();
+  alignas(32) float tile[kMr * kPanel];
+  for (int64_t k0 = 0; k0 < k; k0 += kKc) {
+    const int64_t kc = std::min(kKc, k - k0);
+    const bool first = k0 == 0, last = k0 + kc == k;
+    for (int64_t i0 = r0; i0 < r1; i0 += kMc) {
+      const int64_t i1 = std::min(r1, i0 + kMc);
+      packA(op.a, k, i0, i1, k0, kc, apack);
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t j0 = p * kPanel, jn = std::min(kPanel, n - j0);
+        const float* bslice = op.b + (p * k + k0) * kPanel;
+        for (int64_t i = i0; i < i1; i += kMr) {
+          const int64_t rows = std::min(kMr, i1 - i);
+          if (!first) tileFromC(c, n, i, rows, j0, jn, tile);
+          micro(apack + (i - i0) / kMr * kc * kMr, bslice, kc, tile, !first);
+          tileToC(tile, last ? bias : nullptr, n, i, rows, j0, jn, c);
+        }
       }
     }
   }

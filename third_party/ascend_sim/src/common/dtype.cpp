@@ -1,5 +1,7 @@
 #include "common/dtype.h"
 
+#include "common/dtype_simd.h"
+
 #include <cmath>
 #include <limits>
 
@@ -135,6 +137,7 @@ void loadFloat(aclDataType dt, const void* base, int64_t offset, int64_t stride,
     }
     case ACL_FLOAT16: {
       const uint16_t* p = static_cast<const uint16_t*>(base) + offset;
+      if (stride == 1 && simd::halvesToFloats(p, n, dst)) return;
       for (int64_t i = 0; i < n; ++i) dst[i] = halfToFloat(p[i * stride]);
       return;
     }
@@ -191,6 +194,7 @@ void storeFloat(aclDataType dt, void* base, int64_t offset, int64_t n, const flo
       return;
     case ACL_FLOAT16: {
       uint16_t* p = static_cast<uint16_t*>(base) + offset;
+      if (simd::floatsToHalves(src, n, p)) return;
       for (int64_t i = 0; i < n; ++i) p[i] = floatToHalf(src[i]);
       return;
     }

@@ -50,6 +50,7 @@
 #include "aicore/thread_pool.h"
 #include "aicore/units.h"
 #include "common/dtype.h"
+#include "common/dtype_simd.h"
 #include "ops/conv_util.h"
 #include "ops/op_utils.h"
 
@@ -65,7 +66,6 @@ constexpr int64_t kRowBand = 96;                // rows per task (forward / back
 constexpr int64_t kPanelGroup = 4;              // 16-column panels per task (backprop filter)
 constexpr int64_t kMinTasks = 64;               // forward / backprop input: split panels below this
 constexpr int64_t kColsBudget = 8 * 1024 * 1024;  // floats of img2col scratch per chunk (32 MiB)
-constexpr float kFp16Max = 65504.0f;
 
 enum class ConvOp { kForward, kBackpropInput, kBackpropFilter };
 
@@ -198,16 +198,7 @@ CubeRounding roundingOf(const OpCall& call) {
 void roundOperands(CubeRounding rnd, float* v, int64_t n, bool* overflow) {
   if (rnd == CubeRounding::kNone) return;
   const bool sat = rnd == CubeRounding::kFp16Saturate;
-  bool ovf = false;
-  for (int64_t i = 0; i < n; ++i) {
-    float h = halfToFloat(floatToHalf(v[i]));
-    if (sat && !std::isfinite(h)) {
-      h = std::isnan(h) ? 0.0f : (h > 0 ? kFp16Max : -kFp16Max);
-      ovf = true;
-    }
-    v[i] = h;
-  }
-  if (ovf) *overflow = true;
+  if (simd::roundThroughHalf(v, n, sat) && sat) *overflow = true;
 }
 
 // force_fp16 with an fp32 output: the Cube result is an fp16 value.
