@@ -1,6 +1,7 @@
 // The AI Core units (aicore/units.h): Cube numerics (float64 bound and the
 // documented ascending-K order), int8 Cube, Vector repeat counting, fp16
-// saturation, img2col, and determinism of the split across host threads.
+// saturation, img2col (plain and packed), packed A operands, and determinism of
+// the split across host threads.
 #include <cmath>
 #include <vector>
 
@@ -142,6 +143,52 @@ TEST(VectorUnit, Fp16SaturationAndIeee) {
   EXPECT_EQ(v, (std::vector<uint16_t>{0x7bff, 0xfbff, 0x0000, 0x7bff, 0xbc00}));
   std::vector<uint16_t> fine = {0x7bff, 0x0001, 0x8000};
   EXPECT_FALSE(vectorUnit().fp16_overflow(fine.data(), 3, true));
+}
+
+// The packed img2col holds exactly the plain img2col's values (zero rows past
+// the end), for strides, pads, dilations, several samples and a row count
+// that is not a multiple of the panel height.
+TEST(MteUnit, PackedImg2colEqualsPlainImg2col) {
+  for (int64_t stride_w : {1, 2})
+    for (int64_t dil : {1, 2}) {
+      Img2colParams p;
+      p.n = 2; p.c = 3; p.h = 9; p.w = 11; p.kh = 3; p.kw = 3;
+      p.stride_h = 1; p.stride_w = stride_w; p.pad_top = 1; p.pad_bottom = 1; p.pad_left = 1; p.pad_right = 0;
+      p.dilation_h = dil; p.dilation_w = dil;
+      const int64_t rows = p.n * p.outH() * p.outW(), kd = p.c * p.kh * p.kw, mr = kCubePanelRows;
+      const int64_t tiles = (rows + mr - 1) / mr;
+      std::vector<float> x = randomFloats(p.n * p.c * p.h * p.w, -1, 1, 11);
+      std::vector<float> plain(rows * kd), packed(tiles * mr * kd, -9.0f);
+      mteUnit().img2col(p, x.data(), plain.data(), nullptr);
+      UnitCounters cnt;
+      mteUnit().img2col_packed(p, x.data(), packed.data(), &cnt);
+      EXPECT_EQ(cnt.mte_in_bytes, x.size() * 4.0);
+      for (int64_t r = 0; r < tiles * mr; ++r)
+        for (int64_t kk = 0; kk < kd; ++kk) {
+          const float want = r < rows ? plain[r * kd + kk] : 0.0f;
+          ASSERT_EQ(packed[((r / mr) * kd + kk) * mr + r % mr], want) << "row " << r << " col " << kk;
+        }
+    }
+}
+
+// A packed A operand gives the same bits as the row-major one, for any
+// row split on panel boundaries.
+TEST(CubeUnit, PackedOperandGivesSameBits) {
+  const int64_t m = 40, n = 35, k = 600, mr = kCubePanelRows, tiles = (m + mr - 1) / mr;
+  HostTensor a = HostTensor::floats(ACL_FLOAT, {m, k}, randomFloats(m * k, -2, 2, 3));
+  HostTensor b = HostTensor::floats(ACL_FLOAT, {k, n}, randomFloats(k * n, -2, 2, 4));
+  const std::vector<float> want = cubeMatmul(ACL_FLOAT, a, b, m, n, k, 1, 1, nullptr);
+  const std::vector<float> ra = a.toFloats();
+  std::vector<float> packed(tiles * mr * k, 0.0f), bl((n + 15) / 16 * k * 16);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t kk = 0; kk < k; ++kk) packed[((i / mr) * k + kk) * mr + i % mr] = ra[i * k + kk];
+  cubeUnit().load_b(GmMatrix{ACL_FLOAT, b.data(), 0, n, 1}, k, n, CubeRounding::kNone, bl.data(), nullptr);
+  const CubeOperands op{packed.data(), bl.data(), m, n, k, /*a_packed=*/true};
+  std::vector<float> got(m * n, -1.0f);
+  cubeUnit().mmad_f32(op, nullptr, 0, 18, 0, 3, got.data(), nullptr);
+  cubeUnit().mmad_f32(op, nullptr, 18, m, 0, 1, got.data(), nullptr);
+  cubeUnit().mmad_f32(op, nullptr, 18, m, 1, 3, got.data(), nullptr);
+  EXPECT_EQ(got, want);
 }
 
 TEST(MteUnit, Img2colMatchesNaiveConvolution) {

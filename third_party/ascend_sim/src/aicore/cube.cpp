@@ -38,7 +38,7 @@ namespace {
 
 constexpr int64_t kFractal = 16;  // M0 = K0 = N0
 constexpr int64_t kPanel = 16;    // output columns per micro tile (= N0)
-constexpr int64_t kMr = 6;        // output rows per micro tile
+constexpr int64_t kMr = kCubePanelRows;  // output rows per micro tile
 constexpr int64_t kMc = 96;       // rows per packed A block (kept in L2)
 constexpr int64_t kKc = 256;      // reduction steps per block (B slice: 16 KiB, in L1)
 
@@ -213,14 +213,17 @@ void mmadF32(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, 
     const bool first = k0 == 0, last = k0 + kc == k;
     for (int64_t i0 = r0; i0 < r1; i0 += kMc) {
       const int64_t i1 = std::min(r1, i0 + kMc);
-      packA(op.a, k, i0, i1, k0, kc, apack);
+      // A packed by the MTE is read in place: the panels of rows [i0, i1).
+      const float* ablock = op.a_packed ? op.a + (i0 / kMr * k + k0) * kMr : apack;
+      if (!op.a_packed) packA(op.a, k, i0, i1, k0, kc, apack);
       for (int64_t p = p0; p < p1; ++p) {
         const int64_t j0 = p * kPanel, jn = std::min(kPanel, n - j0);
         const float* bslice = op.b + (p * k + k0) * kPanel;
         for (int64_t i = i0; i < i1; i += kMr) {
           const int64_t rows = std::min(kMr, i1 - i);
           if (!first) tileFromC(c, n, i, rows, j0, jn, tile);
-          micro(apack + (i - i0) / kMr * kc * kMr, bslice, kc, tile, !first);
+          const float* ap = op.a_packed ? ablock + (i - i0) / kMr * k * kMr : ablock + (i - i0) / kMr * kc * kMr;
+          micro(ap, bslice, kc, tile, !first);
           tileToC(tile, last ? bias : nullptr, n, i, rows, j0, jn, c);
         }
       }

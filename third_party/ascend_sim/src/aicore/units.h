@@ -53,12 +53,20 @@ struct GmMatrix {
   int64_t offset, rs, cs;
 };
 
+// Rows per micro panel of a packed A operand (CubeOperands::a_packed).
+constexpr int64_t kCubePanelRows = 6;
+
 // Fp32 Cube operands after the MTE loaded them into L0A / L0B.
-//   a: row-major [m][k];  b: column panels [ceil(n/16)][k][16], zero padded.
+//   a: row-major [m][k], or with a_packed micro panels of kCubePanelRows rows
+//      over the whole K: element (i, kk) at a[((i / 6) * k + kk) * 6 + i % 6],
+//      rows past m zero (the MTE writes convolution operands this way, so the
+//      Cube reads them without repacking);
+//   b: column panels [ceil(n/16)][k][16], zero padded.
 struct CubeOperands {
   const float* a;
   const float* b;
   int64_t m, n, k;
+  bool a_packed = false;
 };
 
 struct CubeUnit {
@@ -76,6 +84,7 @@ struct CubeUnit {
   // row-major fp32 result c[m][n] (+ bias[n] if non-null, added last). One
   // fp32 accumulator per element adds a[i][k] * b[k][j] for k = 0..K-1 in
   // ascending order with FMA; the result does not depend on the region split.
+  // With op.a_packed, r0 must be a multiple of kCubePanelRows.
   void (*mmad_f32)(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, int64_t p0, int64_t p1,
                    float* c, UnitCounters* cnt);
   // int8 x int8 -> int32 for rows [r0, r1), columns [c0, c1): a [m][k] and b
@@ -136,6 +145,9 @@ struct MteUnit {
   // (n, ho, wo), column (c, i, j)), zeros for padding. Counts the input bytes
   // read from GM (the column matrix stays on chip, in L1). x/cols null: account only.
   void (*img2col)(const Img2colParams& p, const float* x, float* cols, UnitCounters* cnt);
+  // The same matrix written as a packed Cube A operand (CubeOperands::a_packed):
+  // ceil(N*Ho*Wo / 6) micro panels [C*kh*kw][6], rows past the end zero.
+  void (*img2col_packed)(const Img2colParams& p, const float* x, float* cols, UnitCounters* cnt);
 };
 
 ASCEND_SIM_API const CubeUnit& cubeUnit();

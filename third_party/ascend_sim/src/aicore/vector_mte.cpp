@@ -100,6 +100,51 @@ void img2col(const Img2colParams& p, const float* x, float* cols, UnitCounters* 
   }
 }
 
+// img2col into packed Cube A micro panels (Note [Cube GEMM blocking]): for
+// each panel of 6 output positions and each column (c, i, j), the 6 values are
+// consecutive. When the 6 positions lie on one output row with stride 1 and
+// the taps are inside the input, they are 6 consecutive input elements.
+void img2colPacked(const Img2colParams& p, const float* x, float* cols, UnitCounters* cnt) {
+  constexpr int64_t mr = kCubePanelRows;
+  const int64_t ho = p.outH(), wo = p.outW(), rows = p.n * ho * wo;
+  const int64_t kdim = p.c * p.kh * p.kw, tiles = (rows + mr - 1) / mr;
+  if (x && cols) {
+    for (int64_t t = 0; t < tiles; ++t) {
+      int64_t ih0[mr], iw0[mr], nn[mr];
+      bool valid[mr];
+      for (int64_t rr = 0; rr < mr; ++rr) {
+        const int64_t r = t * mr + rr;
+        valid[rr] = r < rows;
+        const int64_t rc = valid[rr] ? r : 0;
+        nn[rr] = rc / (ho * wo);
+        ih0[rr] = (rc / wo) % ho * p.stride_h - p.pad_top;
+        iw0[rr] = rc % wo * p.stride_w - p.pad_left;
+      }
+      // One output row, all rows valid, stride 1: the 6 taps are contiguous.
+      const bool run = valid[mr - 1] && nn[0] == nn[mr - 1] && ih0[0] == ih0[mr - 1] && p.stride_w == 1;
+      float* dst = cols + t * kdim * mr;
+      for (int64_t c = 0; c < p.c; ++c)
+        for (int64_t i = 0; i < p.kh; ++i)
+          for (int64_t j = 0; j < p.kw; ++j, dst += mr) {
+            if (run) {
+              const int64_t ih = ih0[0] + i * p.dilation_h, iw = iw0[0] + j * p.dilation_w;
+              if (ih >= 0 && ih < p.h && iw >= 0 && iw + mr <= p.w) {
+                const float* src = x + ((nn[0] * p.c + c) * p.h + ih) * p.w + iw;
+                for (int64_t rr = 0; rr < mr; ++rr) dst[rr] = src[rr];
+                continue;
+              }
+            }
+            for (int64_t rr = 0; rr < mr; ++rr) {
+              const int64_t ih = ih0[rr] + i * p.dilation_h, iw = iw0[rr] + j * p.dilation_w;
+              const bool inside = valid[rr] && ih >= 0 && ih < p.h && iw >= 0 && iw < p.w;
+              dst[rr] = inside ? x[((nn[rr] * p.c + c) * p.h + ih) * p.w + iw] : 0.0f;
+            }
+          }
+    }
+  }
+  if (cnt) cnt->mte_in_bytes += static_cast<double>(p.n * p.c * p.h * p.w) * sizeof(float);
+}
+
 }  // namespace
 
 const VectorUnit& vectorUnit() {
@@ -108,7 +153,7 @@ const VectorUnit& vectorUnit() {
 }
 
 const MteUnit& mteUnit() {
-  static const MteUnit unit{"MTE", &loadF32, &loadI64, &storeF32, &storeI64, &img2col};
+  static const MteUnit unit{"MTE", &loadF32, &loadI64, &storeF32, &storeI64, &img2col, &img2colPacked};
   return unit;
 }
 

@@ -53,6 +53,7 @@
 #include "common/dtype_simd.h"
 #include "ops/conv_util.h"
 #include "ops/op_utils.h"
+#include "ops/scratch.h"
 
 namespace ascend_sim {
 namespace {
@@ -62,7 +63,7 @@ using convutil::str;
 using convutil::Window;
 
 constexpr int64_t kTile = 16;                   // fractal edge
-constexpr int64_t kRowBand = 96;                // rows per task (forward / backprop input)
+constexpr int64_t kRowBand = 96;                // rows per task (forward / backprop input), a multiple of 6
 constexpr int64_t kPanelGroup = 4;              // 16-column panels per task (backprop filter)
 constexpr int64_t kMinTasks = 64;               // forward / backprop input: split panels below this
 constexpr int64_t kColsBudget = 8 * 1024 * 1024;  // floats of img2col scratch per chunk (32 MiB)
@@ -220,22 +221,9 @@ ResultRounding resultRoundingOf(const OpCall& call) {
   return r;
 }
 
-// Per-thread reusable scratch buffers: a convolution's operand copies and
-// fractal panels are megabytes; reusing them across launches (per stream
-// worker / pool thread) avoids page-faulting fresh memory on every call.
-// Contents are unspecified unless `zero`.
-enum ScratchSlot { kSlotIn0, kSlotIn1, kSlotPanels, kSlotCols, kSlotResult, kSlotOut, kSlotTask, kSlots };
-float* scratch(ScratchSlot slot, int64_t n, bool zero = false) {
-  static thread_local std::vector<float> bufs[kSlots];
-  std::vector<float>& b = bufs[slot];
-  if (b.size() < static_cast<size_t>(n)) b.resize(static_cast<size_t>(n));
-  if (zero) std::fill(b.begin(), b.begin() + n, 0.0f);
-  return b.data();
-}
-
 // Loads the logical fp32 view of t, rounded per the precision mode.
 const float* loadRounded(const TensorArg& t, int64_t logical_numel, ScratchSlot slot, CubeRounding rnd, bool* overflow) {
-  float* v = scratch(slot, logical_numel);
+  float* v = threadScratch(slot, logical_numel);
   if (logical_numel) convutil::loadLogicalF32(t, v);
   roundOperands(rnd, v, logical_numel, overflow);
   return v;
@@ -253,24 +241,29 @@ Img2colParams img2colOf(const ConvGeom& g) {
 }
 
 // One (group, sample) product A[R][K] x B[K][ncols] per unit u: `build(u,
-// cols)` fills unit u's A (zero-initialised); the product is cut into tasks of
-// 96-row bands x groups of 16-column panels (enough tasks to keep the cores
-// busy when R is small); `emit(u, r0, r1, j0, j1, c, cnt)` consumes rows
-// [r0, r1), columns [j0, j1) of the unit's fp32 result c[R][ncols].
+// cols)` writes unit u's A as a packed Cube operand (CubeOperands::a_packed:
+// micro panels of kCubePanelRows rows; zero-initialised first when
+// `zero_cols`, for builders that write only the non-zero entries); the
+// product is cut into tasks of 96-row bands x groups of 16-column panels
+// (enough tasks to keep the cores busy when R is small); `emit(u, r0, r1, j0,
+// j1, c, cnt)` consumes rows [r0, r1), columns [j0, j1) of the unit's fp32
+// result c[R][ncols].
 template <typename Build, typename Emit>
 void runUnits(int64_t units, int64_t rows, int64_t k, int64_t ncols, const float* bpanels,
-              int64_t unit_group_div, const float* bias, Build build, Emit emit, std::vector<UnitCounters>* counters) {
+              int64_t unit_group_div, const float* bias, bool zero_cols, Build build, Emit emit,
+              std::vector<UnitCounters>* counters) {
   const CubeUnit& cube = cubeUnit();
   const int64_t panels = ceilDiv(ncols, kTile), bsize = panels * k * kTile;
-  const int64_t per_chunk = std::max<int64_t>(1, kColsBudget / std::max<int64_t>(1, rows * std::max(k, ncols)));
+  const int64_t rows_pad = ceilDiv(rows, kCubePanelRows) * kCubePanelRows, asize = rows_pad * k;
+  const int64_t per_chunk = std::max<int64_t>(1, kColsBudget / std::max<int64_t>(1, rows_pad * std::max(k, ncols)));
   const int64_t bands = ceilDiv(rows, kRowBand);
   const int64_t chunk_units = std::min(units, per_chunk);
-  float* cols = scratch(kSlotCols, chunk_units * rows * k);
-  float* cbuf = scratch(kSlotResult, chunk_units * rows * ncols);
+  float* cols = threadScratch(ScratchSlot::kCols, chunk_units * asize);
+  float* cbuf = threadScratch(ScratchSlot::kResult, chunk_units * rows * ncols);
   for (int64_t u0 = 0; u0 < units; u0 += per_chunk) {
     const int64_t u1 = std::min(units, u0 + per_chunk), nu = u1 - u0;
-    std::fill(cols, cols + nu * rows * k, 0.0f);
-    parallelFor(nu, [&](int64_t t) { build(u0 + t, cols + t * rows * k); });
+    if (zero_cols) std::fill(cols, cols + nu * asize, 0.0f);
+    parallelFor(nu, [&](int64_t t) { build(u0 + t, cols + t * asize); });
     const int64_t pgroups = std::max<int64_t>(1, std::min(panels, ceilDiv(kMinTasks, nu * bands)));
     const int64_t tasks = nu * bands * pgroups;
     const size_t base = counters->size();
@@ -281,7 +274,7 @@ void runUnits(int64_t units, int64_t rows, int64_t k, int64_t ncols, const float
       const int64_t p0 = pg * panels / pgroups, p1 = (pg + 1) * panels / pgroups;
       if (p0 == p1) return;
       const int64_t grp = (u0 + ui) / unit_group_div;
-      const CubeOperands op{cols + ui * rows * k, bpanels + grp * bsize, rows, ncols, k};
+      const CubeOperands op{cols + ui * asize, bpanels + grp * bsize, rows, ncols, k, /*a_packed=*/true};
       float* c = cbuf + ui * rows * ncols;
       UnitCounters* uc = &(*counters)[base + static_cast<size_t>(t)];
       cube.mmad_f32(op, bias ? bias + grp * ncols : nullptr, r0, r1, p0, p1, c, uc);
@@ -301,9 +294,9 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   const CubeRounding rnd = roundingOf(call);
   const ResultRounding rr = resultRoundingOf(call);
   bool overflow = false;
-  const float* x = loadRounded(call.inputs[0], g.n * g.ci * g.h * g.w, kSlotIn0, rnd, &overflow);
+  const float* x = loadRounded(call.inputs[0], g.n * g.ci * g.h * g.w, ScratchSlot::kIn0, rnd, &overflow);
   const int64_t k = g.cig * g.win.kh * g.win.kw, rows = g.ho * g.wo, hw = g.h * g.w;
-  const float* w = loadRounded(call.inputs[1], g.co * k, kSlotIn1, rnd, &overflow);
+  const float* w = loadRounded(call.inputs[1], g.co * k, ScratchSlot::kIn1, rnd, &overflow);
   std::vector<float> bias;
   if (g.has_bias) {
     bias.resize(static_cast<size_t>(g.co));
@@ -311,21 +304,21 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   }
   // L0B: per group the [K][Co/G] matrix w[co][k] seen transposed, in 16-column panels.
   const int64_t panels = ceilDiv(g.cog, kTile), bsize = panels * k * kTile;
-  float* bp = scratch(kSlotPanels, g.groups * bsize);
+  float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
   parallelFor(g.groups * panels, [&](int64_t t) {  // one 16-column panel per call
     const int64_t gi = t / panels, p = t % panels, n0 = p * kTile;
     cubeUnit().load_b(GmMatrix{ACL_FLOAT, w, (gi * g.cog + n0) * k, 1, k}, k, std::min(kTile, g.cog - n0),
                       CubeRounding::kNone, bp + gi * bsize + p * k * kTile, nullptr);
   });
-  float* y = scratch(kSlotOut, g.n * g.co * rows);
+  float* y = threadScratch(ScratchSlot::kOut, g.n * g.co * rows);
   const Img2colParams p = img2colOf(g);
   std::vector<UnitCounters> cnt;
   // Unit u = (group gi, sample n), u = gi * N + n; its x channels are contiguous.
   runUnits(
-      g.groups * g.n, rows, k, g.cog, bp, g.n, bias.empty() ? nullptr : bias.data(),
+      g.groups * g.n, rows, k, g.cog, bp, g.n, bias.empty() ? nullptr : bias.data(), /*zero_cols=*/false,
       [&](int64_t u, float* cols) {
         const int64_t gi = u / g.n, n = u % g.n;
-        mteUnit().img2col(p, x + (n * g.ci + gi * g.cig) * hw, cols, nullptr);
+        mteUnit().img2col_packed(p, x + (n * g.ci + gi * g.cig) * hw, cols, nullptr);
       },
       [&](int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
         const int64_t gi = u / g.n, n = u % g.n;
@@ -358,12 +351,12 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   const ResultRounding rr = resultRoundingOf(call);
   bool overflow = false;
   const int64_t khw = g.win.kh * g.win.kw, k = g.cog * khw, rows = g.h * g.w, oplane = g.ho * g.wo;
-  const float* w = loadRounded(call.inputs[0], g.co * g.cig * khw, kSlotIn0, rnd, &overflow);
-  const float* dy = loadRounded(call.inputs[1], g.n * g.co * oplane, kSlotIn1, rnd, &overflow);
+  const float* w = loadRounded(call.inputs[0], g.co * g.cig * khw, ScratchSlot::kIn0, rnd, &overflow);
+  const float* dy = loadRounded(call.inputs[1], g.n * g.co * oplane, ScratchSlot::kIn1, rnd, &overflow);
   // L0B per group: rows (co, i, j), columns ci: w[gi*cog + co][ci][i][j]. For one co and one
   // 16-column panel that is a [kh*kw][16] block read with row stride 1, column stride kh*kw.
   const int64_t panels = ceilDiv(g.cig, kTile), bsize = panels * k * kTile;
-  float* bp = scratch(kSlotPanels, g.groups * bsize);
+  float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
   parallelFor(g.groups * panels, [&](int64_t t) {
     const int64_t gi = t / panels, p = t % panels, c0 = p * kTile, nc = std::min(kTile, g.cig - c0);
     for (int64_t co = 0; co < g.cog; ++co)
@@ -372,26 +365,28 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   });
   const std::vector<int64_t> th = tapTable(g.h, g.ho, g.win.kh, g.win.sh, g.win.pt, g.win.dh);
   const std::vector<int64_t> tw = tapTable(g.w, g.wo, g.win.kw, g.win.sw, g.win.pl, g.win.dw);
-  float* dx = scratch(kSlotOut, g.n * g.ci * rows);
+  float* dx = threadScratch(ScratchSlot::kOut, g.n * g.ci * rows);
   std::vector<UnitCounters> cnt;
   const int64_t kh = g.win.kh, kw = g.win.kw;
   runUnits(
-      g.groups * g.n, rows, k, g.cig, bp, g.n, nullptr,
-      [&](int64_t u, float* cols) {  // MTE: img2col of the stride-dilated, padded dy
+      g.groups * g.n, rows, k, g.cig, bp, g.n, nullptr, /*zero_cols=*/true,
+      [&](int64_t u, float* cols) {  // MTE: img2col of the stride-dilated, padded dy, packed
         const int64_t gi = u / g.n, n = u % g.n;
         const float* src = dy + (n * g.co + gi * g.cog) * oplane;
+        constexpr int64_t mr = kCubePanelRows;
         for (int64_t h = 0; h < g.h; ++h)
           for (int64_t x = 0; x < g.w; ++x) {
-            float* row = cols + (h * g.w + x) * k;
+            const int64_t r = h * g.w + x;
+            float* row = cols + r / mr * k * mr + r % mr;  // column kk at row[kk * mr]
             for (int64_t co = 0; co < g.cog; ++co)
               for (int64_t i = 0; i < kh; ++i) {
                 const int64_t hi = th[h * kh + i];
-                float* dst = row + (co * kh + i) * kw;
+                float* dst = row + (co * kh + i) * kw * mr;
                 if (hi < 0) continue;  // cols are zero-filled
                 const float* plane = src + co * oplane + hi * g.wo;
                 for (int64_t j = 0; j < kw; ++j) {
                   const int64_t wi = tw[x * kw + j];
-                  if (wi >= 0) dst[j] = plane[wi];
+                  if (wi >= 0) dst[j * mr] = plane[wi];
                 }
               }
           }
@@ -416,16 +411,16 @@ void computeBackpropFilter(const OpCall& call, const ConvGeom& g) {
   bool overflow = false;
   const int64_t hw = g.h * g.w, rows = g.ho * g.wo, m = g.n * rows;  // m: the reduction length
   const int64_t kc = g.cig * g.win.kh * g.win.kw;                     // result columns
-  const float* x = loadRounded(call.inputs[0], g.n * g.ci * hw, kSlotIn0, rnd, &overflow);
-  const float* dy = loadRounded(call.inputs[1], g.n * g.co * rows, kSlotIn1, rnd, &overflow);
-  float* dw = scratch(kSlotOut, g.co * kc);
+  const float* x = loadRounded(call.inputs[0], g.n * g.ci * hw, ScratchSlot::kIn0, rnd, &overflow);
+  const float* dy = loadRounded(call.inputs[1], g.n * g.co * rows, ScratchSlot::kIn1, rnd, &overflow);
+  float* dw = threadScratch(ScratchSlot::kOut, g.co * kc);
   const int64_t panels = ceilDiv(kc, kTile), bsize = panels * m * kTile, asize = g.cog * m;
   const int64_t bands = ceilDiv(g.cog, kTile), pgroups = ceilDiv(panels, kPanelGroup);
   const int64_t per_chunk = std::max<int64_t>(1, kColsBudget / std::max<int64_t>(1, bsize + asize));
   const Img2colParams p = img2colOf(g);
   const int64_t chunk_groups = std::min(g.groups, per_chunk);
-  float* a = scratch(kSlotCols, chunk_groups * asize);
-  float* b = scratch(kSlotPanels, chunk_groups * bsize);
+  float* a = threadScratch(ScratchSlot::kCols, chunk_groups * asize);
+  float* b = threadScratch(ScratchSlot::kPanels, chunk_groups * bsize);
   std::vector<UnitCounters> cnt;
   for (int64_t g0 = 0; g0 < g.groups; g0 += per_chunk) {
     const int64_t g1 = std::min(g.groups, g0 + per_chunk), ng = g1 - g0;
@@ -437,7 +432,7 @@ void computeBackpropFilter(const OpCall& call, const ConvGeom& g) {
       for (int64_t co = 0; co < g.cog; ++co)
         std::memcpy(a + gl * asize + co * m + n * rows, dy + (n * g.co + gi * g.cog + co) * rows,
                     static_cast<size_t>(rows) * sizeof(float));
-      float* cols = scratch(kSlotTask, rows * kc);  // this pool thread's own buffer
+      float* cols = threadScratch(ScratchSlot::kTask, rows * kc);  // this pool thread's own buffer
       mteUnit().img2col(p, x + (n * g.ci + gi * g.cig) * hw, cols, nullptr);
       float* bg = b + gl * bsize;
       for (int64_t r = 0; r < rows; ++r) {

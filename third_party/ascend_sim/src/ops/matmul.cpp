@@ -22,6 +22,7 @@
 #include "aicore/thread_pool.h"
 #include "aicore/units.h"
 #include "ops/op_utils.h"
+#include "ops/scratch.h"
 
 namespace ascend_sim {
 namespace {
@@ -198,6 +199,12 @@ BatchMap batchMapOf(const OpCall& call, const MatmulDims& d) {
   return m;
 }
 
+bool overlaps(const TensorArg& a, const TensorArg& b) {
+  const char* pa = static_cast<const char*>(a.data);
+  const char* pb = static_cast<const char*>(b.data);
+  return pa < pb + static_cast<size_t>(tensorBytes(b)) && pb < pa + static_cast<size_t>(tensorBytes(a));
+}
+
 int64_t matSize(const TensorArg& t) { return t.shape[t.shape.size() - 1] * t.shape[t.shape.size() - 2]; }
 
 void computeFloat(const OpCall& call, const MatmulDims& d, const CubeSplit& s, const BatchMap& bm) {
@@ -212,23 +219,32 @@ void computeFloat(const OpCall& call, const MatmulDims& d, const CubeSplit& s, c
     loadFloat(call.inputs[2].dtype, call.inputs[2].data, 0, 1, d.n, bias.data());
   }
   // MTE: every distinct operand matrix into L0A / L0B once (in parallel).
+  // Buffers: Note [Reused scratch]; load_b zero-fills the panels' padding.
   const int64_t a_size = d.m * d.k, panels = s.nt, b_size = panels * d.k * kTile;
-  std::vector<float> a_l0(static_cast<size_t>(bm.n1 * a_size)), b_l0(static_cast<size_t>(bm.n2 * b_size));
+  // A row-major fp32 x1 used as it is (no transpose, no rounding) is already
+  // the L0A layout: it is read in place, unless the output overlaps it.
+  const bool a_in_place = x1.dtype == ACL_FLOAT && !d.ta && rnd == CubeRounding::kNone && !overlaps(x1, y);
+  const float* a_l0 = a_in_place ? static_cast<const float*>(x1.data) : threadScratch(ScratchSlot::kIn0, bm.n1 * a_size);
+  float* b_l0 = threadScratch(ScratchSlot::kPanels, bm.n2 * b_size);
   std::vector<UnitCounters> load_cnt(static_cast<size_t>(bm.n1 + bm.n2));
   parallelFor(bm.n1 + bm.n2, [&](int64_t t) {
+    if (t < bm.n1 && a_in_place) return;
     if (t < bm.n1)
-      cube.load_a(viewOf(x1, t * matSize(x1), d.ta), d.m, d.k, rnd, a_l0.data() + t * a_size, &load_cnt[t]);
+      cube.load_a(viewOf(x1, t * matSize(x1), d.ta), d.m, d.k, rnd, const_cast<float*>(a_l0) + t * a_size, &load_cnt[t]);
     else
-      cube.load_b(viewOf(x2, (t - bm.n1) * matSize(x2), d.tb), d.k, d.n, rnd, b_l0.data() + (t - bm.n1) * b_size,
+      cube.load_b(viewOf(x2, (t - bm.n1) * matSize(x2), d.tb), d.k, d.n, rnd, b_l0 + (t - bm.n1) * b_size,
                   &load_cnt[t]);
   });
-  std::vector<float> c(static_cast<size_t>(s.batches * d.m * d.n));
-  std::vector<UnitCounters> cnt(static_cast<size_t>(s.blocks));
   const bool through_fp16 = call.ctx.precision == PrecisionMode::kForceFp16 && y.dtype == ACL_FLOAT;
+  // An fp32 result is the fp32 output itself (ND, row-major [batch][m][n]):
+  // the Cube accumulates straight into GM and the store pass is skipped.
+  const bool direct = y.dtype == ACL_FLOAT && !through_fp16;
+  float* c = direct ? static_cast<float*>(y.data) : threadScratch(ScratchSlot::kResult, s.batches * d.m * d.n);
+  std::vector<UnitCounters> cnt(static_cast<size_t>(s.blocks));
   parallelFor(s.blocks, [&](int64_t block) {
     for (const Region& r : regionsOf(s, d, block)) {
-      const CubeOperands op{a_l0.data() + bm.i1[r.b] * a_size, b_l0.data() + bm.i2[r.b] * b_size, d.m, d.n, d.k};
-      float* cb = c.data() + r.b * d.m * d.n;
+      const CubeOperands op{a_l0 + bm.i1[r.b] * a_size, b_l0 + bm.i2[r.b] * b_size, d.m, d.n, d.k};
+      float* cb = c + r.b * d.m * d.n;
       cube.mmad_f32(op, bias.empty() ? nullptr : bias.data(), r.r0, r.r1, r.p0, r.p1, cb, &cnt[block]);
       const int64_t j0 = r.p0 * kTile, j1 = std::min(d.n, r.p1 * kTile);
       for (int64_t i = r.r0; i < r.r1; ++i) {
@@ -240,7 +256,8 @@ void computeFloat(const OpCall& call, const MatmulDims& d, const CubeSplit& s, c
             cnt[block].fp16_overflow = true;
           for (int64_t j = j0; j < j1; ++j) row[j] = halfToFloat(h[j - j0]);
         }
-        mteUnit().store_f32(y.dtype, y.data, (r.b * d.m + i) * d.n + j0, j1 - j0, row + j0, &cnt[block]);
+        mteUnit().store_f32(y.dtype, direct ? nullptr : y.data, (r.b * d.m + i) * d.n + j0, j1 - j0, row + j0,
+                            &cnt[block]);
       }
     }
   });
