@@ -15,6 +15,7 @@ template <typename T>
 struct EngineOps;
 template <>
 struct EngineOps<float> {
+  static constexpr aclDataType kNative = ACL_FLOAT;  // storage dtype equal to the compute domain
   static void load(aclDataType dt, const void* b, int64_t o, int64_t s, int64_t n, float* d, UnitCounters* c) {
     mteUnit().load_f32(dt, b, o, s, n, d, c);
   }
@@ -28,6 +29,7 @@ struct EngineOps<float> {
 };
 template <>
 struct EngineOps<int64_t> {
+  static constexpr aclDataType kNative = ACL_INT64;
   static void load(aclDataType dt, const void* b, int64_t o, int64_t s, int64_t n, int64_t* d, UnitCounters* c) {
     mteUnit().load_i64(dt, b, o, s, n, d, c);
   }
@@ -40,6 +42,23 @@ struct EngineOps<int64_t> {
   }
 };
 
+// Whether input `in` may be read in place while `out` is written: it does not
+// overlap the output, or it is exactly the output (in-place ops, which read
+// element i before writing it).
+bool readableInPlace(const TensorArg& in, const TensorArg& out) {
+  if (in.data == out.data) return in.shape == out.shape;
+  const char* a = static_cast<const char*>(in.data);
+  const char* b = static_cast<const char*>(out.data);
+  return a + static_cast<size_t>(tensorBytes(in)) <= b || b + static_cast<size_t>(tensorBytes(out)) <= a;
+}
+
+// Note [Elementwise operands in place]
+// The engine stages each chunk of every operand through fp32 / int64 scratch
+// (MTE load, Vector map, MTE store). An operand whose storage dtype already is
+// the compute domain (fp32 for float math, int64 for integer math) and that is
+// read with unit stride needs no staging: the Vector map reads it, or writes
+// the output, in place. The MTE still accounts the same bytes (null buffers
+// count only), so counters and simulated time do not change.
 template <typename T, typename Fn>
 void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn, const float* params,
                const LaunchContext* ctx, UnitCounters* total) {
@@ -52,6 +71,10 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
   dts[nin] = out.dtype;
   bool execute = out.data != nullptr;
   for (int k = 0; k < nin; ++k) execute = execute && ins[k]->data != nullptr;
+  bool in_native[4] = {};
+  for (int k = 0; k < nin; ++k)
+    in_native[k] = execute && ins[k]->dtype == Ops::kNative && readableInPlace(*ins[k], out);
+  const bool out_native = execute && out.dtype == Ops::kNative;
   const int64_t numel = numelOf(out.shape);
   const LaunchContext defaults;
   const int64_t blocks = elementwiseBlocks(numel, (ctx ? *ctx : defaults).vector_cores);
@@ -60,19 +83,30 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
   auto block_fn = [&](int64_t b) {
     const int64_t lo = std::min(numel, b * chunks / blocks * kChunk);
     const int64_t hi = std::min(numel, (b + 1) * chunks / blocks * kChunk);
-    std::vector<T> scratch(execute ? static_cast<size_t>(kChunk) * (nin + 1) : 0);
-    const T* in_ptrs[4] = {};
-    T* res = execute ? scratch.data() : nullptr;
-    for (int k = 0; k < nin; ++k) in_ptrs[k] = execute ? scratch.data() + kChunk * (k + 1) : nullptr;
+    static thread_local std::vector<T> scratch;  // Note [Reused scratch] (ops/scratch.h)
+    if (execute && scratch.size() < static_cast<size_t>(kChunk) * (nin + 1))
+      scratch.resize(static_cast<size_t>(kChunk) * (nin + 1));
+    T* staged[4] = {};
+    T* res_staged = execute ? scratch.data() : nullptr;
+    for (int k = 0; k < nin; ++k) staged[k] = execute ? scratch.data() + kChunk * (k + 1) : nullptr;
     UnitCounters& c = cnt[b];
     forEachInnerRunInRange(out.shape, strides, lo, hi, [&](const int64_t* off, int64_t len, const int64_t* st) {
       for (int64_t i = 0; i < len; i += kChunk) {
         const int64_t m = len - i < kChunk ? len - i : kChunk;
-        for (int k = 0; k < nin; ++k)
-          Ops::load(ins[k]->dtype, ins[k]->data, off[k + 1] + i * st[k + 1], st[k + 1], m, const_cast<T*>(in_ptrs[k]),
-                    &c);
+        const T* in_ptrs[4] = {};
+        for (int k = 0; k < nin; ++k) {
+          const int64_t o = off[k + 1] + i * st[k + 1];
+          if (in_native[k] && st[k + 1] == 1) {
+            in_ptrs[k] = static_cast<const T*>(ins[k]->data) + o;
+            Ops::load(ins[k]->dtype, nullptr, o, 1, m, nullptr, &c);  // account only
+          } else {
+            Ops::load(ins[k]->dtype, ins[k]->data, o, st[k + 1], m, staged[k], &c);
+            in_ptrs[k] = staged[k];
+          }
+        }
+        T* res = out_native ? static_cast<T*>(out.data) + off[0] + i : res_staged;
         Ops::map(execute ? fn : nullptr, in_ptrs, nin, res, m, params, dts, &c);
-        Ops::store(out.dtype, out.data, off[0] + i, m, res, &c);
+        Ops::store(out.dtype, out_native ? nullptr : out.data, off[0] + i, m, res, &c);
       }
     });
   };
