@@ -102,8 +102,8 @@ void img2col(const Img2colParams& p, const float* x, float* cols, UnitCounters* 
 
 // img2col into packed Cube A micro panels (Note [Cube GEMM blocking]): for
 // each panel of 6 output positions and each column (c, i, j), the 6 values are
-// consecutive. When the 6 positions lie on one output row with stride 1 and
-// the taps are inside the input, they are 6 consecutive input elements.
+// consecutive. When the 6 positions lie on one output row and the taps are
+// inside the input, they are 6 input elements stride_w apart (no bounds checks).
 void img2colPacked(const Img2colParams& p, const float* x, float* cols, UnitCounters* cnt) {
   constexpr int64_t mr = kCubePanelRows;
   const int64_t ho = p.outH(), wo = p.outW(), rows = p.n * ho * wo;
@@ -120,17 +120,18 @@ void img2colPacked(const Img2colParams& p, const float* x, float* cols, UnitCoun
         ih0[rr] = (rc / wo) % ho * p.stride_h - p.pad_top;
         iw0[rr] = rc % wo * p.stride_w - p.pad_left;
       }
-      // One output row, all rows valid, stride 1: the 6 taps are contiguous.
-      const bool run = valid[mr - 1] && nn[0] == nn[mr - 1] && ih0[0] == ih0[mr - 1] && p.stride_w == 1;
+      // One output row, all rows valid: the 6 taps are input elements stride_w apart.
+      const bool run = valid[mr - 1] && nn[0] == nn[mr - 1] && ih0[0] == ih0[mr - 1];
+      const int64_t sw = p.stride_w;
       float* dst = cols + t * kdim * mr;
       for (int64_t c = 0; c < p.c; ++c)
         for (int64_t i = 0; i < p.kh; ++i)
           for (int64_t j = 0; j < p.kw; ++j, dst += mr) {
             if (run) {
               const int64_t ih = ih0[0] + i * p.dilation_h, iw = iw0[0] + j * p.dilation_w;
-              if (ih >= 0 && ih < p.h && iw >= 0 && iw + mr <= p.w) {
+              if (ih >= 0 && ih < p.h && iw >= 0 && iw + (mr - 1) * sw < p.w) {
                 const float* src = x + ((nn[0] * p.c + c) * p.h + ih) * p.w + iw;
-                for (int64_t rr = 0; rr < mr; ++rr) dst[rr] = src[rr];
+                for (int64_t rr = 0; rr < mr; ++rr) dst[rr] = src[rr * sw];
                 continue;
               }
             }
