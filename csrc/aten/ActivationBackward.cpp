@@ -1,4 +1,6 @@
-// Gradients of relu (threshold_backward), sigmoid and tanh.
+// Gradients of relu (threshold_backward), sigmoid and tanh. A base-format
+// grad_output meeting a private-format saved tensor is converted to that
+// format first (gradInFormatOf), so the gradient keeps it.
 #include "PrivateUse1NativeFunctions.h"
 #include "csrc/aten/ElementwiseOps.h"
 
@@ -18,9 +20,9 @@ at::Tensor& NPUNativeFunctions::threshold_backward_out(const at::Tensor& grad_ou
 }
 at::Tensor NPUNativeFunctions::threshold_backward(const at::Tensor& grad_output, const at::Tensor& self,
                                                   const at::Scalar& threshold) {
-  at::Tensor out = torch_npu::emptyFollowingFormat(grad_output, grad_output.sizes(), grad_output.scalar_type(),
-                                                   grad_output.device());
-  return threshold_backward_out(grad_output, self, threshold, out);
+  const at::Tensor grad = torch_npu::gradInFormatOf(grad_output, self);
+  at::Tensor out = torch_npu::emptyFollowingFormat(grad, grad.sizes(), grad.scalar_type(), grad.device());
+  return threshold_backward_out(grad, self, threshold, out);
 }
 
 at::Tensor& NPUNativeFunctions::sigmoid_backward_out(const at::Tensor& grad_output, const at::Tensor& output,
@@ -28,9 +30,9 @@ at::Tensor& NPUNativeFunctions::sigmoid_backward_out(const at::Tensor& grad_outp
   return torch_npu::gradientOut("SigmoidGrad", output, grad_output, grad_output, grad_input);
 }
 at::Tensor NPUNativeFunctions::sigmoid_backward(const at::Tensor& grad_output, const at::Tensor& output) {
-  at::Tensor out = torch_npu::emptyFollowingFormat(output, grad_output.sizes(), grad_output.scalar_type(),
-                                                   grad_output.device());
-  return sigmoid_backward_out(grad_output, output, out);
+  const at::Tensor grad = torch_npu::gradInFormatOf(grad_output, output);
+  at::Tensor out = torch_npu::emptyFollowingFormat(output, grad.sizes(), grad.scalar_type(), grad.device());
+  return sigmoid_backward_out(grad, output, out);
 }
 
 at::Tensor& NPUNativeFunctions::tanh_backward_out(const at::Tensor& grad_output, const at::Tensor& output,
@@ -38,9 +40,9 @@ at::Tensor& NPUNativeFunctions::tanh_backward_out(const at::Tensor& grad_output,
   return torch_npu::gradientOut("TanhGrad", output, grad_output, grad_output, grad_input);
 }
 at::Tensor NPUNativeFunctions::tanh_backward(const at::Tensor& grad_output, const at::Tensor& output) {
-  at::Tensor out = torch_npu::emptyFollowingFormat(output, grad_output.sizes(), grad_output.scalar_type(),
-                                                   grad_output.device());
-  return tanh_backward_out(grad_output, output, out);
+  const at::Tensor grad = torch_npu::gradInFormatOf(grad_output, output);
+  at::Tensor out = torch_npu::emptyFollowingFormat(output, grad.sizes(), grad.scalar_type(), grad.device());
+  return tanh_backward_out(grad, output, out);
 }
 
 }  // namespace native

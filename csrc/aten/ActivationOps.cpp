@@ -39,9 +39,9 @@ at::Tensor& activationGradOut(const char* op, const at::Tensor& grad_output, con
 
 at::Tensor activationGrad(const char* op, const at::Tensor& grad_output, const at::Tensor& features,
                           const AttrSetter& attrs) {
-  at::Tensor out = torch_npu::emptyFollowingFormat(grad_output, grad_output.sizes(), grad_output.scalar_type(),
-                                                   grad_output.device());
-  return activationGradOut(op, grad_output, features, out, attrs);
+  const at::Tensor grad = torch_npu::gradInFormatOf(grad_output, features);
+  at::Tensor out = torch_npu::emptyFollowingFormat(grad, grad.sizes(), grad.scalar_type(), grad.device());
+  return activationGradOut(op, grad, features, out, attrs);
 }
 
 AttrSetter hardtanhAttrs(const at::Scalar& min_val, const at::Scalar& max_val) {
@@ -147,9 +147,9 @@ at::Tensor& NPUNativeFunctions::leaky_relu_backward_out(const at::Tensor& grad_o
 }
 at::Tensor NPUNativeFunctions::leaky_relu_backward(const at::Tensor& grad_output, const at::Tensor& self,
                                                    const at::Scalar& negative_slope, bool self_is_result) {
-  at::Tensor out = torch_npu::emptyFollowingFormat(grad_output, grad_output.sizes(), grad_output.scalar_type(),
-                                                   grad_output.device());
-  return leaky_relu_backward_out(grad_output, self, negative_slope, self_is_result, out);
+  const at::Tensor grad = torch_npu::gradInFormatOf(grad_output, self);
+  at::Tensor out = torch_npu::emptyFollowingFormat(grad, grad.sizes(), grad.scalar_type(), grad.device());
+  return leaky_relu_backward_out(grad, self, negative_slope, self_is_result, out);
 }
 
 }  // namespace native

@@ -1,7 +1,8 @@
 // native_batch_norm (train and eval) and its backward on the BN* ops (OPS.md).
 // 2-D/3-D inputs ([N,C], [N,C,L]) are viewed as [N,C,L,1]. Running statistics
 // are updated in place by BNTrainingUpdate, exactly like PyTorch (unbiased
-// variance, momentum). Outputs are NC1HWC0 when internal formats are allowed.
+// variance, momentum). Outputs are NC1HWC0 when internal formats are allowed;
+// in training, the weight/bias gradients follow the weight's format.
 #include <ATen/ATen.h>
 
 #include "PrivateUse1NativeFunctions.h"
@@ -95,14 +96,18 @@ bool defined(const c10::optional<at::Tensor>& t) { return t.has_value() && t->de
   } else {
     TORCH_CHECK(defined(save_mean) && defined(save_invstd), "batch_norm backward in training mode needs the saved "
                 "mean and inverse standard deviation");
-    at::Tensor diff_scale = at::empty({c}, x.options().dtype(at::kFloat)), diff_offset = at::empty_like(diff_scale);
+    // The parameter gradients follow the format of the parameters (NC1HWC0 [C]
+    // when the model was moved with internal formats allowed), so the
+    // optimizer updates them without TransData.
+    at::Tensor diff_scale = torch_npu::emptyFollowingFormat(scale, {c}, at::kFloat, x.device());
+    at::Tensor diff_offset = torch_npu::emptyFollowingFormat(scale, {c}, at::kFloat, x.device());
     torch_npu::OpCommand("BNTrainingUpdateGrad")
         .InputKeepFormat(dy, kBnFormats)
         .InputKeepFormat(x, kBnFormats)
         .Input(*save_mean)
         .Input(*save_invstd)
-        .Output(diff_scale)
-        .Output(diff_offset)
+        .OutputKeepFormat(diff_scale, kBnFormats)
+        .OutputKeepFormat(diff_offset, kBnFormats)
         .Attr("epsilon", static_cast<float>(eps))
         .Run();
     if (output_mask[0]) {
@@ -110,8 +115,8 @@ bool defined(const c10::optional<at::Tensor>& t) { return t.has_value() && t->de
       torch_npu::OpCommand("BNTrainingReduceGrad")
           .InputKeepFormat(dy, kBnFormats)
           .InputKeepFormat(x, kBnFormats)
-          .Input(diff_scale)
-          .Input(diff_offset)
+          .InputKeepFormat(diff_scale, kBnFormats)
+          .InputKeepFormat(diff_offset, kBnFormats)
           .InputKeepFormat(scale, kBnFormats)
           .Input(*save_mean)
           .Input(*save_invstd)

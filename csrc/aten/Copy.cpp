@@ -9,8 +9,16 @@
 //  - NPU -> NPU: AsStrided gathers a strided source, Cast converts dtypes and
 //    ViewCopy scatters into a strided destination; a plain D2D memcpy is used
 //    when both sides are dense.
+//  - private formats (Note [Private formats and ordinary ops]): between two
+//    whole storages of one private format, dtype and shape the storage bytes
+//    are copied as they are (one D2D memcpy, no TransData); into any other
+//    private-format destination the base-format values of the source are
+//    TransData'd into the destination's layout.
 // Copies between two NPU devices go through the host.
+// clone() of a whole private-format storage keeps its format (see
+// copyKeepsPrivateFormat) and is such a storage copy.
 #include <ATen/ATen.h>
+#include <ATen/ops/clone_native.h>
 
 #include "PrivateUse1NativeFunctions.h"
 #include "csrc/aten/NPUTensorUtils.h"
@@ -19,6 +27,8 @@
 #include "csrc/core/TaskQueue.h"
 #include "csrc/framework/FormatCast.h"
 #include "csrc/framework/FormatHelper.h"
+#include "csrc/framework/NPUStorageImpl.h"
+#include "csrc/framework/NPUTensorFactory.h"
 
 namespace at_npu {
 namespace native {
@@ -79,6 +89,30 @@ void scatterInto(const at::Tensor& src, const at::Tensor& dst) {
       .Run();
 }
 
+// True if dst and src are whole storages laid out identically (one private
+// format, dtype and shape, on one device): a byte copy of the storage is an
+// exact copy of the tensor.
+bool sameWholePrivateStorage(const at::Tensor& dst, const at::Tensor& src) {
+  if (!isNpu(src) || !isNpu(dst) || src.device() != dst.device() || src.scalar_type() != dst.scalar_type()) {
+    return false;
+  }
+  if (!torch_npu::hasPrivateFormat(src) || !torch_npu::hasPrivateFormat(dst)) return false;
+  if (!torch_npu::coversWholeStorage(src) || !torch_npu::coversWholeStorage(dst)) return false;
+  const torch_npu::NPUStorageDesc* s = torch_npu::storageDesc(src);
+  const torch_npu::NPUStorageDesc* d = torch_npu::storageDesc(dst);
+  return s->npu_format == d->npu_format && s->base_sizes == d->base_sizes && s->storage_sizes == d->storage_sizes &&
+         src.storage().nbytes() == dst.storage().nbytes();
+}
+
+// Copies the whole storage of src into dst (see sameWholePrivateStorage).
+void copyWholeStorage(const at::Tensor& dst, const at::Tensor& src) {
+  if (dst.storage().is_alias_of(src.storage()) || dst.storage().nbytes() == 0) return;  // onto itself, or nothing
+  const c10::DeviceIndex device = dst.device().index();
+  torch_npu::DeviceSwitch guard(device);
+  enqueueCopy(dst.storage().data(), src.storage().data(), dst.storage().nbytes(), ACL_MEMCPY_DEVICE_TO_DEVICE,
+              device);
+}
+
 void copyNpuToNpu(const at::Tensor& dst, const at::Tensor& src) {
   const bool overlap = dst.storage().is_alias_of(src.storage());
   const bool dense_dst = dst.is_contiguous() && !overlap;
@@ -126,9 +160,18 @@ void copyNpuToHost(const at::Tensor& dst, const at::Tensor& src) {
 at::Tensor NPUNativeFunctions::_copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(dst.defined(), "copy_: the destination is undefined");
   if (dst.numel() == 0) return dst;
+  if (sameWholePrivateStorage(dst, self)) {
+    copyWholeStorage(dst, self);
+    return dst;
+  }
   // See Note [Private formats and ordinary ops].
   const at::Tensor source = isNpu(self) ? torch_npu::materializeBase(self) : self;
   if (isNpu(dst) && torch_npu::hasPrivateFormat(dst)) {
+    if (isNpu(source) && source.device() == dst.device() && source.scalar_type() == dst.scalar_type() &&
+        source.sizes().equals(dst.sizes())) {
+      torch_npu::writeThroughPrivate(dst, source);  // TransData straight from the source's values
+      return dst;
+    }
     at::Tensor values = at::empty(dst.sizes(), dst.options());
     _copy_from(source, values, non_blocking);
     torch_npu::writeThroughPrivate(dst, values);
@@ -151,6 +194,18 @@ at::Tensor NPUNativeFunctions::_copy_from(const at::Tensor& self, const at::Tens
     copyNpuToHost(dst, src);
   }
   return dst;
+}
+
+at::Tensor NPUNativeFunctions::clone(const at::Tensor& self, c10::optional<at::MemoryFormat> memory_format) {
+  if (!torch_npu::copyKeepsPrivateFormat(self, memory_format)) return at::native::clone(self, memory_format);
+  at::Tensor out = torch_npu::makeNpuTensor(self.sizes(), c10::nullopt, self.scalar_type(), self.device().index(),
+                                            torch_npu::npuFormatOf(self));
+  if (sameWholePrivateStorage(out, self)) {
+    copyWholeStorage(out, self);
+  } else {
+    out.copy_(self);  // a storage of unusual size: through the logical values
+  }
+  return out;
 }
 
 at::Tensor NPUNativeFunctions::_copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {

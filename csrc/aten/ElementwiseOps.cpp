@@ -2,6 +2,9 @@
 
 #include <ATen/ExpandUtils.h>
 
+#include "csrc/framework/FormatCast.h"
+#include "csrc/framework/FormatHelper.h"
+
 namespace torch_npu {
 
 at::Tensor binaryResult(const at::Tensor& self, const at::Tensor& other, c10::ScalarType dtype) {
@@ -41,6 +44,18 @@ at::Tensor& gradientOut(const char* acl_op, const at::Tensor& first, const at::T
     cmd.FormatAgnostic();
     if (attrs) attrs(cmd);
   });
+}
+
+at::Tensor gradInFormatOf(const at::Tensor& grad_output, const at::Tensor& saved) {
+  if (!allowInternalFormat() || hasPrivateFormat(grad_output) || !hasPrivateFormat(saved) ||
+      !coversWholeStorage(saved)) {
+    return grad_output;
+  }
+  if (grad_output.device() != saved.device() || grad_output.scalar_type() != saved.scalar_type() ||
+      !grad_output.sizes().equals(saved.sizes())) {
+    return grad_output;
+  }
+  return formatCast(grad_output, npuFormatOf(saved));
 }
 
 at::Tensor& unaryOut(const char* acl_op, const at::Tensor& self, c10::ScalarType compute, c10::ScalarType result,

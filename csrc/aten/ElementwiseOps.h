@@ -24,6 +24,17 @@ at::Tensor& gradientOut(const char* acl_op, const at::Tensor& first, const at::T
                         const at::Tensor& grad_output, at::Tensor& out,
                         const std::function<void(OpCommand&)>& attrs = nullptr);
 
+// The grad_output an activation gradient should run on, given the saved
+// forward tensor `saved` (its input or output). When internal formats are
+// allowed, `saved` is a whole private-format storage and grad_output is a
+// base-format tensor of the same shape, dtype and device, grad_output is
+// converted to saved's format (one TransData): the gradient then runs on the
+// private storages and keeps the format the backward of the producing op
+// (conv, batch norm, pooling) reads natively, where converting `saved`
+// instead would cost the same TransData and give a base-format gradient.
+// Otherwise grad_output itself.
+at::Tensor gradInFormatOf(const at::Tensor& grad_output, const at::Tensor& saved);
+
 // acl_op(self) in `compute` dtype, result in `result` dtype, into out.
 at::Tensor& unaryOut(const char* acl_op, const at::Tensor& self, c10::ScalarType compute, c10::ScalarType result,
                      at::Tensor& out);

@@ -27,6 +27,12 @@ at::Tensor emptyFollowingFormat(const at::Tensor& first, at::IntArrayRef sizes, 
   return emptyNpu(sizes, dtype, device);
 }
 
+bool copyKeepsPrivateFormat(const at::Tensor& self, c10::optional<at::MemoryFormat> memory_format) {
+  const auto mf = memory_format.value_or(at::MemoryFormat::Preserve);
+  return (mf == at::MemoryFormat::Preserve || mf == at::MemoryFormat::Contiguous) && allowInternalFormat() &&
+         self.device().type() == c10::DeviceType::PrivateUse1 && hasPrivateFormat(self) && coversWholeStorage(self);
+}
+
 at::Tensor emptyPreferringFormat(at::IntArrayRef sizes, c10::ScalarType dtype, c10::Device device,
                                  aclFormat preferred) {
   if (allowInternalFormat()) return makeNpuTensor(sizes, c10::nullopt, dtype, device.index(), preferred);

@@ -18,6 +18,16 @@ at::Tensor emptyNpuLike(const at::Tensor& t, c10::optional<c10::ScalarType> dtyp
 at::Tensor emptyFollowingFormat(const at::Tensor& first, at::IntArrayRef sizes, c10::ScalarType dtype,
                                 c10::Device device);
 
+// True if a copy of `self` (clone, empty_like) with `memory_format` keeps
+// self's private storage format: internal formats are allowed, self is
+// exactly its private-format storage (so its strides are the contiguous
+// ones) and the memory format asks for nothing else (Preserve, the default,
+// or Contiguous). As in Ascend's torch_npu, a FRACTAL_Z weight's clone or
+// zeros_like is then FRACTAL_Z too, so optimizer state (SGD's momentum
+// buffer, Adam's moments) shares the parameter's format and the update runs
+// without TransData.
+bool copyKeepsPrivateFormat(const at::Tensor& self, c10::optional<at::MemoryFormat> memory_format);
+
 // A new tensor stored in `preferred` when internal formats are allowed
 // (conv/BN/pool outputs: NC1HWC0, conv weight gradients: FRACTAL_Z), else in
 // its base format.

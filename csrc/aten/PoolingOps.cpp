@@ -103,6 +103,16 @@ at::Tensor& NPUNativeFunctions::max_pool2d_with_indices_backward_out(
     const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
     at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& indices,
     at::Tensor& grad_input) {
+  const at::Tensor dx = max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
+                                                         ceil_mode, indices);
+  return assignResult(grad_input, dx, self.sizes());
+}
+
+// dx comes back in the op's own output (NC1HWC0 when allowed), as in
+// avg_pool2d_backward: no base-format copy for the functional form.
+at::Tensor NPUNativeFunctions::max_pool2d_with_indices_backward(
+    const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
+    at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& indices) {
   const Window w = window("max_pool2d_backward", kernel_size, stride, padding, dilation);
   const at::Tensor x = batched(self);
   at::Tensor dx = newActivation(x.sizes(), x);
@@ -111,15 +121,7 @@ at::Tensor& NPUNativeFunctions::max_pool2d_with_indices_backward_out(
   cmd.OutputKeepFormat(dx, kPoolFormats);
   setWindowAttrs(cmd, w, ceil_mode);
   cmd.Run();
-  return assignResult(grad_input, dx.view(self.sizes()), self.sizes());
-}
-
-at::Tensor NPUNativeFunctions::max_pool2d_with_indices_backward(
-    const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
-    at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& indices) {
-  at::Tensor grad_input = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
-  return max_pool2d_with_indices_backward_out(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode,
-                                              indices, grad_input);
+  return self.dim() == 3 ? dx.squeeze(0) : dx;
 }
 
 at::Tensor NPUNativeFunctions::avg_pool2d(const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,

@@ -1,7 +1,8 @@
 // Tensor creation and storage management on the NPU: empty, empty_strided,
-// resize_, set_, and reading a scalar back (.item()).
+// empty_like, resize_, set_, and reading a scalar back (.item()).
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/empty_like_native.h>
 #include <c10/core/CPUAllocator.h>
 
 #include "PrivateUse1NativeFunctions.h"
@@ -49,6 +50,22 @@ at::Tensor NPUNativeFunctions::empty_strided(at::IntArrayRef size, at::IntArrayR
   TORCH_CHECK(size.size() == stride.size(), "empty_strided: ", size.size(), " sizes but ", stride.size(),
               " strides");
   return torch_npu::makeNpuTensor(size, stride, c10::dtype_or_default(dtype), targetDevice(device));
+}
+
+// empty_like (and so zeros_like, ones_like, full_like, randn_like, ...) keeps
+// the private storage format of a whole-storage source, as Ascend's torch_npu
+// does (see copyKeepsPrivateFormat); anything else is PyTorch's empty_like.
+at::Tensor NPUNativeFunctions::empty_like(const at::Tensor& self, c10::optional<at::ScalarType> dtype,
+                                          c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                                          c10::optional<bool> pin_memory,
+                                          c10::optional<at::MemoryFormat> memory_format) {
+  const bool same_place = (!device.has_value() || *device == self.device()) &&
+                          layout.value_or(at::kStrided) == at::kStrided && !pin_memory.value_or(false);
+  if (same_place && !self.has_names() && torch_npu::copyKeepsPrivateFormat(self, memory_format)) {
+    return torch_npu::makeNpuTensor(self.sizes(), c10::nullopt, dtype.value_or(self.scalar_type()),
+                                    self.device().index(), torch_npu::npuFormatOf(self));
+  }
+  return at::native::empty_like(self, dtype, layout, device, pin_memory, memory_format);
 }
 
 const at::Tensor& NPUNativeFunctions::resize_(const at::Tensor& self, at::IntArrayRef size,

@@ -5,10 +5,13 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "ascend_sim/acl.h"
+#include "csrc/core/NPUFunctions.h"
 #include "csrc/framework/FormatHelper.h"
 
 namespace torch_npu_test {
@@ -151,6 +154,44 @@ inline std::vector<at::ScalarType> floatAndHalf() { return {at::kFloat, at::kHal
 // fp32 reference.
 inline double rtolTwoRoundings(at::ScalarType t) { return t == at::kHalf ? 2 * kHalfRtol : 1e-4; }
 inline double atolTwoRoundings(at::ScalarType t) { return t == at::kHalf ? 2 * kHalfAtol : 1e-5; }
+
+// Records the device tasks (ops, copies) of device 0 while in scope (the
+// simulator's per-op records, torch.npu.op_records in Python).
+class OpRecorder {
+ public:
+  OpRecorder() {
+    torch_npu::synchronize(0);
+    aclsimClearTaskRecords(0);
+    aclsimSetProfiling(0, 1);
+  }
+  ~OpRecorder() {
+    aclsimSetProfiling(0, 0);
+    aclsimClearTaskRecords(0);
+  }
+  OpRecorder(const OpRecorder&) = delete;
+  OpRecorder& operator=(const OpRecorder&) = delete;
+
+  // The op types recorded so far, in launch order (waits for the device).
+  std::vector<std::string> opTypes() const {
+    torch_npu::synchronize(0);
+    size_t count = 0;
+    aclsimGetTaskRecordCount(0, &count);
+    std::vector<aclsimTaskRecord> records(count);
+    if (count > 0) aclsimGetTaskRecords(0, 0, records.data(), &count);
+    std::vector<std::string> types;
+    for (size_t i = 0; i < count; ++i) types.emplace_back(records[i].op_type);
+    return types;
+  }
+  int64_t count(const std::string& op_type) const {
+    const auto types = opTypes();
+    return std::count(types.begin(), types.end(), op_type);
+  }
+  std::string summary() const {
+    std::string out;
+    for (const auto& t : opTypes()) out += (out.empty() ? "" : " ") + t;
+    return out;
+  }
+};
 
 // Expects `stmt` to throw a c10::Error whose message contains every fragment.
 #define EXPECT_THROW_WITH(stmt, ...)                                                       \

@@ -121,3 +121,38 @@ TEST(NpuBatchNorm, Errors) {
   EXPECT_THROW_WITH(at::batch_norm(x.reshape({2, 19, 7, 9, 1}), {}, {}, {}, {}, true, 0.1, 1e-5, false),
                     "5-D");
 }
+
+TEST(NpuBatchNorm, ParamGradsFollowTheParamFormat) {
+  // Training: weight/bias gradients come out in the format of the weight, so an
+  // optimizer update of NC1HWC0 parameters runs without TransData.
+  const int64_t c = 19;
+  const at::Tensor x = at::randn({2, c, 7, 9}), w0 = at::rand({c}).add(0.5), b0 = at::randn({c});
+  const at::Tensor gy = at::randn({2, c, 7, 9});
+  at::Tensor w_cpu = w0.clone().requires_grad_(), b_cpu = b0.clone().requires_grad_();
+  at::batch_norm(x, w_cpu, b_cpu, {}, {}, true, 0.1, 1e-5, false).backward(gy);
+  for (bool nc1hwc0 : {true, false}) {
+    SCOPED_TRACE(nc1hwc0 ? "params NC1HWC0" : "params ND");
+    InternalFormatGuard allow(true);
+    auto param = [&](const at::Tensor& t) {
+      at::Tensor d = t.to(npu());
+      return (nc1hwc0 ? npuFormatCast(d, ACL_FORMAT_NC1HWC0) : d).detach().requires_grad_();
+    };
+    at::Tensor w = param(w0), b = param(b0);
+    const at::Tensor x_npu = npuFormatCast(x.to(npu()), ACL_FORMAT_NC1HWC0);
+    at::batch_norm(x_npu, w, b, {}, {}, true, 0.1, 1e-5, false).backward(gy.to(npu()));
+    const aclFormat expected = nc1hwc0 ? ACL_FORMAT_NC1HWC0 : ACL_FORMAT_ND;
+    EXPECT_EQ(torch_npu::npuFormatOf(w.grad()), expected);
+    EXPECT_EQ(torch_npu::npuFormatOf(b.grad()), expected);
+    expectClose(w.grad(), w_cpu.grad(), 1e-4, 1e-4);
+    expectClose(b.grad(), b_cpu.grad(), 1e-4, 1e-4);
+    {
+      at::NoGradGuard no_grad;
+      OpRecorder rec;
+      w.add_(w.grad(), -0.1);
+      b.add_(b.grad(), -0.1);
+      EXPECT_EQ(rec.count("TransData"), 0) << rec.summary();
+    }
+    expectClose(w, w0 - 0.1 * w_cpu.grad(), 1e-5, 1e-5);
+    expectClose(b, b0 - 0.1 * b_cpu.grad(), 1e-5, 1e-5);
+  }
+}

@@ -66,3 +66,132 @@ TEST(NpuCopy, CloneAndInPlaceAfterCopyDoNotAlias) {
   dev.fill_(2);
   expectClose(c, at::ones({8}), 0, 0);
 }
+
+namespace {
+
+// Private-format cases: (format, logical shape) with real padding in the layout.
+struct PrivateCase {
+  aclFormat format;
+  std::vector<int64_t> shape;
+};
+
+std::vector<PrivateCase> privateCases() {
+  return {{ACL_FORMAT_NC1HWC0, {2, 19, 5, 3}}, {ACL_FORMAT_FRACTAL_Z, {33, 19, 3, 3}},
+          {ACL_FORMAT_FRACTAL_NZ, {3, 20, 35}}, {ACL_FORMAT_NC1HWC0, {37}}};
+}
+
+}  // namespace
+
+TEST(NpuCopy, CloneKeepsPrivateFormatWithOneMemcpy) {
+  InternalFormatGuard allow(true);
+  for (const auto& c : privateCases()) {
+    for (auto dtype : floatAndHalf()) {
+      SCOPED_TRACE(torch_npu::formatName(c.format) + " " + c10::str(at::IntArrayRef(c.shape)) + " " +
+                   c10::toString(dtype));
+      const at::Tensor cpu = at::randn(c.shape).to(dtype);
+      at::Tensor x = npuFormatCast(cpu.to(npu()), c.format);
+      ASSERT_EQ(torch_npu::npuFormatOf(x), c.format);
+      at::Tensor copy;
+      {
+        OpRecorder rec;
+        copy = x.clone();
+        EXPECT_EQ(rec.count("TransData"), 0) << rec.summary();
+        EXPECT_EQ(rec.count("MemcpyD2D"), 1) << rec.summary();
+      }
+      EXPECT_EQ(torch_npu::npuFormatOf(copy), c.format);
+      EXPECT_EQ(copy.sizes(), x.sizes());
+      EXPECT_EQ(copy.strides(), x.strides());
+      expectClose(copy, cpu, 0, 0);
+      x.add_(1);  // the clone has its own storage
+      expectClose(copy, cpu, 0, 0);
+      expectClose(x.clone(at::MemoryFormat::Contiguous), cpu.add(1), 0, 0);
+    }
+  }
+}
+
+TEST(NpuCopy, CloneFallsBackToBaseFormats) {
+  const at::Tensor cpu = at::randn({2, 19, 5, 3});
+  const at::Tensor x = npuFormatCast(cpu.to(npu()), ACL_FORMAT_NC1HWC0);
+  {
+    InternalFormatGuard allow(true);
+    // Another memory format: a base-format tensor with those strides.
+    const at::Tensor cl = x.clone(at::MemoryFormat::ChannelsLast);
+    EXPECT_TRUE(torch_npu::isBaseFormat(torch_npu::npuFormatOf(cl)));
+    EXPECT_TRUE(cl.is_contiguous(at::MemoryFormat::ChannelsLast));
+    expectClose(cl, cpu, 0, 0);
+    // A view of part of the storage: a base-format copy of the view.
+    const at::Tensor part = x.slice(1, 2, 9).clone();
+    EXPECT_TRUE(torch_npu::isBaseFormat(torch_npu::npuFormatOf(part)));
+    expectClose(part, cpu.slice(1, 2, 9), 0, 0);
+  }
+  {
+    InternalFormatGuard disallow(false);
+    const at::Tensor copy = x.clone();
+    EXPECT_TRUE(torch_npu::isBaseFormat(torch_npu::npuFormatOf(copy)));
+    expectClose(copy, cpu, 0, 0);
+  }
+  const at::Tensor plain = cpu.to(npu()).clone();
+  EXPECT_EQ(torch_npu::npuFormatOf(plain), ACL_FORMAT_NCHW);
+  expectClose(plain, cpu, 0, 0);
+}
+
+TEST(NpuCopy, EmptyLikeFamilyKeepsPrivateFormat) {
+  const at::Tensor cpu = at::randn({33, 19, 3, 3});
+  const at::Tensor w = npuFormatCast(cpu.to(npu()), ACL_FORMAT_FRACTAL_Z);
+  {
+    InternalFormatGuard allow(true);
+    const at::Tensor z = at::zeros_like(w);
+    EXPECT_EQ(torch_npu::npuFormatOf(z), ACL_FORMAT_FRACTAL_Z);
+    expectClose(z, at::zeros_like(cpu), 0, 0);
+    const at::Tensor o = at::ones_like(w, at::kHalf);
+    EXPECT_EQ(torch_npu::npuFormatOf(o), ACL_FORMAT_FRACTAL_Z);
+    expectClose(o, at::ones({33, 19, 3, 3}, at::kHalf), 0, 0);
+    const at::Tensor f = at::full_like(w, 2.5);
+    EXPECT_EQ(torch_npu::npuFormatOf(f), ACL_FORMAT_FRACTAL_Z);
+    expectClose(f, at::full({33, 19, 3, 3}, 2.5), 0, 0);
+    EXPECT_EQ(torch_npu::npuFormatOf(at::empty_like(w, at::MemoryFormat::Contiguous)), ACL_FORMAT_FRACTAL_Z);
+    // Base formats otherwise: another memory format, a partial view, another device.
+    EXPECT_TRUE(torch_npu::isBaseFormat(torch_npu::npuFormatOf(at::empty_like(w, at::MemoryFormat::ChannelsLast))));
+    EXPECT_TRUE(torch_npu::isBaseFormat(torch_npu::npuFormatOf(at::zeros_like(w[0]))));
+    const at::Tensor host = at::zeros_like(w, at::TensorOptions().device(at::kCPU));
+    EXPECT_TRUE(host.device().is_cpu());
+    expectClose(w + at::zeros_like(w), cpu, 0, 0);  // the native same-format path
+  }
+  {
+    InternalFormatGuard disallow(false);
+    EXPECT_TRUE(torch_npu::isBaseFormat(torch_npu::npuFormatOf(at::zeros_like(w))));
+  }
+}
+
+TEST(NpuCopy, SameFormatCopyIsOneMemcpy) {
+  InternalFormatGuard allow(true);
+  const at::Tensor a = at::randn({33, 19, 3, 3}), b = at::randn({33, 19, 3, 3});
+  at::Tensor dst = npuFormatCast(a.to(npu()), ACL_FORMAT_FRACTAL_Z);
+  const at::Tensor src = npuFormatCast(b.to(npu()), ACL_FORMAT_FRACTAL_Z);
+  {
+    OpRecorder rec;
+    dst.copy_(src);
+    EXPECT_EQ(rec.summary(), "MemcpyD2D");
+  }
+  expectClose(dst, b, 0, 0);
+  dst.copy_(dst);  // onto itself
+  expectClose(dst, b, 0, 0);
+  {
+    // From a base-format NPU tensor: one TransData into the destination's layout.
+    OpRecorder rec;
+    dst.copy_(a.to(npu()));
+    EXPECT_EQ(rec.count("TransData"), 1) << rec.summary();
+    EXPECT_EQ(rec.count("MemcpyD2D"), 0) << rec.summary();
+  }
+  expectClose(dst, a, 0, 0);
+  // Another private format, dtype or a partial destination: through the base format.
+  dst.copy_(npuFormatCast(b.to(npu()), ACL_FORMAT_NC1HWC0));
+  expectClose(dst, b, 0, 0);
+  dst.copy_(npuFormatCast(a.to(npu()).to(at::kHalf), ACL_FORMAT_FRACTAL_Z));
+  expectClose(dst, a.to(at::kHalf).to(at::kFloat), 0, 0);
+  dst[3].copy_(src[5]);
+  at::Tensor expected = a.to(at::kHalf).to(at::kFloat);
+  expected[3].copy_(b[5]);
+  expectClose(dst, expected, 0, 0);
+  EXPECT_EQ(torch_npu::npuFormatOf(dst), ACL_FORMAT_FRACTAL_Z);
+}

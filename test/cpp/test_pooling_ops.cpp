@@ -110,3 +110,35 @@ TEST(NpuPooling, Errors) {
   EXPECT_THROW_WITH(at::max_pool2d_with_indices(at::randn({2, 3, 4, 7, 9}).to(npu()), {3, 3}), "5");
   EXPECT_THROW_WITH(at::adaptive_avg_pool2d(at::randn({7, 9}).to(npu()), {2, 2}), "3-D or 4-D");
 }
+
+TEST(NpuPooling, MaxPoolBackwardKeepsNc1hwc0) {
+  // The functional backward returns the op's NC1HWC0 dx directly (no base-format
+  // copy); the out= form still fills any destination.
+  const at::Tensor x = at::randn({2, 19, 8, 9});
+  const auto cpu = at::max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false);
+  const at::Tensor gy = at::randn(std::get<0>(cpu).sizes());
+  const at::Tensor expected =
+      at::max_pool2d_with_indices_backward(gy, x, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, std::get<1>(cpu));
+  forBothFormatModes([&](bool allow) {
+    const at::Tensor x_npu = allow ? npuFormatCast(x.to(npu()), ACL_FORMAT_NC1HWC0) : x.to(npu());
+    const auto out = at::max_pool2d_with_indices(x_npu, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false);
+    const at::Tensor gy_npu = allow ? npuFormatCast(gy.to(npu()), ACL_FORMAT_NC1HWC0) : gy.to(npu());
+    at::Tensor dx;
+    {
+      OpRecorder rec;
+      dx = at::max_pool2d_with_indices_backward(gy_npu, x_npu, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false,
+                                                std::get<1>(out));
+      EXPECT_EQ(rec.summary(), "MaxPoolGradWithArgmaxV1");
+    }
+    expectFormatWhenAllowed(allow, ACL_FORMAT_NC1HWC0)(dx);
+    expectClose(dx, expected, 0, 0);
+    at::Tensor into = at::empty({0}, x_npu.options());
+    at::max_pool2d_with_indices_backward_out(into, gy_npu, x_npu, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false,
+                                             std::get<1>(out));
+    expectClose(into, expected, 0, 0);
+    // Unbatched input: [C, H, W].
+    const at::Tensor dx3 = at::max_pool2d_with_indices_backward(gy_npu[1], x_npu[1], {3, 3}, {2, 2}, {1, 1}, {1, 1},
+                                                                false, std::get<1>(out)[1]);
+    expectClose(dx3, expected[1], 0, 0);
+  });
+}

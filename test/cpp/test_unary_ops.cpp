@@ -155,3 +155,48 @@ TEST(NpuActivationGrad, ExplicitBackwardOps) {
   expectClose(out, at::tanh_backward(g, t));
   EXPECT_THROW_WITH(at::threshold_backward(dev(g), dev(x.slice(0, 0, 2)), 0), "threshold_backward");
 }
+
+TEST(NpuActivationGrad, BaseGradMeetsPrivateSavedTensor) {
+  // A base-format grad_output with an NC1HWC0 saved tensor (relu after conv/BN,
+  // grad from a base-format op): grad_output is converted once and the gradient
+  // stays NC1HWC0, ready for the backward of the producing op.
+  const at::Tensor x = at::randn({2, 19, 5, 3}), g = at::randn({2, 19, 5, 3});
+  const at::Tensor y = x.sigmoid(), t = x.tanh();
+  const at::Tensor x5 = npuFormatCast(x.to(npu()), ACL_FORMAT_NC1HWC0);
+  const at::Tensor y5 = npuFormatCast(y.to(npu()), ACL_FORMAT_NC1HWC0);
+  const at::Tensor t5 = npuFormatCast(t.to(npu()), ACL_FORMAT_NC1HWC0);
+  const at::Tensor g_npu = g.to(npu());
+  struct Case {
+    std::string name;
+    std::function<at::Tensor()> npu_fn;
+    at::Tensor expected;
+  };
+  const std::vector<Case> cases = {
+      {"threshold_backward 0", [&] { return at::threshold_backward(g_npu, x5, 0); }, at::threshold_backward(g, x, 0)},
+      {"threshold_backward 0.3", [&] { return at::threshold_backward(g_npu, x5, 0.3); },
+       at::threshold_backward(g, x, 0.3)},
+      {"sigmoid_backward", [&] { return at::sigmoid_backward(g_npu, y5); }, at::sigmoid_backward(g, y)},
+      {"tanh_backward", [&] { return at::tanh_backward(g_npu, t5); }, at::tanh_backward(g, t)},
+      {"hardtanh_backward", [&] { return at::hardtanh_backward(g_npu, x5, -0.5, 0.5); },
+       at::hardtanh_backward(g, x, -0.5, 0.5)},
+      {"leaky_relu_backward", [&] { return at::leaky_relu_backward(g_npu, x5, 0.1, false); },
+       at::leaky_relu_backward(g, x, 0.1, false)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    for (bool allow : {true, false}) {
+      InternalFormatGuard guard(allow);
+      at::Tensor out;
+      {
+        OpRecorder rec;
+        out = c.npu_fn();
+        if (allow) EXPECT_EQ(rec.count("TransData"), 1) << rec.summary();
+      }
+      expectFormatWhenAllowed(allow, ACL_FORMAT_NC1HWC0)(out);
+      expectClose(out, c.expected, 1e-6, 1e-7);
+    }
+  }
+  // The same results bit for bit as the base-format path.
+  expectClose(at::threshold_backward(g_npu, x5, 0), at::threshold_backward(g_npu, x.to(npu()), 0).cpu(), 0, 0);
+  expectClose(at::sigmoid_backward(g_npu, y5), at::sigmoid_backward(g_npu, y.to(npu())).cpu(), 0, 0);
+}

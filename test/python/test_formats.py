@@ -138,3 +138,67 @@ def test_same_format_ops_run_without_transdata(internal_format):
     ops = [r.op_type for r in rec.records]
     assert "TransData" not in ops and ops.count("Mul") == 1
     assert any("NC1HWC0" in r.shapes for r in rec.records if r.op_type == "Relu")
+
+
+def test_clone_and_like_factories_keep_private_formats(internal_format):
+    torch.npu.config.allow_internal_format = True
+    x = torch.randn(33, 19, 3, 3)
+    w = torch_npu.npu_format_cast(x.npu(), F.FRACTAL_Z)
+    with torch.npu.op_records() as rec:
+        c = torch.clone(w)
+    assert [r.op_type for r in rec.records] == ["MemcpyD2D"]    # the storage as it is, no TransData
+    assert torch_npu.get_npu_format(c) == F.FRACTAL_Z and torch.equal(c.cpu(), x)
+    w.add_(1)                                                    # the clone has its own storage
+    assert torch.equal(c.cpu(), x)
+    for like in (torch.zeros_like(w), torch.ones_like(w), torch.empty_like(w), torch.full_like(w, 3.0)):
+        assert torch_npu.get_npu_format(like) == F.FRACTAL_Z
+    assert torch.equal(torch.zeros_like(w).cpu(), torch.zeros_like(x))
+    cl = w.clone(memory_format=torch.channels_last)              # another memory format: a base format
+    assert torch_npu.get_npu_format(cl) == F.NCHW and cl.is_contiguous(memory_format=torch.channels_last)
+    assert torch.equal(cl.cpu(), x + 1)
+    assert torch_npu.get_npu_format(w[1:].clone()) == F.NCHW    # part of the storage: a base format
+    torch.npu.config.allow_internal_format = False
+    assert torch_npu.get_npu_format(w.clone()) == F.NCHW
+    assert torch_npu.get_npu_format(torch.zeros_like(w)) == F.NCHW
+
+
+def _conv_bn_model():
+    torch.manual_seed(0)
+    nn = torch.nn
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
+                         nn.MaxPool2d(3, 2, 1), nn.Conv2d(8, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16),
+                         nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 5))
+
+
+def test_sgd_momentum_on_conv_bn_keeps_formats_without_transdata(internal_format):
+    """Conv weights (FRACTAL_Z) and BN parameters (NC1HWC0) get gradients and
+    momentum buffers in their own formats, so SGD's update needs no TransData;
+    the backward converts only where a base-format op meets the network (the
+    gradient of the global average pool), and the results match the CPU."""
+    torch.npu.config.allow_internal_format = True
+    cpu_model, npu_model = _conv_bn_model(), _conv_bn_model().npu()
+    g = torch.Generator().manual_seed(1)
+    data = [(torch.randn(4, 3, 12, 12, generator=g), torch.randint(0, 5, (4,), generator=g)) for _ in range(3)]
+    cpu_opt = torch.optim.SGD(cpu_model.parameters(), lr=0.1, momentum=0.9)
+    npu_opt = torch.optim.SGD(npu_model.parameters(), lr=0.1, momentum=0.9)
+    for x, y in data:
+        cpu_opt.zero_grad()
+        torch.nn.functional.cross_entropy(cpu_model(x), y).backward()
+        cpu_opt.step()
+        npu_opt.zero_grad()
+        with torch.npu.op_records() as backward:
+            torch.nn.functional.cross_entropy(npu_model(x.npu()), y.npu()).backward()
+        with torch.npu.op_records() as step:
+            npu_opt.step()
+        step_ops = [r.op_type for r in step.records]
+        assert "TransData" not in step_ops, step_ops             # the first step clones grads into buffers
+        transdata = [r.shapes for r in backward.records if r.op_type == "TransData"]
+        assert len(transdata) <= 2, transdata                    # ReduceMean's input, the last ReLU's gradient
+        assert "MemcpyD2D" not in [r.op_type for r in backward.records]
+    for (name, p_npu), p_cpu in zip(npu_model.named_parameters(), cpu_model.parameters()):
+        fmt = torch_npu.get_npu_format(p_npu)
+        assert torch_npu.get_npu_format(p_npu.grad) == fmt, name
+        assert torch_npu.get_npu_format(npu_opt.state[p_npu]["momentum_buffer"]) == fmt, name
+        assert_close(p_npu, p_cpu, rtol=1e-4, atol=1e-5)
+    formats = {name: torch_npu.get_npu_format(p) for name, p in npu_model.named_parameters()}
+    assert formats["0.weight"] == F.FRACTAL_Z and formats["1.weight"] == F.NC1HWC0 and formats["1.bias"] == F.NC1HWC0
