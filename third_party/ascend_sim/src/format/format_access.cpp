@@ -1,7 +1,10 @@
 // StorageMap construction and logical load/store (see format_access.h).
 #include "format/format_access.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "aicore/thread_pool.h"
 
 #include "common/dtype.h"
 
@@ -85,11 +88,42 @@ void scatterRow(const void* src, void* dst, int64_t base, const int64_t* inner, 
   }
 }
 
+// Note [Parallel logical walks]
+// Gathering a private-format tensor into logical order (and scattering back)
+// is pure data movement with disjoint destinations per row, so the rows are
+// split over the host threads (aicore/thread_pool.h) in contiguous ranges.
+// Which thread moves a row does not change any value.
+// fn(first, base, len, inner) as forEachLogicalRow with one map.
+template <typename Fn>
+void forEachRowParallel(const StorageMap& m, Fn&& fn) {
+  const Shape& logical = m.logical;
+  const size_t r = logical.size();
+  const int64_t numel = numelOf(logical);
+  constexpr int64_t kMinParallel = 1 << 15;  // elements; below this one thread is faster
+  if (r < 2 || numel < kMinParallel) {
+    forEachLogicalRow(logical, {&m}, fn);
+    return;
+  }
+  const int64_t len = logical[r - 1], rows = numel / len;
+  const int64_t tasks = std::min<int64_t>(rows, 64);
+  const int64_t* inner = m.dim_offsets[r - 1].data();
+  parallelFor(tasks, [&](int64_t t) {
+    for (int64_t row = t * rows / tasks, end = (t + 1) * rows / tasks; row < end; ++row) {
+      int64_t base = 0;
+      for (int64_t d = static_cast<int64_t>(r) - 2, rem = row; d >= 0; --d) {
+        base += m.dim_offsets[static_cast<size_t>(d)][static_cast<size_t>(rem % logical[static_cast<size_t>(d)])];
+        rem /= logical[static_cast<size_t>(d)];
+      }
+      fn(row * len, &base, len, &inner);
+    }
+  });
+}
+
 template <typename T, typename Load>
 void loadLogical(const TensorArg& t, const StorageMap& m, T* dst, Load load) {
   const size_t size = dtypeSize(t.dtype);
-  std::vector<char> row;
-  forEachLogicalRow(m.logical, {&m}, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
+  forEachRowParallel(m, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
+    static thread_local std::vector<char> row;
     row.resize(static_cast<size_t>(len) * size);
     gatherRow(t.data, base[0], inner[0], len, size, row.data());
     load(t.dtype, row.data(), int64_t{0}, int64_t{1}, len, dst + first);
@@ -100,8 +134,8 @@ template <typename T, typename Store>
 void storeLogical(const TensorArg& t, const StorageMap& m, const T* src, Store store) {
   const size_t size = dtypeSize(t.dtype);
   if (m.hasPads()) std::memset(t.data, 0, static_cast<size_t>(m.storageNumel()) * size);
-  std::vector<char> row;
-  forEachLogicalRow(m.logical, {&m}, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
+  forEachRowParallel(m, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
+    static thread_local std::vector<char> row;
     row.resize(static_cast<size_t>(len) * size);
     store(t.dtype, row.data(), int64_t{0}, len, src + first);
     scatterRow(row.data(), t.data, base[0], inner[0], len, size);
@@ -113,7 +147,7 @@ void storeLogical(const TensorArg& t, const StorageMap& m, const T* src, Store s
 void gatherLogical(const TensorArg& t, const StorageMap& m, void* dst) {
   const size_t size = dtypeSize(t.dtype);
   char* d = static_cast<char*>(dst);
-  forEachLogicalRow(m.logical, {&m}, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
+  forEachRowParallel(m, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
     gatherRow(t.data, base[0], inner[0], len, size, d + static_cast<size_t>(first) * size);
   });
 }
@@ -122,7 +156,7 @@ void scatterLogical(const TensorArg& t, const StorageMap& m, const void* src) {
   const size_t size = dtypeSize(t.dtype);
   if (m.hasPads()) std::memset(t.data, 0, static_cast<size_t>(m.storageNumel()) * size);
   const char* s = static_cast<const char*>(src);
-  forEachLogicalRow(m.logical, {&m}, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
+  forEachRowParallel(m, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
     scatterRow(s + static_cast<size_t>(first) * size, t.data, base[0], inner[0], len, size);
   });
 }
