@@ -226,14 +226,26 @@ void computeFloat(const OpCall& call, const MatmulDims& d, const CubeSplit& s, c
   const bool a_in_place = x1.dtype == ACL_FLOAT && !d.ta && rnd == CubeRounding::kNone && !overlaps(x1, y);
   const float* a_l0 = a_in_place ? static_cast<const float*>(x1.data) : threadScratch(ScratchSlot::kIn0, bm.n1 * a_size);
   float* b_l0 = threadScratch(ScratchSlot::kPanels, bm.n2 * b_size);
-  std::vector<UnitCounters> load_cnt(static_cast<size_t>(bm.n1 + bm.n2));
-  parallelFor(bm.n1 + bm.n2, [&](int64_t t) {
-    if (t < bm.n1 && a_in_place) return;
-    if (t < bm.n1)
-      cube.load_a(viewOf(x1, t * matSize(x1), d.ta), d.m, d.k, rnd, const_cast<float*>(a_l0) + t * a_size, &load_cnt[t]);
-    else
-      cube.load_b(viewOf(x2, (t - bm.n1) * matSize(x2), d.tb), d.k, d.n, rnd, b_l0 + (t - bm.n1) * b_size,
-                  &load_cnt[t]);
+  // Each matrix is loaded in slices (rows of A, 16-column panels of B) so
+  // that one large operand is spread over the host threads too.
+  constexpr int64_t kRowsPerSlice = 256, kPanelsPerSlice = 16;
+  const int64_t a_slices = a_in_place ? 0 : std::max<int64_t>(1, (d.m + kRowsPerSlice - 1) / kRowsPerSlice);
+  const int64_t b_slices = std::max<int64_t>(1, (panels + kPanelsPerSlice - 1) / kPanelsPerSlice);
+  const int64_t a_tasks = bm.n1 * a_slices, b_tasks = bm.n2 * b_slices;
+  std::vector<UnitCounters> load_cnt(static_cast<size_t>(a_tasks + b_tasks));
+  parallelFor(a_tasks + b_tasks, [&](int64_t t) {
+    if (t < a_tasks) {
+      const int64_t mat = t / a_slices, r0 = t % a_slices * kRowsPerSlice, rows = std::min(kRowsPerSlice, d.m - r0);
+      GmMatrix g = viewOf(x1, mat * matSize(x1), d.ta);
+      g.offset += r0 * g.rs;
+      cube.load_a(g, rows, d.k, rnd, const_cast<float*>(a_l0) + mat * a_size + r0 * d.k, &load_cnt[t]);
+    } else {
+      const int64_t u = t - a_tasks, mat = u / b_slices, p0 = u % b_slices * kPanelsPerSlice;
+      const int64_t cols = std::min(kPanelsPerSlice * kTile, d.n - p0 * kTile);
+      GmMatrix g = viewOf(x2, mat * matSize(x2), d.tb);
+      g.offset += p0 * kTile * g.cs;
+      cube.load_b(g, d.k, cols, rnd, b_l0 + mat * b_size + p0 * d.k * kTile, &load_cnt[t]);
+    }
   });
   const bool through_fp16 = call.ctx.precision == PrecisionMode::kForceFp16 && y.dtype == ACL_FLOAT;
   // An fp32 result is the fp32 output itself (ND, row-major [batch][m][n]):
