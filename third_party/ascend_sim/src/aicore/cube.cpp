@@ -141,11 +141,9 @@ double fractals(int64_t m, int64_t n) {
   return static_cast<double>(padTo16(m) / kFractal) * static_cast<double>(padTo16(n) / kFractal);
 }
 
-// Applies the precision-mode rounding of fp32 operands to v[0..n).
+// Applies the precision-mode rounding to operands of storage dtype dt (fp32 only).
 void roundOperands(aclDataType dt, CubeRounding rnd, float* v, int64_t n, UnitCounters* cnt) {
-  if (dt != ACL_FLOAT || rnd == CubeRounding::kNone) return;
-  const bool sat = rnd == CubeRounding::kFp16Saturate;
-  if (simd::roundThroughHalf(v, n, sat) && sat && cnt) cnt->fp16_overflow = true;
+  if (dt == ACL_FLOAT && roundCubeOperands(rnd, v, n) && cnt) cnt->fp16_overflow = true;
 }
 
 void loadA(const GmMatrix& a, int64_t m, int64_t k, CubeRounding rnd, float* dst, UnitCounters* cnt) {
@@ -260,6 +258,12 @@ void mmadS8(const int8_t* a, const int8_t* b, const int32_t* bias, int64_t m, in
 }
 
 }  // namespace
+
+bool roundCubeOperands(CubeRounding rnd, float* v, int64_t n) {
+  if (rnd == CubeRounding::kNone) return false;
+  const bool sat = rnd == CubeRounding::kFp16Saturate;
+  return simd::roundThroughHalf(v, n, sat) && sat;
+}
 
 const CubeUnit& cubeUnit() {
   static const CubeUnit unit{"Cube", kFractal, kFractal, kFractal, &paddedMacs, &fractals,

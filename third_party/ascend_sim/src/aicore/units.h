@@ -46,6 +46,11 @@ enum class CubeRounding {
   kFp16Saturate,  // rounded to fp16 with saturation: |x| > 65504 -> ±65504, NaN -> 0
 };
 
+// The precision mode's rounding of fp32 Cube operands v[0..n) in place (a
+// no-op for kNone). Returns true if a value saturated (kFp16Saturate only):
+// the device's fp16 overflow condition.
+ASCEND_SIM_API bool roundCubeOperands(CubeRounding rnd, float* v, int64_t n);
+
 // A matrix operand in GM: element (r, c) is at base[offset + r * rs + c * cs].
 struct GmMatrix {
   aclDataType dtype;

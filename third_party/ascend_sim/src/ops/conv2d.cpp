@@ -50,7 +50,6 @@
 #include "aicore/thread_pool.h"
 #include "aicore/units.h"
 #include "common/dtype.h"
-#include "common/dtype_simd.h"
 #include "ops/conv_util.h"
 #include "ops/op_utils.h"
 #include "ops/scratch.h"
@@ -189,19 +188,6 @@ void validateConv(const OpCall& call) { (void)geomOf(call); }
 
 // ---- numerics helpers -------------------------------------------------------
 
-CubeRounding roundingOf(const OpCall& call) {
-  if (call.inputs[0].dtype != ACL_FLOAT || call.ctx.precision == PrecisionMode::kMustKeepOriginDtype)
-    return CubeRounding::kNone;
-  return call.ctx.fp16_saturation ? CubeRounding::kFp16Saturate : CubeRounding::kFp16;
-}
-
-// The precision mode's rounding of fp32 Cube operands, in place.
-void roundOperands(CubeRounding rnd, float* v, int64_t n, bool* overflow) {
-  if (rnd == CubeRounding::kNone) return;
-  const bool sat = rnd == CubeRounding::kFp16Saturate;
-  if (simd::roundThroughHalf(v, n, sat) && sat) *overflow = true;
-}
-
 // force_fp16 with an fp32 output: the Cube result is an fp16 value.
 struct ResultRounding {
   bool through_fp16 = false;
@@ -225,7 +211,7 @@ ResultRounding resultRoundingOf(const OpCall& call) {
 const float* loadRounded(const TensorArg& t, int64_t logical_numel, ScratchSlot slot, CubeRounding rnd, bool* overflow) {
   float* v = threadScratch(slot, logical_numel);
   if (logical_numel) convutil::loadLogicalF32(t, v);
-  roundOperands(rnd, v, logical_numel, overflow);
+  if (roundCubeOperands(rnd, v, logical_numel)) *overflow = true;
   return v;
 }
 
@@ -291,7 +277,7 @@ void reportOverflow(const OpCall& call, bool overflow, const std::vector<UnitCou
 // ---- Conv2D -------------------------------------------------------------------
 
 void computeForward(const OpCall& call, const ConvGeom& g) {
-  const CubeRounding rnd = roundingOf(call);
+  const CubeRounding rnd = cubeRoundingOf(call);
   const ResultRounding rr = resultRoundingOf(call);
   bool overflow = false;
   const float* x = loadRounded(call.inputs[0], g.n * g.ci * g.h * g.w, ScratchSlot::kIn0, rnd, &overflow);
@@ -347,7 +333,7 @@ std::vector<int64_t> tapTable(int64_t in, int64_t out, int64_t k, int64_t stride
 }
 
 void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
-  const CubeRounding rnd = roundingOf(call);
+  const CubeRounding rnd = cubeRoundingOf(call);
   const ResultRounding rr = resultRoundingOf(call);
   bool overflow = false;
   const int64_t khw = g.win.kh * g.win.kw, k = g.cog * khw, rows = g.h * g.w, oplane = g.ho * g.wo;
@@ -406,7 +392,7 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
 // ---- Conv2DBackpropFilter -----------------------------------------------------
 
 void computeBackpropFilter(const OpCall& call, const ConvGeom& g) {
-  const CubeRounding rnd = roundingOf(call);
+  const CubeRounding rnd = cubeRoundingOf(call);
   const ResultRounding rr = resultRoundingOf(call);
   bool overflow = false;
   const int64_t hw = g.h * g.w, rows = g.ho * g.wo, m = g.n * rows;  // m: the reduction length

@@ -47,9 +47,7 @@ struct EngineOps<int64_t> {
 // element i before writing it).
 bool readableInPlace(const TensorArg& in, const TensorArg& out) {
   if (in.data == out.data) return in.shape == out.shape;
-  const char* a = static_cast<const char*>(in.data);
-  const char* b = static_cast<const char*>(out.data);
-  return a + static_cast<size_t>(tensorBytes(in)) <= b || b + static_cast<size_t>(tensorBytes(out)) <= a;
+  return !buffersOverlap(in, out);
 }
 
 // Note [Elementwise operands in place]

@@ -161,12 +161,6 @@ std::vector<Region> regionsOf(const CubeSplit& s, const MatmulDims& d, int64_t b
   return out;
 }
 
-CubeRounding roundingOf(const OpCall& call) {
-  if (call.inputs[0].dtype != ACL_FLOAT || call.ctx.precision == PrecisionMode::kMustKeepOriginDtype)
-    return CubeRounding::kNone;
-  return call.ctx.fp16_saturation ? CubeRounding::kFp16Saturate : CubeRounding::kFp16;
-}
-
 // Output batch index -> linear index of the (broadcast) x1 / x2 matrix.
 struct BatchMap {
   std::vector<int64_t> i1, i2;
@@ -199,12 +193,6 @@ BatchMap batchMapOf(const OpCall& call, const MatmulDims& d) {
   return m;
 }
 
-bool overlaps(const TensorArg& a, const TensorArg& b) {
-  const char* pa = static_cast<const char*>(a.data);
-  const char* pb = static_cast<const char*>(b.data);
-  return pa < pb + static_cast<size_t>(tensorBytes(b)) && pb < pa + static_cast<size_t>(tensorBytes(a));
-}
-
 int64_t matSize(const TensorArg& t) { return t.shape[t.shape.size() - 1] * t.shape[t.shape.size() - 2]; }
 
 void computeFloat(const OpCall& call, const MatmulDims& d, const CubeSplit& s, const BatchMap& bm) {
@@ -212,7 +200,7 @@ void computeFloat(const OpCall& call, const MatmulDims& d, const CubeSplit& s, c
   const TensorArg& x1 = call.inputs[0];
   const TensorArg& x2 = call.inputs[1];
   const TensorArg& y = call.outputs[0];
-  const CubeRounding rnd = roundingOf(call);
+  const CubeRounding rnd = cubeRoundingOf(call);
   std::vector<float> bias;
   if (call.inputs.size() == 3) {
     bias.resize(static_cast<size_t>(d.n));
@@ -223,7 +211,7 @@ void computeFloat(const OpCall& call, const MatmulDims& d, const CubeSplit& s, c
   const int64_t a_size = d.m * d.k, panels = s.nt, b_size = panels * d.k * kTile;
   // A row-major fp32 x1 used as it is (no transpose, no rounding) is already
   // the L0A layout: it is read in place, unless the output overlaps it.
-  const bool a_in_place = x1.dtype == ACL_FLOAT && !d.ta && rnd == CubeRounding::kNone && !overlaps(x1, y);
+  const bool a_in_place = x1.dtype == ACL_FLOAT && !d.ta && rnd == CubeRounding::kNone && !buffersOverlap(x1, y);
   const float* a_l0 = a_in_place ? static_cast<const float*>(x1.data) : threadScratch(ScratchSlot::kIn0, bm.n1 * a_size);
   float* b_l0 = threadScratch(ScratchSlot::kPanels, bm.n2 * b_size);
   // Each matrix is loaded in slices (rows of A, 16-column panels of B) so

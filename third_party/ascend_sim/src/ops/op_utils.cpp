@@ -246,6 +246,18 @@ double tensorBytes(const TensorArg& t) {
   return static_cast<double>(t.numel()) * static_cast<double>(dtypeSize(t.dtype));
 }
 
+bool buffersOverlap(const TensorArg& a, const TensorArg& b) {
+  const char* pa = static_cast<const char*>(a.data);
+  const char* pb = static_cast<const char*>(b.data);
+  return pa < pb + static_cast<size_t>(tensorBytes(b)) && pb < pa + static_cast<size_t>(tensorBytes(a));
+}
+
+CubeRounding cubeRoundingOf(const OpCall& call) {
+  if (call.inputs[0].dtype != ACL_FLOAT || call.ctx.precision == PrecisionMode::kMustKeepOriginDtype)
+    return CubeRounding::kNone;
+  return call.ctx.fp16_saturation ? CubeRounding::kFp16Saturate : CubeRounding::kFp16;
+}
+
 KernelCost vectorCost(const OpCall& call) {
   // Accounted through the units: every input streamed GM -> UB once and
   // through the Vector lanes once, every output through the lanes and UB -> GM.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "aicore/units.h"
 #include "common/dtype.h"
 #include "common/shape.h"
 #include "ops/kernel.h"
@@ -86,6 +87,14 @@ std::string attrString(const OpCall& call, const char* name, const std::string& 
 
 // Bytes of a tensor's buffer as seen by the cost model.
 double tensorBytes(const TensorArg& t);
+// Whether the buffers of a and b (tensorBytes each) share a byte.
+bool buffersOverlap(const TensorArg& a, const TensorArg& b);
+
+// How a Cube op (MatMul, Conv2D, ...) sees its fp32 operands under the
+// launch's precision mode (SIMULATOR.md §3): kept as they are for
+// must_keep_origin_dtype or non-fp32 inputs, otherwise rounded to fp16
+// (saturating on a saturation-mode chip).
+CubeRounding cubeRoundingOf(const OpCall& call);
 // Vector-unit cost: every input read and every output written once.
 KernelCost vectorCost(const OpCall& call);
 
