@@ -40,10 +40,8 @@ const bool kRegistered = [] {
         const std::string name = std::string("Cube/MatMul/") + dtypeName(dt) + "/" +
                                  (*mode ? mode : "chip_default") + "/M" + std::to_string(s.m) + "_K" +
                                  std::to_string(s.k) + "_N" + std::to_string(s.n);
-        benchmark::RegisterBenchmark(name.c_str(), matMul, dt, std::string(mode), s)
-            ->UseRealTime()
-            ->Unit(benchmark::kMillisecond)
-            ->MinTime(0.2);
+        hostTimed(benchmark::RegisterBenchmark(name.c_str(), matMul, dt, std::string(mode), s),
+                  benchmark::kMillisecond, 0.2);
       }
   return true;
 }();

@@ -37,10 +37,8 @@ const bool kRegistered = [] {
           const aclFormat from = to_private ? c.base : c.priv, to = to_private ? c.priv : c.base;
           const std::string name = std::string("TransData/") + aclGetFormatName(from) + "->" + aclGetFormatName(to) +
                                    "/" + dtypeName(dt) + "/" + shapeName(shape);
-          benchmark::RegisterBenchmark(name.c_str(), transData, dt, from, to, c.base, shape)
-              ->UseRealTime()
-              ->Unit(benchmark::kMicrosecond)
-              ->MinTime(0.1);
+          hostTimed(benchmark::RegisterBenchmark(name.c_str(), transData, dt, from, to, c.base, shape),
+                    benchmark::kMicrosecond, 0.1);
         }
   return true;
 }();

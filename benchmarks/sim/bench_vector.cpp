@@ -42,17 +42,14 @@ const bool kRegistered = [] {
     for (int64_t n : {int64_t{1} << 10, int64_t{1} << 20, int64_t{1} << 24}) {
       const std::string suffix = std::string("/") + dtypeName(dt) + "/" + sizeName(n);
       for (const char* op : {"Add", "Mul", "Relu"})
-        benchmark::RegisterBenchmark(("Vector/" + std::string(op) + suffix).c_str(), elementwise, dt,
-                                     std::string(op), n)
-            ->UseRealTime()
-            ->Unit(benchmark::kMicrosecond)
-            ->MinTime(0.1);
+        hostTimed(benchmark::RegisterBenchmark(("Vector/" + std::string(op) + suffix).c_str(), elementwise, dt,
+                                               std::string(op), n),
+                  benchmark::kMicrosecond, 0.1);
       for (bool all_axes : {false, true})
-        benchmark::RegisterBenchmark(("Vector/ReduceSum/" + std::string(all_axes ? "all" : "last") + suffix).c_str(),
-                                     reduceSum, dt, all_axes, n)
-            ->UseRealTime()
-            ->Unit(benchmark::kMicrosecond)
-            ->MinTime(0.1);
+        hostTimed(benchmark::RegisterBenchmark(
+                      ("Vector/ReduceSum/" + std::string(all_axes ? "all" : "last") + suffix).c_str(), reduceSum, dt,
+                      all_axes, n),
+                  benchmark::kMicrosecond, 0.1);
     }
   return true;
 }();

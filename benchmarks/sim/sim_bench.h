@@ -155,6 +155,13 @@ inline void launch(const char* op, std::vector<const DeviceTensor*> ins, std::ve
                                  od.data(), ob.data(), attr, Device::get().stream));
 }
 
+// The settings every launch benchmark shares: host wall clock (the kernels
+// run on the simulator's threads, not the benchmark's), a display unit and
+// a minimum measuring time.
+inline void hostTimed(benchmark::internal::Benchmark* b, benchmark::TimeUnit unit, double min_time_s) {
+  b->UseRealTime()->Unit(unit)->MinTime(min_time_s);
+}
+
 // The timed loop (Note [What a benchmark iteration measures]): one warm-up
 // launch, then launch + synchronize per iteration. Adds `sim_us` and a rate
 // counter `rate_name` = work_per_iter / 1e9 per second of host time.
