@@ -15,8 +15,6 @@ using torch_npu::unaryOut;
 at::Tensor& NPUNativeFunctions::exp_out(const at::Tensor& self, at::Tensor& out) {
   return unaryOut("Exp", self, floatOpType(self), floatOpType(self), out);
 }
-at::Tensor NPUNativeFunctions::exp(const at::Tensor& self) { return unaryNew("Exp", self, floatOpType(self), floatOpType(self)); }
-at::Tensor& NPUNativeFunctions::exp_(at::Tensor& self) { return exp_out(self, self); }
 
 at::Tensor& NPUNativeFunctions::log_out(const at::Tensor& self, at::Tensor& out) {
   return unaryOut("Log", self, floatOpType(self), floatOpType(self), out);

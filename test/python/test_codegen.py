@@ -37,7 +37,7 @@ def test_unknown_top_level_key(tmp_path):
     result, path, _, _ = _run(tmp_path, HEADER + "supportd:\n  - add.out\n")
     assert result.returncode == 1
     assert result.stderr == (f"error: {path}: unknown key(s) supportd; allowed keys: backend, cpp_namespace, "
-                             "supported, autograd, custom\n")
+                             "supported, structured, autograd, custom\n")
 
 
 def test_entry_without_kernel(tmp_path):
@@ -82,3 +82,44 @@ def test_custom_op_generates_schema_and_declaration(tmp_path):
     assert result.returncode == 0, result.stderr
     assert 'm.def("npu_foo(Tensor self, int n) -> Tensor");' in (out / "RegisterCustomOps.cpp").read_text()
     assert "static at::Tensor npu_foo(const at::Tensor & self, int64_t n);" in (out / "NPUCustomFunctions.h").read_text()
+
+
+FLOOR_KERNEL = "at::Tensor& NPUNativeFunctions::floor_out(const at::Tensor& self, at::Tensor& out) {}\n"
+
+
+def test_structured_generates_three_forms_from_the_out_kernel(tmp_path):
+    result, _, _, out = _run(tmp_path, HEADER + "structured:\n  - floor.out\n", FLOOR_KERNEL)
+    assert result.returncode == 0, result.stderr
+    source = (out / "RegisterStructuredPrivateUse1.cpp").read_text()
+    for op in ("floor", "floor_", "floor.out"):
+        assert f'm.impl("{op}", TORCH_FN(' in source
+    # every form runs PyTorch's meta function, then the one kernel
+    assert source.count("op.meta(self);") == 3
+    assert "NPUNativeFunctions::floor_out(self, op.outputs_[0]);" in source
+    assert "NPUNativeFunctions::floor_out(self, self);" in source
+    assert "NPUNativeFunctions::floor_out(self, out);" in source
+    # only the out= kernel is declared, and torchgen registers nothing for the group
+    header = (out / "PrivateUse1NativeFunctions.h").read_text()
+    assert "static at::Tensor & floor_out(const at::Tensor & self, at::Tensor & out);" in header
+    assert "floor_(" not in header
+    assert "floor" not in (out / "RegisterPrivateUse1.cpp").read_text()
+
+
+@pytest.mark.parametrize("yaml_text,message", [
+    (HEADER + "structured:\n  - floor\n",
+     'structured entry "floor" must name the out= overload of an operator group (e.g. "floor.out"); '
+     'list other operators under "supported"'),
+    (HEADER + "structured:\n  - flip.out\n",
+     '"flip.out" is not a structured operator in this PyTorch (no at::meta::structured_flip); '
+     'list its forms under "supported" instead'),
+    (HEADER + "supported:\n  - floor_\nstructured:\n  - floor.out\n",
+     '"floor.out" is structured, so its forms are generated; remove floor_ from "supported"'),
+    (HEADER + "supported:\n  - floor.out\nstructured:\n  - floor.out\n",
+     'operator(s) floor.out listed in both "supported" and "structured"'),
+    (HEADER + "structured:\n  - ceil.out\n",
+     '"ceil.out" has no kernel: expected a definition of NPUNativeFunctions::ceil_out(...) in {src}'),
+])
+def test_structured_errors(tmp_path, yaml_text, message):
+    result, path, src, _ = _run(tmp_path, yaml_text, FLOOR_KERNEL + "at::Tensor& NPUNativeFunctions::floor_(at::Tensor& self) {}\n")
+    assert result.returncode == 1
+    assert result.stderr == f"error: {path}: {message.format(src=src)}\n"
