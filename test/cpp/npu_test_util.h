@@ -88,7 +88,13 @@ inline void expectSameAutogradWith(const TensorFn& fn, const std::vector<at::Ten
   EXPECT_EQ(npu_out.device(), npu());
   if (check.check_npu_out) check.check_npu_out(npu_out);
   expectClose(npu_out, cpu_out.to(npu_out.scalar_type()), check.rtol, check.atol);
-  if (!npu_out.requires_grad()) return;
+  // An op that loses autograd on the NPU (an output with no grad_fn where
+  // the CPU has one) is a failure, not a reason to skip the gradients.
+  if (!cpu_out.requires_grad()) {
+    EXPECT_FALSE(npu_out.requires_grad()) << "the NPU output requires grad but the CPU output does not";
+    return;
+  }
+  ASSERT_TRUE(npu_out.requires_grad()) << "the NPU output lost autograd: it does not require grad, the CPU output does";
   at::Tensor grad_out = at::randn(cpu_out.sizes());
   cpu_out.backward(grad_out.to(cpu_out.scalar_type()).to(npu_out.scalar_type()).to(cpu_out.scalar_type()));
   npu_out.backward(grad_out.to(npu_out.scalar_type()).to(npu()));
