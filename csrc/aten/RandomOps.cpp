@@ -28,7 +28,87 @@ at::Tensor& randomFill(const char* acl_op, at::Tensor& self, const char* a_name,
   });
 }
 
+// Integers uniformly in [from, to) on StatelessRandomUniformInt (a 64-bit
+// draw per element when the range exceeds 2^32, else a 32-bit one).
+at::Tensor& randomIntFill(at::Tensor& self, int64_t from, int64_t to) {
+  TORCH_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+  TORCH_CHECK(self.scalar_type() != at::kBool || (from >= 0 && to <= 2),
+              "random_ on a bool tensor expects a range within [0, 2), got [", from, ", ", to, ")");
+  const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
+  const uint64_t values_per_element = range > (uint64_t{1} << 32) ? 2 : 1;
+  const auto [seed, offset] = torch_npu::NPUGenerator::forDevice(self.device().index())
+                                  .reserve(values_per_element * static_cast<uint64_t>(self.numel()));
+  return torch_npu::runInto("StatelessRandomUniformInt", self, self.sizes(), self.scalar_type(),
+                            [&](torch_npu::OpCommand& cmd) {
+                              cmd.Attr("seed", static_cast<int64_t>(seed))
+                                  .Attr("offset", static_cast<int64_t>(offset))
+                                  .Attr("from", from)
+                                  .Attr("to", to);
+                            });
+}
+
+// The largest value random_ draws when no upper bound is given (inclusive):
+// 2^digits for floating types (every integer up to it is exact), the dtype's
+// maximum for integers, 1 for bool — as PyTorch's random_.
+int64_t randomUpperBound(const at::Tensor& self) {
+  switch (self.scalar_type()) {
+    case at::kFloat: return int64_t{1} << 24;
+    case at::kHalf: return int64_t{1} << 11;
+    case at::kBFloat16: return int64_t{1} << 8;
+    case at::kDouble: return int64_t{1} << 53;
+    case at::kBool: return 1;
+    default:
+      break;
+  }
+  int64_t max = 0;
+  AT_DISPATCH_INTEGRAL_TYPES(self.scalar_type(), "random_", [&] { max = std::numeric_limits<scalar_t>::max(); });
+  return max;
+}
+
+// random_'s range check: [from, to) must fit the dtype.
+void checkRandomRange(const at::Tensor& self, int64_t from, int64_t to_inclusive) {
+  const int64_t upper = randomUpperBound(self);
+  TORCH_CHECK(to_inclusive <= upper, "random_ expects 'to' to be at most ", upper + (upper < INT64_MAX ? 1 : 0),
+              " for dtype ", self.scalar_type(), ", but got to=", to_inclusive + 1);
+  if (at::isIntegralType(self.scalar_type(), /*includeBool=*/false) && self.scalar_type() != at::kLong) {
+    int64_t lowest = 0;
+    AT_DISPATCH_INTEGRAL_TYPES(self.scalar_type(), "random_",
+                               [&] { lowest = std::numeric_limits<scalar_t>::lowest(); });
+    TORCH_CHECK(from >= lowest, "random_ expects 'from' to be at least ", lowest, " for dtype ", self.scalar_type(),
+                ", but got from=", from);
+  }
+}
+
+at::Tensor& randomInclusive(at::Tensor& self, int64_t from, int64_t to_inclusive) {
+  checkRandomRange(self, from, to_inclusive);
+  if (self.numel() == 0) return self;
+  // [from, INT64_MAX] has no exclusive bound in int64: draw [from - 1, max) and shift.
+  if (to_inclusive == INT64_MAX) {
+    TORCH_CHECK(from > INT64_MIN, "random_: the full int64 range is not supported on the NPU backend");
+    return randomIntFill(self, from - 1, to_inclusive).add_(1);
+  }
+  return randomIntFill(self, from, to_inclusive + 1);
+}
+
 }  // namespace
+
+at::Tensor& NPUNativeFunctions::random_(at::Tensor& self, int64_t from, c10::optional<int64_t> to,
+                                        c10::optional<at::Generator> generator) {
+  checkGenerator(generator, "random_");
+  if (to.has_value()) {
+    TORCH_CHECK(from < *to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", *to);
+    return randomInclusive(self, from, *to - 1);
+  }
+  return randomInclusive(self, from, randomUpperBound(self));
+}
+
+at::Tensor& NPUNativeFunctions::random_(at::Tensor& self, int64_t to, c10::optional<at::Generator> generator) {
+  return random_(self, 0, to, generator);
+}
+
+at::Tensor& NPUNativeFunctions::random_(at::Tensor& self, c10::optional<at::Generator> generator) {
+  return random_(self, 0, c10::nullopt, generator);
+}
 
 at::Tensor& NPUNativeFunctions::normal_(at::Tensor& self, double mean, double std,
                                         c10::optional<at::Generator> generator) {

@@ -154,3 +154,30 @@ TEST(NpuViews, MetadataMatchesCpu) {
   EXPECT_THROW_WITH(dev.transpose(0, 2).view({-1}), "view size is not compatible");
   EXPECT_THROW_WITH(dev.view({5, 5}), "invalid for input of size 102");
 }
+
+// random_ / randint: the CPU defines the ranges ([from, to), 2^digits for
+// floats, the dtype's range for integers); the NPU must draw inside them,
+// cover them, and reject the ranges the CPU rejects.
+TEST(NpuRandomOps, RandomRangesMatchTheCpuRules) {
+  for (auto dtype : {at::kBool, at::kByte, at::kChar, at::kInt, at::kLong, at::kHalf, at::kFloat}) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const int64_t lo = dtype == at::kBool || dtype == at::kByte ? 0 : -4, hi = dtype == at::kBool ? 2 : 6;
+    at::Tensor t = at::empty({4000}, at::TensorOptions().dtype(dtype).device(npu())).random_(lo, hi).cpu();
+    at::Tensor v = t.to(at::kLong);
+    EXPECT_EQ(v.min().item<int64_t>(), lo);
+    EXPECT_EQ(v.max().item<int64_t>(), hi - 1);
+    // random_() without bounds: [0, 2^digits] for floats, [0, max] for integers, as on the CPU.
+    at::Tensor full = at::empty({2000}, at::TensorOptions().dtype(dtype).device(npu())).random_().cpu();
+    at::Tensor cpu_full = at::empty({2000}, at::TensorOptions().dtype(dtype)).random_();
+    EXPECT_GE(full.to(at::kDouble).min().item<double>(), 0.0);
+    EXPECT_LE(full.to(at::kDouble).max().item<double>(),
+              dtype == at::kHalf ? 2048.0 : (dtype == at::kFloat ? 16777216.0 : cpu_full.to(at::kDouble).max().item<double>() * 1.01 + 1));
+  }
+  for (const auto& make : std::vector<std::function<at::Tensor(at::Device)>>{
+           [](at::Device d) { return at::empty({3}, at::TensorOptions().device(d)).random_(5, 3); },
+           [](at::Device d) { return at::empty({3}, at::TensorOptions().dtype(at::kChar).device(d)).random_(0, 300); }}) {
+    EXPECT_ANY_THROW(make(at::kCPU));
+    EXPECT_ANY_THROW(make(npu()));
+  }
+  EXPECT_EQ(at::empty({0}, at::TensorOptions().device(npu())).random_(0, 3).numel(), 0);
+}

@@ -1,4 +1,5 @@
 """Seeding and determinism of NPU random numbers."""
+import pytest
 import torch
 
 
@@ -31,3 +32,32 @@ def test_rng_state_roundtrip():
 def test_seed_returns_a_new_seed():
     s = torch.npu.seed()
     assert torch.npu.initial_seed() == s
+
+
+def test_randint_and_random_cover_the_range_repeatably(npu):
+    torch.npu.manual_seed(3)
+    a = torch.randint(-9, 10, (20000,), device=npu).cpu()
+    torch.npu.manual_seed(3)
+    b = torch.randint(-9, 10, (20000,), device=npu).cpu()
+    assert torch.equal(a, b)
+    assert a.min() == -9 and a.max() == 9
+    counts = torch.bincount(a + 9)
+    assert counts.min() > 850 and counts.max() < 1250  # ~1053 each
+    for dtype, low, high in [(torch.bool, 0, 2), (torch.uint8, 0, 255), (torch.int8, -128, 127),
+                             (torch.int32, -5, 5), (torch.float16, -3, 3), (torch.float32, 0, 100)]:
+        t = torch.randint(low, high, (500,), device=npu, dtype=dtype).cpu()
+        assert t.dtype == dtype
+        assert t.to(torch.float64).min() >= low and t.to(torch.float64).max() < high
+    wide = torch.empty(1000, dtype=torch.int64, device=npu).random_(-2**40, 2**40).cpu()
+    assert wide.min() >= -2**40 and wide.max() < 2**40 and wide.abs().max() > 2**32
+    floats = torch.empty(1000, device=npu).random_().cpu()  # [0, 2^24] integers
+    assert torch.equal(floats, floats.round()) and floats.max() <= 2**24
+    assert torch.empty(1000, device=npu).random_(7).cpu().max() < 7
+
+
+def test_random_rejects_bad_ranges(npu):
+    with pytest.raises(RuntimeError, match="'from' to be less than 'to'"):
+        torch.empty(3, device=npu).random_(5, 3)
+    with pytest.raises(RuntimeError, match="to be at most 128 for dtype Char"):
+        torch.empty(3, device=npu, dtype=torch.int8).random_(0, 300)
+    assert torch.empty(0, device=npu).random_(0, 3).shape == (0,)

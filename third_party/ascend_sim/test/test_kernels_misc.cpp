@@ -117,6 +117,45 @@ TEST(KernelRandom, PhiloxKnownAnswerDeterminismAndMoments) {
   EXPECT_KERNEL_ERROR(makeCall("PhiloxRandomNormal", {}, {&raw}), ACL_ERROR_OP_ATTR_NOT_MATCH, "seed");
 }
 
+TEST(KernelRandom, UniformIntKnownAnswerRangeAndWideRange) {
+  // Lanes of philox4x32_10(counter 0, key 0) reduced modulo the range.
+  const uint64_t kat[4] = {0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u};
+  HostTensor y(ACL_INT64, {4});
+  run(makeCall("StatelessRandomUniformInt", {}, {&y},
+               attrs({{"seed", int64_t{0}}, {"offset", int64_t{0}}, {"from", int64_t{-9}}, {"to", int64_t{10}}})));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(y.toInts()[i], -9 + static_cast<int64_t>(kat[i] % 19)) << i;
+  // A range wider than 2^32 takes one 64-bit draw from two lanes.
+  const int64_t from = -(int64_t{1} << 40), to = int64_t{1} << 40;
+  HostTensor w(ACL_INT64, {2});
+  run(makeCall("StatelessRandomUniformInt", {}, {&w},
+               attrs({{"seed", int64_t{0}}, {"offset", int64_t{0}}, {"from", from}, {"to", to}})));
+  const uint64_t range = static_cast<uint64_t>(to - from);
+  EXPECT_EQ(w.toInts()[0], from + static_cast<int64_t>(((kat[1] << 32) | kat[0]) % range));
+  EXPECT_EQ(w.toInts()[1], from + static_cast<int64_t>(((kat[3] << 32) | kat[2]) % range));
+  // Every dtype receives values inside [from, to), the same for every run; empty outputs are fine.
+  for (aclDataType dt : {ACL_INT8, ACL_UINT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_BOOL}) {
+    const int64_t lo = dt == ACL_UINT8 || dt == ACL_BOOL ? 0 : -3, hi = dt == ACL_BOOL ? 2 : 7;
+    HostTensor a(dt, {1001}), b(dt, {1001});
+    AttrMap at = attrs({{"seed", int64_t{5}}, {"offset", int64_t{3}}, {"from", lo}, {"to", hi}});
+    run(makeCall("StatelessRandomUniformInt", {}, {&a}, at));
+    run(makeCall("StatelessRandomUniformInt", {}, {&b}, at));
+    EXPECT_EQ(a.toInts(), b.toInts());
+    std::vector<int> seen(static_cast<size_t>(hi - lo), 0);
+    for (int64_t v : a.toInts()) {
+      ASSERT_GE(v, lo);
+      ASSERT_LT(v, hi);
+      ++seen[static_cast<size_t>(v - lo)];
+    }
+    for (int count : seen) EXPECT_GT(count, 0) << dtypeName(dt);
+  }
+  HostTensor empty(ACL_INT32, {0});
+  run(makeCall("StatelessRandomUniformInt", {}, {&empty},
+               attrs({{"seed", int64_t{1}}, {"from", int64_t{0}}, {"to", int64_t{3}}})));
+  EXPECT_KERNEL_ERROR(makeCall("StatelessRandomUniformInt", {}, {&y},
+                               attrs({{"seed", int64_t{0}}, {"from", int64_t{3}}, {"to", int64_t{3}}})),
+                      ACL_ERROR_OP_ATTR_NOT_MATCH, "must be less than 'to'");
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace ascend_sim

@@ -131,6 +131,51 @@ void computeBernoulli(const OpCall& call) {
   }
 }
 
+// StatelessRandomUniformInt (OPS.md "Creation"): y_i = from + (u_i mod range)
+// with range = to - from (1 <= range <= 2^64 - 1, as uint64). For ranges of
+// at most 2^32, u_i is the 32-bit lane i % 4 of Philox block (offset + i / 4)
+// (the uniform stream's draw); for wider ranges u_i is the 64-bit value of the
+// lanes (2k, 2k + 1), k = i % 2, of block (offset + i / 2). The modulo bias
+// is that of PyTorch's CPU random_ (which also reduces a draw modulo the
+// range). Integers are computed in int64 and stored in y's dtype; float y
+// gets the integer values.
+void validateRandomInt(const OpCall& call) {
+  checkArity(call, 0, 0, 1);
+  checkDtype(call, call.outputs[0], "output y", kAllTypes);
+  attrInt(call, "seed");
+  attrInt(call, "offset", 0);
+  const int64_t from = attrInt(call, "from"), to = attrInt(call, "to");
+  if (!(from < to))
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         "attribute 'from' (" + std::to_string(from) + ") must be less than 'to' (" + std::to_string(to) + ")");
+}
+
+void computeRandomInt(const OpCall& call) {
+  const TensorArg& y = call.outputs[0];
+  const uint64_t seed = static_cast<uint64_t>(attrInt(call, "seed"));
+  const uint64_t offset = static_cast<uint64_t>(attrInt(call, "offset", 0));
+  const int64_t from = attrInt(call, "from");
+  const uint64_t range = static_cast<uint64_t>(attrInt(call, "to")) - static_cast<uint64_t>(from);
+  const bool wide = range > (uint64_t{1} << 32);
+  const int64_t per_block = wide ? 2 : 4;
+  const int64_t n = y.numel();
+  std::vector<int64_t> v(static_cast<size_t>(kBlockElems));
+  for (int64_t i0 = 0; i0 < n; i0 += kBlockElems) {
+    const int64_t m = std::min(kBlockElems, n - i0);
+    for (int64_t j = 0; j < m; j += per_block) {
+      uint32_t r[4];
+      philox4x32_10(offset + static_cast<uint64_t>((i0 + j) / per_block), seed, r);
+      for (int64_t k = 0; k < per_block && j + k < m; ++k) {
+        const uint64_t u = wide ? (static_cast<uint64_t>(r[2 * k + 1]) << 32 | r[2 * k]) : r[k];
+        v[j + k] = static_cast<int64_t>(static_cast<uint64_t>(from) + u % range);
+      }
+    }
+    storeInt(y.dtype, y.data, i0, m, v.data());
+  }
+}
+
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"StatelessRandomUniformInt", &validateRandomInt, &computeRandomInt,
+                                     &costRandom});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"StatelessBernoulli", &validateBernoulli, &computeBernoulli, &costRandom});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"PhiloxRandomUniform", &validateRandom, &computeRandom, &costRandom});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"PhiloxRandomNormal", &validateRandom, &computeRandom, &costRandom});
