@@ -117,11 +117,12 @@ TEST(NpuMatmul, ShapeAndDtypeErrors) {
   const at::Tensor a = at::randn({17, 33}).to(npu()), b = at::randn({32, 9}).to(npu());
   EXPECT_THROW_WITH(at::mm(a, b), "mat1 and mat2 shapes cannot be multiplied (17x33 and 32x9)");
   EXPECT_THROW_WITH(at::addmm(at::randn({9}).to(npu()), a, b), "cannot be multiplied");
-  EXPECT_THROW_WITH(at::bmm(at::randn({2, 3, 4}).to(npu()), at::randn({2, 5, 4}).to(npu())), "cannot be multiplied");
+  EXPECT_THROW_WITH(at::bmm(at::randn({2, 3, 4}).to(npu()), at::randn({2, 5, 4}).to(npu())),
+                    "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 5]");
   EXPECT_THROW_WITH(at::mm(a, at::randn({33, 9}).to(at::kHalf).to(npu())), "same dtype");
   EXPECT_THROW_WITH(at::mm(a.to(at::kInt), at::randn({33, 9}).to(at::kInt).to(npu())), "float16 and float32");
   EXPECT_THROW(at::matmul(a, b), c10::Error);
-  EXPECT_THROW_WITH(at::addmm(at::randn({5}).to(npu()), a, at::randn({33, 9}).to(npu())), "must match the size");
+  EXPECT_THROW_WITH(at::addmm(at::randn({5}).to(npu()), a, at::randn({33, 9}).to(npu())), "must match the existing size");
 }
 
 // The Ascend910A default runs fp32 matmuls on the fp16 Cube: operands are

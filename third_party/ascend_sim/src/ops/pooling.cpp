@@ -185,8 +185,6 @@ PoolGeom geomOf(const OpCall& call) {
       parseWindow(call, &g, false);
       g.count_include_pad = attrBool(call, "count_include_pad", true);
       g.divisor = attrInt(call, "divisor_override", 0);
-      if (g.divisor < 0)
-        fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "divisor_override " + std::to_string(g.divisor) + " must be >= 0 (0 = none)");
       if (op == PoolOp::kAvg)
         checkOutShape(call, g, act(call.outputs[0], "output y"), "output y");
       else
