@@ -54,6 +54,11 @@ bool defined(const c10::optional<at::Tensor>& t) { return t.has_value() && t->de
     const at::Tensor empty = at::empty({0}, x.options().dtype(at::kFloat));
     return {y.view(input.sizes()), empty, empty.clone()};
   }
+  if (x.numel() == 0) {
+    // Statistics of nothing (the CPU kernel divides by zero here): NaN, running statistics unchanged.
+    const at::Tensor nan = at::full({c}, NAN, x.options().dtype(at::kFloat));
+    return {torch_npu::emptyNpu(input.sizes(), input.scalar_type(), input.device()), nan, nan.clone()};
+  }
   TORCH_CHECK(x.numel() / c > 1 || !defined(running_var), "Expected more than 1 value per channel when training, "
               "got input size ", input.sizes());
   at::Tensor sum = at::empty({c}, x.options().dtype(at::kFloat)), square_sum = at::empty_like(sum);

@@ -122,6 +122,23 @@ TEST(NpuBatchNorm, Errors) {
                     "5-D");
 }
 
+// An empty batch (group_norm's batch-0 path reshapes to zero channels): no
+// crash (the CPU's native_batch_norm divides by zero here), empty output,
+// NaN statistics, running statistics untouched.
+TEST(NpuBatchNorm, EmptyInputDoesNotCrash) {
+  for (const std::vector<int64_t>& sizes : std::vector<std::vector<int64_t>>{{0, 3, 2, 2}, {1, 0, 5}}) {
+    const int64_t c = sizes[1];
+    at::Tensor rm = at::zeros({c}).to(npu()), rv = at::ones({c}).to(npu());
+    auto [y, mean, invstd] = at::native_batch_norm(at::randn(sizes).to(npu()), {}, {}, rm, rv, true, 0.1, 1e-5);
+    EXPECT_EQ(y.sizes(), at::IntArrayRef(sizes));
+    EXPECT_EQ(mean.numel(), c);
+    EXPECT_TRUE(at::isnan(mean.cpu()).all().item<bool>());
+    expectClose(rm, at::zeros({c}));
+    expectClose(rv, at::ones({c}));
+  }
+  expectClose(at::group_norm(at::randn({0, 6, 5, 5}).to(npu()), 3), at::group_norm(at::randn({0, 6, 5, 5}), 3));
+}
+
 TEST(NpuBatchNorm, ParamGradsFollowTheParamFormat) {
   // Training: weight/bias gradients come out in the format of the weight, so an
   // optimizer update of NC1HWC0 parameters runs without TransData.
