@@ -22,7 +22,7 @@ except ImportError as _e:  # pragma: no cover - a build problem, reported clearl
 from torch_npu import _device_name
 from torch_npu._device_name import DEVICE_TYPE
 from torch_npu import npu
-from torch_npu import _tensor_methods, _serialization, _formats
+from torch_npu import _tensor_methods, _serialization, _formats, _shared_parameters
 from torch_npu._formats import Format, empty_with_format, get_npu_format, npu_format_cast, npu_format_cast_
 from torch_npu._float_status import npu_clear_float_status, npu_get_float_status
 from torch_npu import distributed
@@ -30,6 +30,7 @@ from torch_npu import distributed
 __version__ = "0.1.0"
 
 _tensor_methods.install()
+_shared_parameters.install()
 _serialization.install()
 _formats.install()
 distributed._install()
