@@ -6,7 +6,8 @@
 //    and sent by an asynchronous H2D memcpy task.
 //  - NPU -> host: the source is made contiguous on the device, copied by a
 //    D2H task, and the stream is synchronized before returning.
-//  - NPU -> NPU: AsStrided gathers a strided source, Cast converts dtypes and
+//  - NPU -> NPU: AsStrided (or Transpose/BroadcastTo, Note [Contiguous views
+//    on the AI Core]) gathers a strided source, Cast converts dtypes and
 //    ViewCopy scatters into a strided destination; a plain D2D memcpy is used
 //    when both sides are dense.
 //  - private formats (Note [Private formats and ordinary ops]): between two
@@ -25,6 +26,7 @@
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/NPUStream.h"
 #include "csrc/core/TaskQueue.h"
+#include "csrc/framework/ContiguousOpt.h"
 #include "csrc/framework/FormatCast.h"
 #include "csrc/framework/FormatHelper.h"
 #include "csrc/framework/NPUStorageImpl.h"
@@ -56,7 +58,10 @@ void enqueueCopy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind kind,
 
 // Gathers the (possibly strided, expanded) NPU tensor `src` into the
 // contiguous NPU tensor `out` of the same dtype.
+// Permutations and expansions of a dense block take the AI Core (Note
+// [Contiguous views on the AI Core]); other views AsStrided on the AI CPU.
 void gatherInto(const at::Tensor& src, const at::Tensor& out) {
+  if (torch_npu::gatherWithAiCoreOps(src, out)) return;
   torch_npu::OpCommand("AsStrided")
       .Input(flatStorage(src))
       .Output(out)

@@ -195,3 +195,35 @@ TEST(NpuCopy, SameFormatCopyIsOneMemcpy) {
   expectClose(dst, expected, 0, 0);
   EXPECT_EQ(torch_npu::npuFormatOf(dst), ACL_FORMAT_FRACTAL_Z);
 }
+
+// Note [Contiguous views on the AI Core]: permuted and expanded views become
+// contiguous through Transpose / BroadcastTo; other strided views through
+// AsStrided. Every path gives the CPU's values.
+TEST(NpuCopy, PermutedAndExpandedViewsUseAiCoreOps) {
+  const at::Tensor x = at::randn({3, 4, 5});
+  struct Case {
+    std::function<at::Tensor(const at::Tensor&)> view;
+    std::vector<std::string> ops;
+  };
+  const std::vector<Case> cases = {
+      {[](const at::Tensor& t) { return t.transpose(0, 1); }, {"Transpose"}},
+      {[](const at::Tensor& t) { return t.permute({2, 0, 1}); }, {"Transpose"}},
+      {[](const at::Tensor& t) { return t.unsqueeze(0).transpose(0, 2); }, {"Transpose"}},
+      {[](const at::Tensor& t) { return t.slice(0, 0, 1).expand({6, 4, 5}); }, {"BroadcastTo"}},
+      {[](const at::Tensor& t) { return t.transpose(1, 2).unsqueeze(2).expand({3, 5, 7, 4}); },
+       {"Transpose", "BroadcastTo"}},
+      {[](const at::Tensor& t) { return t.slice(1, 1, 3).transpose(0, 1); }, {"AsStrided"}},
+      {[](const at::Tensor& t) { return t.slice(2, 0, 5, 2); }, {"AsStrided"}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    for (auto dtype : {at::kFloat, at::kHalf, at::kLong}) {
+      const at::Tensor src = x.mul(10).to(dtype).to(npu());
+      OpRecorder rec;
+      at::Tensor got = cases[i].view(src).contiguous();
+      std::vector<std::string> ops = rec.opTypes();
+      EXPECT_EQ(ops, cases[i].ops) << rec.summary();
+      expectClose(got, cases[i].view(x.mul(10).to(dtype)).contiguous());
+    }
+  }
+}

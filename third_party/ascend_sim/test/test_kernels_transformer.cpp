@@ -179,3 +179,39 @@ TEST(KernelEmbedding, RenormScalesOnlyNamedRowsAboveMaxNorm) {
 }  // namespace
 }  // namespace test
 }  // namespace ascend_sim
+
+namespace ascend_sim {
+namespace test {
+namespace {
+
+TEST(KernelLayoutAiCore, TransposeAndBroadcastToMoveEveryElement) {
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT64, ACL_DOUBLE, ACL_BOOL}) {
+    SCOPED_TRACE(dtypeName(dt));
+    std::vector<int64_t> xv(2 * 3 * 4);
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = dt == ACL_BOOL ? static_cast<int64_t>(i % 3 == 0) : static_cast<int64_t>(i);
+    HostTensor x = HostTensor::ints(dt, {2, 3, 4}, xv);
+    HostTensor y(dt, {4, 2, 3});  // perm (2, 0, 1): y[a][b][c] = x[b][c][a]
+    run(makeCall("Transpose", {&x}, {&y}, attrs({{"perm", std::vector<int64_t>{2, 0, 1}}})));
+    const auto got = y.toInts();
+    for (int64_t a = 0; a < 4; ++a)
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t c = 0; c < 3; ++c) EXPECT_EQ(got[(a * 2 + b) * 3 + c], xv[(b * 3 + c) * 4 + a]);
+    HostTensor row = HostTensor::ints(dt, {3, 1}, {xv[0], xv[1], xv[2]}), wide(dt, {2, 3, 5});
+    run(makeCall("BroadcastTo", {&row}, {&wide}, attrs({{"shape", std::vector<int64_t>{2, 3, 5}}})));
+    const auto b = wide.toInts();
+    for (int64_t i = 0; i < 30; ++i) EXPECT_EQ(b[i], xv[(i / 5) % 3]) << i;
+  }
+  HostTensor x(ACL_FLOAT, {2, 3}), y(ACL_FLOAT, {3, 2}), bad(ACL_FLOAT, {2, 3}), empty(ACL_FLOAT, {0, 3}),
+      empty_t(ACL_FLOAT, {3, 0});
+  run(makeCall("Transpose", {&empty}, {&empty_t}, attrs({{"perm", std::vector<int64_t>{1, 0}}})));
+  EXPECT_KERNEL_ERROR(makeCall("Transpose", {&x}, {&y}, attrs({{"perm", std::vector<int64_t>{0, 0}}})),
+                      ACL_ERROR_OP_ATTR_NOT_MATCH, "is not a permutation");
+  EXPECT_KERNEL_ERROR(makeCall("Transpose", {&x}, {&bad}, attrs({{"perm", std::vector<int64_t>{1, 0}}})),
+                      ACL_ERROR_OP_INPUT_NOT_MATCH, "output y shape [2,3]");
+  HostTensor three(ACL_FLOAT, {3}), four(ACL_FLOAT, {2, 4});
+  EXPECT_KERNEL_ERROR(makeCall("BroadcastTo", {&three}, {&four}), ACL_ERROR_OP_INPUT_NOT_MATCH, "broadcast");
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace ascend_sim
