@@ -181,3 +181,20 @@ TEST(NpuRandomOps, RandomRangesMatchTheCpuRules) {
   }
   EXPECT_EQ(at::empty({0}, at::TensorOptions().device(npu())).random_(0, 3).numel(), 0);
 }
+
+// float64 is a storage dtype on the NPU: created, filled, copied, viewed and
+// cast exactly; arithmetic raises a clear dtype error. int16 is a full
+// integer dtype.
+TEST(NpuCreation, Float64StorageAndInt16Arithmetic) {
+  const auto f64 = at::TensorOptions().dtype(at::kDouble);
+  expectClose(at::full({4}, 1.0 / 3.0, f64.device(npu())), at::full({4}, 1.0 / 3.0, f64), 0, 0);
+  const at::Tensor x = at::randn({3, 4}, f64);
+  expectClose(x.to(npu()).t().contiguous(), x.t().contiguous(), 0, 0);
+  expectClose(x.to(npu()).to(at::kFloat), x.to(at::kFloat), 0, 0);
+  expectClose(at::zeros_like(x.to(npu())), at::zeros_like(x), 0, 0);
+  EXPECT_THROW_WITH(x.to(npu()).add(x.to(npu())).cpu(), "float64 is not supported");
+  const at::Tensor s = at::randint(-300, 300, {5, 6}).to(at::kShort);
+  expectClose(s.to(npu()).mul(s.to(npu())), s.mul(s));
+  expectClose(s.to(npu()).sum(1), s.sum(1));
+  expectClose(s.to(npu()).to(at::kFloat), s.to(at::kFloat));
+}

@@ -153,6 +153,7 @@ void loadFloat(aclDataType dt, const void* base, int64_t offset, int64_t stride,
     }
     case ACL_INT8: return loadF(static_cast<const int8_t*>(base) + offset, stride, n, dst);
     case ACL_UINT8: return loadF(static_cast<const uint8_t*>(base) + offset, stride, n, dst);
+    case ACL_INT16: return loadF(static_cast<const int16_t*>(base) + offset, stride, n, dst);
     case ACL_INT32: return loadF(static_cast<const int32_t*>(base) + offset, stride, n, dst);
     case ACL_INT64: return loadF(static_cast<const int64_t*>(base) + offset, stride, n, dst);
     case ACL_DOUBLE: return loadF(static_cast<const double*>(base) + offset, stride, n, dst);  // one rounding
@@ -170,8 +171,19 @@ void loadInt(aclDataType dt, const void* base, int64_t offset, int64_t stride, i
     }
     case ACL_INT8: return loadI(static_cast<const int8_t*>(base) + offset, stride, n, dst);
     case ACL_UINT8: return loadI(static_cast<const uint8_t*>(base) + offset, stride, n, dst);
+    case ACL_INT16: return loadI(static_cast<const int16_t*>(base) + offset, stride, n, dst);
     case ACL_INT32: return loadI(static_cast<const int32_t*>(base) + offset, stride, n, dst);
     case ACL_INT64: return loadI(static_cast<const int64_t*>(base) + offset, stride, n, dst);
+    case ACL_DOUBLE: {  // truncation toward zero, saturating, without an fp32 detour
+      const double* p = static_cast<const double*>(base) + offset;
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = p[i * stride];
+        dst[i] = v != v ? 0 : (v <= -9.2233720368547758e18 ? std::numeric_limits<int64_t>::min()
+                                : v >= 9.2233720368547758e18 ? std::numeric_limits<int64_t>::max()
+                                                              : static_cast<int64_t>(v));
+      }
+      return;
+    }
     default: {
       // Float storage read into the integer domain (used by Cast-like paths).
       float tmp[256];
@@ -210,6 +222,7 @@ void storeFloat(aclDataType dt, void* base, int64_t offset, int64_t n, const flo
     }
     case ACL_INT8: return storeFI(static_cast<int8_t*>(base) + offset, n, src);
     case ACL_UINT8: return storeFI(static_cast<uint8_t*>(base) + offset, n, src);
+    case ACL_INT16: return storeFI(static_cast<int16_t*>(base) + offset, n, src);
     case ACL_INT32: return storeFI(static_cast<int32_t*>(base) + offset, n, src);
     case ACL_INT64: return storeFI(static_cast<int64_t*>(base) + offset, n, src);
     case ACL_DOUBLE: {  // exact widening
@@ -230,8 +243,14 @@ void storeInt(aclDataType dt, void* base, int64_t offset, int64_t n, const int64
     }
     case ACL_INT8: return storeII(static_cast<int8_t*>(base) + offset, n, src);
     case ACL_UINT8: return storeII(static_cast<uint8_t*>(base) + offset, n, src);
+    case ACL_INT16: return storeII(static_cast<int16_t*>(base) + offset, n, src);
     case ACL_INT32: return storeII(static_cast<int32_t*>(base) + offset, n, src);
     case ACL_INT64: return storeII(static_cast<int64_t*>(base) + offset, n, src);
+    case ACL_DOUBLE: {  // int64 -> float64 is one RNE rounding (exact below 2^53)
+      double* p = static_cast<double*>(base) + offset;
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<double>(src[i]);
+      return;
+    }
     default: {
       // Integer -> float storage: int64 -> fp32 is one RNE rounding.
       float tmp[256];

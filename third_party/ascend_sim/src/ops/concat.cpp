@@ -29,7 +29,7 @@ void validateConcat(const OpCall& call) {
     fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
          "attribute 'N' is " + std::to_string(attrInt(call, "N")) + " but there are " +
              std::to_string(call.inputs.size()) + " inputs");
-  checkDtype(call, y, "output y", kAllTypes);
+  checkDtype(call, y, "output y", kStorageTypes);
   if (y.shape.empty()) fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "cannot concatenate 0-d tensors (output y is 0-d)");
   const int64_t axis = normalizeAxis(call, attrInt(call, "concat_dim"), y.shape.size(), "concat_dim");
   int64_t total = 0;

@@ -1,4 +1,6 @@
 // Fill and Range (OPS.md "Creation").
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "ops/elementwise_ops.h"
@@ -20,14 +22,32 @@ void checkScalar(const OpCall& call, const TensorArg& t, const char* name) {
 
 void validateFill(const OpCall& call) {
   checkArityAnyFormat(call, 1, 1, 1, /*inputs_are_scalars=*/true);
-  checkDtype(call, call.inputs[0], "input value", kAllTypes);
-  checkDtype(call, call.outputs[0], "output y", kAllTypes);
+  checkDtype(call, call.inputs[0], "input value", kStorageTypes);
+  checkDtype(call, call.outputs[0], "output y", kStorageTypes);
   checkScalar(call, call.inputs[0], "value");
 }
 
 // Fill is Cast of the 0-d value broadcast to y (same conversion rules); y may
 // be in any format (Note [Elementwise on private formats]).
 void computeFill(const OpCall& call) {
+  const TensorArg& y = call.outputs[0];
+  if (y.dtype == ACL_DOUBLE) {  // float64 is filled exactly (no fp32 compute domain)
+    double v = 0;
+    const TensorArg& in = call.inputs[0];
+    if (in.dtype == ACL_DOUBLE) {
+      std::memcpy(&v, in.data, sizeof(double));
+    } else if (isFloatDtype(in.dtype)) {
+      float f = 0;
+      loadFloat(in.dtype, in.data, 0, 1, 1, &f);
+      v = f;
+    } else {
+      int64_t i = 0;
+      loadInt(in.dtype, in.data, 0, 1, 1, &i);
+      v = static_cast<double>(i);
+    }
+    std::fill_n(static_cast<double*>(y.data), y.numel(), v);
+    return;
+  }
   TensorArg value = call.inputs[0];
   value.shape.clear();
   const TensorArg* ins[1] = {&value};

@@ -70,7 +70,7 @@ const ElementwiseSpec kSpecs[] = {
     {"LogicalNot", 1, {"x", "y"}, kBoolType, OutDtype::kBool, nullptr, ASCEND_SIM_I1(NotOp)},
     {"Power", 1, {"x", "y"}, kFloatTypes, OutDtype::kSame, ASCEND_SIM_F1(PowerOp), nullptr, -1,
      {{"power", 1.0f, false}, {"scale", 1.0f, false}, {"shift", 0.0f, false}}},
-    {"Cast", 1, {"x", "y"}, kAllTypes | dtBit(ACL_DOUBLE), OutDtype::kAny, ASCEND_SIM_F1(IdentityOp),
+    {"Cast", 1, {"x", "y"}, kStorageTypes, OutDtype::kAny, ASCEND_SIM_F1(IdentityOp),
      ASCEND_SIM_I1(IdentityOp)},
 };
 #undef NUMERIC

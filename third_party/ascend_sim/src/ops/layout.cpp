@@ -32,7 +32,7 @@ void validateLayout(const OpCall& call) {
   const TensorArg& out = call.outputs[0];
   const char* in_name = vc ? "src" : "x";
   const char* out_name = vc ? "output dst" : "output y";
-  checkDtype(call, in, std::string("input ") + in_name, kAllTypes);
+  checkDtype(call, in, std::string("input ") + in_name, kStorageTypes);
   checkSameDtype(call, in, in_name, out, out_name);
   const StridedView v = viewOf(call);
   if (v.size.size() != v.stride.size())

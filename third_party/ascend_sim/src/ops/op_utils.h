@@ -19,11 +19,14 @@ using DtypeMask = uint32_t;
 constexpr DtypeMask dtBit(aclDataType dt) { return 1u << static_cast<unsigned>(dt); }
 constexpr DtypeMask kFloatTypes = dtBit(ACL_FLOAT) | dtBit(ACL_FLOAT16) | dtBit(ACL_BF16);
 constexpr DtypeMask kIntTypes =
-    dtBit(ACL_INT8) | dtBit(ACL_UINT8) | dtBit(ACL_INT32) | dtBit(ACL_INT64);
+    dtBit(ACL_INT8) | dtBit(ACL_UINT8) | dtBit(ACL_INT16) | dtBit(ACL_INT32) | dtBit(ACL_INT64);
 constexpr DtypeMask kNumericTypes = kFloatTypes | kIntTypes;
 constexpr DtypeMask kAllTypes = kNumericTypes | dtBit(ACL_BOOL);
 constexpr DtypeMask kBoolType = dtBit(ACL_BOOL);
 constexpr DtypeMask kIndexTypes = dtBit(ACL_INT32) | dtBit(ACL_INT64);
+// Every dtype data-movement ops (copies, views, Fill, Triu...) handle: float64
+// is a storage dtype on the NPU (created, copied, cast; no arithmetic).
+constexpr DtypeMask kStorageTypes = kAllTypes | dtBit(ACL_DOUBLE);
 
 // KernelError whose message is "<op>: <msg>".
 [[noreturn]] void fail(const OpCall& call, aclError code, const std::string& msg);

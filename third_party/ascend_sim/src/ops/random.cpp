@@ -47,7 +47,7 @@ bool isNormal(const OpCall& call) { return call.op_type == "PhiloxRandomNormal";
 
 void validateRandom(const OpCall& call) {
   checkArity(call, 0, 0, 1);
-  checkDtype(call, call.outputs[0], "output y", kFloatTypes);
+  checkDtype(call, call.outputs[0], "output y", kFloatTypes | dtBit(ACL_DOUBLE));  // float64: fp32 draws, widened
   attrInt(call, "seed");
   attrInt(call, "offset", 0);
   if (isNormal(call)) {

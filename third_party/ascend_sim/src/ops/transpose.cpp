@@ -15,8 +15,6 @@
 namespace ascend_sim {
 namespace {
 
-constexpr DtypeMask kMovableTypes = kAllTypes | dtBit(ACL_DOUBLE) | dtBit(ACL_INT16) | dtBit(ACL_UINT16);
-
 template <typename T>
 void copyRun(const void* src, int64_t s_off, int64_t s_st, void* dst, int64_t d_off, int64_t n) {
   const T* s = static_cast<const T*>(src) + s_off;
@@ -41,7 +39,7 @@ void gather(const TensorArg& x, const TensorArg& y, const Shape& out_shape, cons
 
 void validateCommon(const OpCall& call) {
   checkArity(call, 1, 1, 1);
-  checkDtype(call, call.inputs[0], "input x", kMovableTypes);
+  checkDtype(call, call.inputs[0], "input x", kStorageTypes);
   checkSameDtype(call, call.inputs[0], "x", call.outputs[0], "output y");
 }
 

@@ -16,7 +16,7 @@ bool isTriu(const OpCall& call) { return call.op_type == "Triu"; }
 void validateTriangle(const OpCall& call) {
   checkArity(call, 1, 1, 1);
   const TensorArg& x = call.inputs[0];
-  checkDtype(call, x, "input x", kAllTypes | dtBit(ACL_DOUBLE) | dtBit(ACL_INT16));
+  checkDtype(call, x, "input x", kStorageTypes);
   checkSameDtype(call, x, "x", call.outputs[0], "output y");
   checkShapeEq(call, call.outputs[0], "output y", x.shape, "x shape");
   if (x.shape.size() < 2)
