@@ -98,8 +98,6 @@ at::Tensor NPUNativeFunctions::hardswish_backward(const at::Tensor& grad_output,
 at::Tensor& NPUNativeFunctions::silu_out(const at::Tensor& self, at::Tensor& out) {
   return activationOut("Swish", self, out, noAttrs);
 }
-at::Tensor NPUNativeFunctions::silu(const at::Tensor& self) { return activation("Swish", self, noAttrs); }
-at::Tensor& NPUNativeFunctions::silu_(at::Tensor& self) { return activationOut("Swish", self, self, noAttrs); }
 at::Tensor& NPUNativeFunctions::silu_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
                                                   at::Tensor& grad_input) {
   return activationGradOut("SwishGrad", grad_output, self, grad_input, noAttrs);
@@ -111,12 +109,6 @@ at::Tensor NPUNativeFunctions::silu_backward(const at::Tensor& grad_output, cons
 // ---- gelu ------------------------------------------------------------------------------------
 at::Tensor& NPUNativeFunctions::gelu_out(const at::Tensor& self, c10::string_view approximate, at::Tensor& out) {
   return activationOut("Gelu", self, out, geluAttrs(approximate));
-}
-at::Tensor NPUNativeFunctions::gelu(const at::Tensor& self, c10::string_view approximate) {
-  return activation("Gelu", self, geluAttrs(approximate));
-}
-at::Tensor& NPUNativeFunctions::gelu_(at::Tensor& self, c10::string_view approximate) {
-  return activationOut("Gelu", self, self, geluAttrs(approximate));
 }
 at::Tensor& NPUNativeFunctions::gelu_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
                                                   c10::string_view approximate, at::Tensor& grad_input) {
@@ -131,12 +123,6 @@ at::Tensor NPUNativeFunctions::gelu_backward(const at::Tensor& grad_output, cons
 at::Tensor& NPUNativeFunctions::leaky_relu_out(const at::Tensor& self, const at::Scalar& negative_slope,
                                                at::Tensor& out) {
   return activationOut("LeakyRelu", self, out, slopeAttrs(negative_slope));
-}
-at::Tensor NPUNativeFunctions::leaky_relu(const at::Tensor& self, const at::Scalar& negative_slope) {
-  return activation("LeakyRelu", self, slopeAttrs(negative_slope));
-}
-at::Tensor& NPUNativeFunctions::leaky_relu_(at::Tensor& self, const at::Scalar& negative_slope) {
-  return activationOut("LeakyRelu", self, self, slopeAttrs(negative_slope));
 }
 at::Tensor& NPUNativeFunctions::leaky_relu_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
                                                         const at::Scalar& negative_slope, bool self_is_result,

@@ -35,73 +35,28 @@ at::Tensor& addcOpInto(const char* op, const at::Tensor& self, const at::Tensor&
   });
 }
 
-at::Tensor addcResult(const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2) {
-  const auto sizes = at::infer_size(at::infer_size(self.sizes(), t1.sizes()), t2.sizes());
-  return torch_npu::emptyFollowingFormat(self, sizes, at::promote_types(at::result_type(self, t1), at::result_type(self, t2)), self.device());
-}
-
 }  // namespace
 
+// Structured kernels (Note [Structured NPU kernels]): these out= kernels also
+// serve clamp/clamp_ and friends.
 at::Tensor& NPUNativeFunctions::clamp_out(const at::Tensor& self, const c10::optional<at::Scalar>& min,
                                           const c10::optional<at::Scalar>& max, at::Tensor& out) {
   return clampInto(self, min, max, out);
 }
-at::Tensor NPUNativeFunctions::clamp(const at::Tensor& self, const c10::optional<at::Scalar>& min,
-                                     const c10::optional<at::Scalar>& max) {
-  at::Tensor out = torch_npu::emptyFollowingFormat(self, self.sizes(), self.scalar_type(), self.device());
-  return clampInto(self, min, max, out);
-}
-at::Tensor& NPUNativeFunctions::clamp_(at::Tensor& self, const c10::optional<at::Scalar>& min,
-                                       const c10::optional<at::Scalar>& max) {
-  return clampInto(self, min, max, self);
-}
 at::Tensor& NPUNativeFunctions::clamp_min_out(const at::Tensor& self, const at::Scalar& min, at::Tensor& out) {
   return clampInto(self, min, c10::nullopt, out);
 }
-at::Tensor NPUNativeFunctions::clamp_min(const at::Tensor& self, const at::Scalar& min) {
-  return clamp(self, min, c10::nullopt);
-}
-at::Tensor& NPUNativeFunctions::clamp_min_(at::Tensor& self, const at::Scalar& min) {
-  return clampInto(self, min, c10::nullopt, self);
-}
 at::Tensor& NPUNativeFunctions::clamp_max_out(const at::Tensor& self, const at::Scalar& max, at::Tensor& out) {
   return clampInto(self, c10::nullopt, max, out);
-}
-at::Tensor NPUNativeFunctions::clamp_max(const at::Tensor& self, const at::Scalar& max) {
-  return clamp(self, c10::nullopt, max);
-}
-at::Tensor& NPUNativeFunctions::clamp_max_(at::Tensor& self, const at::Scalar& max) {
-  return clampInto(self, c10::nullopt, max, self);
 }
 
 at::Tensor& NPUNativeFunctions::addcmul_out(const at::Tensor& self, const at::Tensor& tensor1,
                                             const at::Tensor& tensor2, const at::Scalar& value, at::Tensor& out) {
   return addcOpInto("Addcmul", self, tensor1, tensor2, value, out);
 }
-at::Tensor NPUNativeFunctions::addcmul(const at::Tensor& self, const at::Tensor& tensor1, const at::Tensor& tensor2,
-                                       const at::Scalar& value) {
-  at::Tensor out = addcResult(self, tensor1, tensor2);
-  return addcOpInto("Addcmul", self, tensor1, tensor2, value, out);
-}
-at::Tensor& NPUNativeFunctions::addcmul_(at::Tensor& self, const at::Tensor& tensor1, const at::Tensor& tensor2,
-                                         const at::Scalar& value) {
-  return addcOpInto("Addcmul", self, tensor1, tensor2, value, self);
-}
 at::Tensor& NPUNativeFunctions::addcdiv_out(const at::Tensor& self, const at::Tensor& tensor1,
                                             const at::Tensor& tensor2, const at::Scalar& value, at::Tensor& out) {
-  TORCH_CHECK(!at::isIntegralType(tensor1.scalar_type(), true) || !at::isIntegralType(tensor2.scalar_type(), true),
-              "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
-              "a true division of tensor1 and tensor2.");
   return addcOpInto("Addcdiv", self, tensor1, tensor2, value, out);
-}
-at::Tensor NPUNativeFunctions::addcdiv(const at::Tensor& self, const at::Tensor& tensor1, const at::Tensor& tensor2,
-                                       const at::Scalar& value) {
-  at::Tensor out = addcResult(self, tensor1, tensor2);
-  return addcdiv_out(self, tensor1, tensor2, value, out);
-}
-at::Tensor& NPUNativeFunctions::addcdiv_(at::Tensor& self, const at::Tensor& tensor1, const at::Tensor& tensor2,
-                                         const at::Scalar& value) {
-  return addcdiv_out(self, tensor1, tensor2, value, self);
 }
 
 }  // namespace native

@@ -1,5 +1,7 @@
 // Unary elementwise ops. Floating ops (exp, log, ...) promote integer inputs
 // to the default float dtype, as PyTorch does; neg/sign/abs keep the dtype.
+// Most are structured kernels (Note [Structured NPU kernels]): the out=
+// kernel here also serves the functional and in-place forms.
 #include <ATen/ScalarOps.h>
 
 #include "PrivateUse1NativeFunctions.h"
@@ -19,50 +21,34 @@ at::Tensor& NPUNativeFunctions::exp_out(const at::Tensor& self, at::Tensor& out)
 at::Tensor& NPUNativeFunctions::log_out(const at::Tensor& self, at::Tensor& out) {
   return unaryOut("Log", self, floatOpType(self), floatOpType(self), out);
 }
-at::Tensor NPUNativeFunctions::log(const at::Tensor& self) { return unaryNew("Log", self, floatOpType(self), floatOpType(self)); }
-at::Tensor& NPUNativeFunctions::log_(at::Tensor& self) { return log_out(self, self); }
 
 at::Tensor& NPUNativeFunctions::sqrt_out(const at::Tensor& self, at::Tensor& out) {
   return unaryOut("Sqrt", self, floatOpType(self), floatOpType(self), out);
 }
-at::Tensor NPUNativeFunctions::sqrt(const at::Tensor& self) { return unaryNew("Sqrt", self, floatOpType(self), floatOpType(self)); }
-at::Tensor& NPUNativeFunctions::sqrt_(at::Tensor& self) { return sqrt_out(self, self); }
 
 at::Tensor& NPUNativeFunctions::rsqrt_out(const at::Tensor& self, at::Tensor& out) {
   return unaryOut("Rsqrt", self, floatOpType(self), floatOpType(self), out);
 }
-at::Tensor NPUNativeFunctions::rsqrt(const at::Tensor& self) { return unaryNew("Rsqrt", self, floatOpType(self), floatOpType(self)); }
-at::Tensor& NPUNativeFunctions::rsqrt_(at::Tensor& self) { return rsqrt_out(self, self); }
 
 at::Tensor& NPUNativeFunctions::sigmoid_out(const at::Tensor& self, at::Tensor& out) {
   return unaryOut("Sigmoid", self, floatOpType(self), floatOpType(self), out);
 }
-at::Tensor NPUNativeFunctions::sigmoid(const at::Tensor& self) { return unaryNew("Sigmoid", self, floatOpType(self), floatOpType(self)); }
-at::Tensor& NPUNativeFunctions::sigmoid_(at::Tensor& self) { return sigmoid_out(self, self); }
 
 at::Tensor& NPUNativeFunctions::tanh_out(const at::Tensor& self, at::Tensor& out) {
   return unaryOut("Tanh", self, floatOpType(self), floatOpType(self), out);
 }
-at::Tensor NPUNativeFunctions::tanh(const at::Tensor& self) { return unaryNew("Tanh", self, floatOpType(self), floatOpType(self)); }
-at::Tensor& NPUNativeFunctions::tanh_(at::Tensor& self) { return tanh_out(self, self); }
 
 at::Tensor& NPUNativeFunctions::reciprocal_out(const at::Tensor& self, at::Tensor& out) {
   return unaryOut("Reciprocal", self, floatOpType(self), floatOpType(self), out);
 }
-at::Tensor NPUNativeFunctions::reciprocal(const at::Tensor& self) { return unaryNew("Reciprocal", self, floatOpType(self), floatOpType(self)); }
-at::Tensor& NPUNativeFunctions::reciprocal_(at::Tensor& self) { return reciprocal_out(self, self); }
 
 at::Tensor& NPUNativeFunctions::neg_out(const at::Tensor& self, at::Tensor& out) {
   return unaryOut("Neg", self, self.scalar_type(), self.scalar_type(), out);
 }
-at::Tensor NPUNativeFunctions::neg(const at::Tensor& self) { return unaryNew("Neg", self, self.scalar_type(), self.scalar_type()); }
-at::Tensor& NPUNativeFunctions::neg_(at::Tensor& self) { return neg_out(self, self); }
 
 at::Tensor& NPUNativeFunctions::sign_out(const at::Tensor& self, at::Tensor& out) {
   return unaryOut("Sign", self, self.scalar_type(), self.scalar_type(), out);
 }
-at::Tensor NPUNativeFunctions::sign(const at::Tensor& self) { return unaryNew("Sign", self, self.scalar_type(), self.scalar_type()); }
-at::Tensor& NPUNativeFunctions::sign_(at::Tensor& self) { return sign_out(self, self); }
 
 // sgn is sign for real dtypes (autograd of abs uses it).
 at::Tensor& NPUNativeFunctions::sgn_out(const at::Tensor& self, at::Tensor& out) {
