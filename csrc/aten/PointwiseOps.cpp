@@ -9,13 +9,20 @@ namespace native {
 namespace {
 
 // clamp with optional bounds: ClipByValue for both, Maximum/Minimum for one.
+// Computed in PyTorch's clamp dtype: self's when floating, else promoted with
+// the bounds (an integer tensor clamped to 0.5 gives floats).
 at::Tensor& clampInto(const at::Tensor& self, const c10::optional<at::Scalar>& min,
                       const c10::optional<at::Scalar>& max, at::Tensor& out) {
   TORCH_CHECK(min.has_value() || max.has_value(), "torch.clamp: At least one of 'min' or 'max' must not be None");
-  const auto dtype = self.scalar_type();
+  auto dtype = self.scalar_type();
+  if (!at::isFloatingType(dtype)) {
+    if (min) dtype = c10::promoteTypes(dtype, at::result_type(self, *min));
+    if (max) dtype = c10::promoteTypes(dtype, at::result_type(self, *max));
+  }
   if (min && max) {
     return torch_npu::runInto("ClipByValue", out, self.sizes(), dtype, [&](torch_npu::OpCommand& cmd) {
-      cmd.Input(self).InputScalar(*min, dtype).InputScalar(*max, dtype).FormatAgnostic();
+      torch_npu::addInputAs(cmd, self, dtype);
+      cmd.InputScalar(*min, dtype).InputScalar(*max, dtype).FormatAgnostic();
     });
   }
   const at::Tensor bound = at::native::wrapped_scalar_tensor(min ? *min : *max);

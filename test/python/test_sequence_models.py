@@ -115,6 +115,7 @@ def test_two_layer_bidirectional_rnns_train_like_the_cpu(cell):
 
 
 def test_packed_sequences_and_cells_train_like_the_cpu():
+    """LSTM over a packed batch, then GRUCell, LSTMCell and a ReLU RNN."""
     torch.manual_seed(4)
 
     class Packed(nn.Module):
@@ -122,6 +123,7 @@ def test_packed_sequences_and_cells_train_like_the_cpu():
             super().__init__()
             self.lstm = nn.LSTM(8, 10)
             self.cell = nn.GRUCell(10, 6)
+            self.lstm_cell = nn.LSTMCell(6, 6)
             self.rnn = nn.RNN(6, 4, nonlinearity="relu")
 
         def forward(self, x, lengths):
@@ -129,6 +131,7 @@ def test_packed_sequences_and_cells_train_like_the_cpu():
             out, _ = self.lstm(packed)
             padded, _ = nn.utils.rnn.pad_packed_sequence(out)
             h = self.cell(padded[-1])
+            h, _ = self.lstm_cell(h, (h, h))
             y, _ = self.rnn(h.unsqueeze(0))
             return y.sum() + padded.square().mean()
 
