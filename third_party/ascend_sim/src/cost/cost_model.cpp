@@ -35,7 +35,7 @@ double CostModel::opUs(const KernelCost& c) const {
 }
 
 double CostModel::aiCpuUs(const KernelCost& c) const {
-  return kAiCpuLaunchUs + c.mte_bytes / kAiCpuBytesPerS * kUsPerS;
+  return kAiCpuLaunchUs + std::max(c.mte_bytes / kAiCpuBytesPerS, c.flops / kAiCpuFlopsPerS) * kUsPerS;
 }
 
 double CostModel::memcpyUs(size_t bytes, aclrtMemcpyKind kind) const {

@@ -1,0 +1,28 @@
+// linalg.matrix_exp on the AI CPU kernel MatrixExp, and vdot (for real
+// tensors the plain dot product, as on the CPU). See Note [Linear algebra on
+// the NPU] in LinalgUtils.h.
+#include "PrivateUse1NativeFunctions.h"
+#include "csrc/aten/LinalgUtils.h"
+#include "csrc/aten/NPUTensorUtils.h"
+
+namespace at_npu {
+namespace native {
+
+at::Tensor NPUNativeFunctions::linalg_matrix_exp(const at::Tensor& self) {
+  torch_npu::checkSquare(self, "linalg.matrix_exp");
+  torch_npu::checkLinalgFloat(self, "linalg.matrix_exp");
+  at::Tensor out = torch_npu::emptyNpu(self.sizes(), self.scalar_type(), self.device());
+  if (out.numel() > 0) torch_npu::OpCommand("MatrixExp").Input(self).Output(out).Run();
+  return out;
+}
+
+at::Tensor NPUNativeFunctions::vdot(const at::Tensor& self, const at::Tensor& other) {
+  TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ", other.dim(),
+              "D tensors");
+  TORCH_CHECK(self.scalar_type() == other.scalar_type(), "dot : expected both vectors to have same dtype, but found ",
+              self.scalar_type(), " and ", other.scalar_type());
+  return at::dot(self, other);
+}
+
+}  // namespace native
+}  // namespace at_npu
