@@ -50,8 +50,9 @@ at::Tensor& runChecked(const char* op, const char* api, const at::Tensor& self, 
 }
 
 at::Tensor& NPUNativeFunctions::cholesky_out(const at::Tensor& self, bool upper, at::Tensor& out) {
-  TORCH_WARN_ONCE("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
-                  "PyTorch release.");
+  TORCH_WARN_ONCE(
+      "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+      "PyTorch release.");
   return runChecked("Cholesky", "cholesky", self, upper, out);
 }
 

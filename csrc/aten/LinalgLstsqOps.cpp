@@ -42,8 +42,9 @@ void assignEmpty(at::Tensor& out) { at::native::resize_output(out, {0}); }
   TORCH_CHECK(0 <= dim_diff && dim_diff <= 1, api,
               ": input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");
   const at::Tensor other_2d = dim_diff ? other.unsqueeze(-1) : other;
-  TORCH_CHECK(input.size(-2) == other_2d.size(-2), api,
-              dim_diff ? ": input.size(-2) should match other.size(-1)" : ": input.size(-2) should match other.size(-2)");
+  TORCH_CHECK(
+      input.size(-2) == other_2d.size(-2), api,
+      dim_diff ? ": input.size(-2) should match other.size(-1)" : ": input.size(-2) should match other.size(-2)");
   const std::string drv(driver.value_or("gelsy"));
   TORCH_CHECK(drv == "gels" || drv == "gelsy" || drv == "gelsd" || drv == "gelss", api,
               ": parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
@@ -63,8 +64,8 @@ void assignEmpty(at::Tensor& out) { at::native::resize_output(out, {0}); }
     s.insert(s.end(), tail);
     return s;
   };
-  const at::Tensor raw = torch_npu::emptyNpu(withTail({std::max(m, n), run_rhs.size(-1)}), input.scalar_type(),
-                                             input.device());
+  const at::Tensor raw =
+      torch_npu::emptyNpu(withTail({std::max(m, n), run_rhs.size(-1)}), input.scalar_type(), input.device());
   const at::Tensor rank_t = at::zeros(batch, input.options().dtype(at::kLong));
   const at::Tensor s_t = torch_npu::emptyNpu(withTail({std::min(m, n)}), input.scalar_type(), input.device());
   const at::Tensor info = at::zeros(batch, input.options().dtype(at::kInt));

@@ -35,8 +35,8 @@ using torch_npu::LinalgOut;
   return {LU, pivots, info};
 }
 
-at::Tensor& NPUNativeFunctions::linalg_lu_solve_out(const at::Tensor& LU, const at::Tensor& pivots,
-                                                   const at::Tensor& B, bool left, bool adjoint, at::Tensor& out) {
+at::Tensor& NPUNativeFunctions::linalg_lu_solve_out(const at::Tensor& LU, const at::Tensor& pivots, const at::Tensor& B,
+                                                    bool left, bool adjoint, at::Tensor& out) {
   torch_npu::checkLinalgFloat(LU, "linalg.lu_solve");
   if (out.numel() == 0) return out;
   // X A = B is A^T X^T = B^T: solve for X^T and transpose back.
@@ -46,14 +46,22 @@ at::Tensor& NPUNativeFunctions::linalg_lu_solve_out(const at::Tensor& LU, const 
     return out;
   }
   at::Tensor x = torch_npu::emptyNpu(left ? out.sizes() : out.mT().sizes(), out.scalar_type(), out.device());
-  torch_npu::OpCommand("LuSolve").Input(LU).Input(pivots).Input(rhs).Output(x).Attr("adjoint", left ? adjoint : !adjoint).Run();
+  torch_npu::OpCommand("LuSolve")
+      .Input(LU)
+      .Input(pivots)
+      .Input(rhs)
+      .Output(x)
+      .Attr("adjoint", left ? adjoint : !adjoint)
+      .Run();
   out.copy_(left ? x : x.mT());
   return out;
 }
 
-::std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> NPUNativeFunctions::lu_unpack_out(
-    const at::Tensor& LU_data, const at::Tensor& LU_pivots, bool unpack_data, bool unpack_pivots, at::Tensor& P,
-    at::Tensor& L, at::Tensor& U) {
+::std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> NPUNativeFunctions::lu_unpack_out(const at::Tensor& LU_data,
+                                                                                      const at::Tensor& LU_pivots,
+                                                                                      bool unpack_data,
+                                                                                      bool unpack_pivots, at::Tensor& P,
+                                                                                      at::Tensor& L, at::Tensor& U) {
   torch_npu::checkLinalgFloat(LU_data, "lu_unpack");
   TORCH_CHECK(LU_pivots.scalar_type() == at::kInt,
               "lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype. Note: this function "
@@ -76,8 +84,9 @@ at::Tensor& NPUNativeFunctions::linalg_lu_solve_out(const at::Tensor& LU, const 
   return {P, L, U};
 }
 
-::std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> NPUNativeFunctions::linalg_lu_out(
-    const at::Tensor& A, bool pivot, at::Tensor& P, at::Tensor& L, at::Tensor& U) {
+::std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> NPUNativeFunctions::linalg_lu_out(const at::Tensor& A, bool pivot,
+                                                                                      at::Tensor& P, at::Tensor& L,
+                                                                                      at::Tensor& U) {
   TORCH_CHECK(pivot, "linalg.lu: LU without pivoting is not implemented on the NPU (nor on the CPU)");
   torch_npu::checkLinalgFloat(A, "linalg.lu");
   at::Tensor LU, pivots, info;

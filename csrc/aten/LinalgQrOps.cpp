@@ -13,8 +13,10 @@ using torch_npu::LinalgOut;
 
 // tau's batch dims (all but the last) must be input's (all but the last two).
 void checkTauBatch(const at::Tensor& input, const at::Tensor& tau, const char* api) {
-  TORCH_CHECK(input.dim() - tau.dim() == 1, api, ": Expected tau to have one dimension less than input, but got "
-              "tau.ndim equal to ", tau.dim(), " and input.ndim is equal to ", input.dim());
+  TORCH_CHECK(input.dim() - tau.dim() == 1, api,
+              ": Expected tau to have one dimension less than input, but got "
+              "tau.ndim equal to ",
+              tau.dim(), " and input.ndim is equal to ", input.dim());
   const at::IntArrayRef tau_batch = tau.sizes().slice(0, tau.dim() - 1);
   TORCH_CHECK(tau_batch.equals(torch_npu::batchDims(input)), api,
               ": Expected batch dimensions of tau to be equal to input.shape[:-2], but got ", tau_batch);
@@ -94,8 +96,10 @@ at::Tensor& NPUNativeFunctions::ormqr_out(const at::Tensor& self, const at::Tens
   TORCH_CHECK(other.size(side) == input.size(-2), api, ": other.shape[", side, "] must be equal to input.shape[-2]");
   TORCH_CHECK(tau.size(-1) <= input.size(-1), api, ": tau.shape[-1] must be less than or equal to input.shape[-1]");
   checkTauBatch(input, tau, api);
-  TORCH_CHECK(input.dim() == other.dim(), api, ": Expected other to have the same number of dimensions as input, but "
-              "got other.ndim equal to ", other.dim(), " and input.ndim is equal to ", input.dim());
+  TORCH_CHECK(input.dim() == other.dim(), api,
+              ": Expected other to have the same number of dimensions as input, but "
+              "got other.ndim equal to ",
+              other.dim(), " and input.ndim is equal to ", input.dim());
   TORCH_CHECK(torch_npu::batchDims(other).equals(torch_npu::batchDims(input)), api,
               ": Expected batch dimensions of other to be equal to input.shape[:-2], but got ",
               torch_npu::batchDims(other));

@@ -44,9 +44,9 @@ void runDeterminant(const char* op, const at::Tensor& A, std::initializer_list<a
 }  // namespace
 
 ::std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> NPUNativeFunctions::_linalg_det_out(const at::Tensor& A,
-                                                                                          at::Tensor& result,
-                                                                                          at::Tensor& LU,
-                                                                                          at::Tensor& pivots) {
+                                                                                        at::Tensor& result,
+                                                                                        at::Tensor& LU,
+                                                                                        at::Tensor& pivots) {
   torch_npu::checkLinalgFloat(A, "linalg.det");
   if (A.numel() == 0) {
     result.fill_(1);  // the determinant of a 0 x 0 matrix
@@ -68,10 +68,8 @@ void runDeterminant(const char* op, const at::Tensor& A, std::initializer_list<a
   return {sign, logabsdet, LU, pivots};
 }
 
-::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::linalg_inv_ex_out(const at::Tensor& A,
-                                                                             bool check_errors,
-                                                                             at::Tensor& inverse,
-                                                                             at::Tensor& info) {
+::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::linalg_inv_ex_out(const at::Tensor& A, bool check_errors,
+                                                                             at::Tensor& inverse, at::Tensor& info) {
   torch_npu::checkLinalgFloat(A, "linalg.inv");
   if (A.numel() == 0) {
     info.zero_();

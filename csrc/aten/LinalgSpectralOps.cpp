@@ -41,9 +41,8 @@ using torch_npu::LinalgOut;
   return {U, S, Vh};
 }
 
-::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::_linalg_eigh_out(const at::Tensor& A,
-                                                                            c10::string_view UPLO, bool compute_v,
-                                                                            at::Tensor& eigenvalues,
+::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::_linalg_eigh_out(const at::Tensor& A, c10::string_view UPLO,
+                                                                            bool compute_v, at::Tensor& eigenvalues,
                                                                             at::Tensor& eigenvectors) {
   torch_npu::checkLinalgFloat(A, "linalg.eigh");
   if (A.numel() == 0) return {eigenvalues, eigenvectors};

@@ -5,9 +5,10 @@
 namespace torch_npu {
 
 void checkLinalgFloat(const at::Tensor& t, const char* api) {
-  TORCH_CHECK(t.scalar_type() == at::kFloat, api, ": the NPU computes linear algebra in float32 (as its AI CPU "
-              "kernels do); got a ", t.scalar_type(),
-              " tensor. float16 is not supported, as on the CPU: convert the input with .float()");
+  TORCH_CHECK(t.scalar_type() == at::kFloat, api,
+              ": the NPU computes linear algebra in float32 (as its AI CPU "
+              "kernels do); got a ",
+              t.scalar_type(), " tensor. float16 is not supported, as on the CPU: convert the input with .float()");
 }
 
 void checkSquare(const at::Tensor& t, const char* api, const char* name) {

@@ -1,6 +1,6 @@
-// Cholesky and QR families against the CPU: linalg.cholesky(_ex), cholesky,
-// cholesky_solve, cholesky_inverse, linalg.qr, geqrf,
-// linalg.householder_product, ormqr.
+// Cholesky, LDL and QR families against the CPU: linalg.cholesky(_ex),
+// cholesky, cholesky_solve, cholesky_inverse, linalg.ldl_factor(_ex),
+// linalg.ldl_solve, linalg.qr, geqrf, linalg.householder_product, ormqr.
 #include "linalg_test_util.h"
 
 using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h, linalg_test_util.h)
@@ -46,6 +46,29 @@ TEST(NpuLinalgCholesky, NotPositiveDefiniteEmptyAndErrors) {
   EXPECT_THROW_WITH(at::linalg_cholesky(at::randn({3}).to(npu())), "at least 2 dimensions");
   expectRejectsHalf([](const at::Tensor& t) { at::linalg_cholesky(t); }, spdMatrices({3, 3}));
   expectRejectsHalf([](const at::Tensor& t) { at::cholesky_inverse(t); }, at::eye(3));
+}
+
+TEST(NpuLinalgLdl, FactorAndSolveSymmetricIndefinite) {
+  at::Tensor a = at::randn({2, 5, 5});
+  a = a + a.mT();  // symmetric, indefinite: Bunch-Kaufman picks 2x2 blocks too
+  const auto got = at::linalg_ldl_factor_ex(a.to(npu())), want = at::linalg_ldl_factor_ex(a);
+  expectClose(std::get<0>(got), std::get<0>(want), kLinalgRtol, kLinalgAtol);
+  expectClose(std::get<1>(got), std::get<1>(want));
+  expectClose(std::get<2>(got), std::get<2>(want));
+  // The NPU broadcasts LD's batch against b's; the CPU kernel reads past LD
+  // when b's batch is larger, so its reference gets LD expanded first.
+  const at::Tensor b = at::randn({3, 1, 5, 2});
+  const at::Tensor ld_b = std::get<0>(want).expand({3, 2, 5, 5}).contiguous();
+  const at::Tensor piv_b = std::get<1>(want).expand({3, 2, 5}).contiguous();
+  expectClose(at::linalg_ldl_solve(std::get<0>(got), std::get<1>(got), b.to(npu())),
+              at::linalg_ldl_solve(ld_b, piv_b, b.expand({3, 2, 5, 2})), kLinalgRtol, kLinalgAtol);
+  expectClose(std::get<0>(at::linalg_ldl_factor(a.to(npu()).mT())), std::get<0>(at::linalg_ldl_factor(a.mT())),
+              kLinalgRtol, kLinalgAtol);
+  EXPECT_THROW_WITH(at::linalg_ldl_factor(at::zeros({3, 3}).to(npu())),
+                    "torch.linalg.ldl_factor: Unknown error code: 1");  // PyTorch's own message, as on the CPU
+  EXPECT_EQ(std::get<0>(at::linalg_ldl_factor_ex(at::randn({0, 3, 3}).to(npu()))).sizes(), (at::IntArrayRef{0, 3, 3}));
+  EXPECT_THROW_WITH(at::linalg_ldl_factor(at::randn({2, 3}).to(npu())), "square");
+  expectRejectsHalf([](const at::Tensor& t) { at::linalg_ldl_factor(t); }, at::eye(3));
 }
 
 TEST(NpuLinalgQr, ModesShapesAndStridedInputs) {
@@ -99,7 +122,8 @@ TEST(NpuLinalgFactor, Backward) {
   expectSameAutogradCases({
       {"cholesky", [sym](const std::vector<at::Tensor>& x) { return at::linalg_cholesky(sym(x[0])); }, {spd}},
       {"cholesky upper",
-       [sym](const std::vector<at::Tensor>& x) { return at::linalg_cholesky(sym(x[0]), true); }, {spd}},
+       [sym](const std::vector<at::Tensor>& x) { return at::linalg_cholesky(sym(x[0]), true); },
+       {spd}},
       {"cholesky_solve",
        [sym](const std::vector<at::Tensor>& x) { return at::cholesky_solve(x[1], at::linalg_cholesky(sym(x[0]))); },
        {spd, b}},

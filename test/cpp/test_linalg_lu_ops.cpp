@@ -21,7 +21,8 @@ TEST(NpuLinalgLu, LuFactorMatchesCpuIncludingPivotsAndInfo) {
   // Non-contiguous inputs: a transposed view (no copy) and a strided slice.
   const at::Tensor a = at::randn({5, 10});
   expectClose(first(at::linalg_lu_factor(a.to(npu()).mT())), first(at::linalg_lu_factor(a.mT())));
-  expectClose(first(at::linalg_lu_factor(a.to(npu()).slice(1, 0, 10, 2))), first(at::linalg_lu_factor(a.slice(1, 0, 10, 2))));
+  expectClose(first(at::linalg_lu_factor(a.to(npu()).slice(1, 0, 10, 2))),
+              first(at::linalg_lu_factor(a.slice(1, 0, 10, 2))));
 }
 
 TEST(NpuLinalgLu, SingularEmptyAndErrors) {
@@ -49,8 +50,8 @@ TEST(NpuLinalgLu, LuSolveLeftRightAdjointBroadcast) {
     for (bool adjoint : {false, true}) {
       SCOPED_TRACE(::testing::Message() << "left " << left << " adjoint " << adjoint);
       const at::Tensor b = left ? at::randn({3, 4, 2}) : at::randn({3, 2, 4});
-      expectClose(at::linalg_lu_solve(dlu, dpiv, b.to(npu()), left, adjoint), at::linalg_lu_solve(lu, piv, b, left, adjoint),
-                  kLinalgRtol, kLinalgAtol);
+      expectClose(at::linalg_lu_solve(dlu, dpiv, b.to(npu()), left, adjoint),
+                  at::linalg_lu_solve(lu, piv, b, left, adjoint), kLinalgRtol, kLinalgAtol);
     }
   at::Tensor out = at::empty({2, 3, 2, 4}, at::TensorOptions().device(npu())).mT();  // a strided out=
   const at::Tensor b = at::randn({3, 4, 2});
@@ -128,8 +129,8 @@ TEST(NpuLinalgSolve, SolveVectorMatrixLeftRightSingular) {
   const at::Tensor b = at::randn({2, 4});  // a batch of vectors
   expectClose(at::linalg_solve(a.to(npu()), b.to(npu())), at::linalg_solve(a, b), kLinalgRtol, kLinalgAtol);
   const at::Tensor bl = at::randn({3, 4});  // XA = B, broadcast over a's batch
-  expectClose(at::linalg_solve(a.to(npu()), bl.to(npu()), /*left=*/false), at::linalg_solve(a, bl, false),
-              kLinalgRtol, kLinalgAtol);
+  expectClose(at::linalg_solve(a.to(npu()), bl.to(npu()), /*left=*/false), at::linalg_solve(a, bl, false), kLinalgRtol,
+              kLinalgAtol);
   expectClose(at::linalg_solve(a.to(npu()).mT(), bl.mT().to(npu())), at::linalg_solve(a.mT(), bl.mT()), kLinalgRtol,
               kLinalgAtol);
   EXPECT_THROW_WITH(at::linalg_solve(at::zeros({3, 3}).to(npu()), at::ones({3}).to(npu())),
@@ -150,7 +151,8 @@ TEST(NpuLinalgLu, Backward) {
       {"logabsdet", [](const std::vector<at::Tensor>& x) { return std::get<1>(at::linalg_slogdet(x[0])); }, {a}},
       {"solve", [](const std::vector<at::Tensor>& x) { return at::linalg_solve(x[0], x[1]); }, {a, b}},
       {"solve left=False",
-       [](const std::vector<at::Tensor>& x) { return at::linalg_solve(x[0], x[1].mT(), false); }, {a, b}},
+       [](const std::vector<at::Tensor>& x) { return at::linalg_solve(x[0], x[1].mT(), false); },
+       {a, b}},
       {"lu_factor", [](const std::vector<at::Tensor>& x) { return std::get<0>(at::linalg_lu_factor(x[0])); }, {a}},
       {"lu L", [](const std::vector<at::Tensor>& x) { return std::get<1>(at::linalg_lu(x[0])); }, {r}},
       {"lu U", [](const std::vector<at::Tensor>& x) { return std::get<2>(at::linalg_lu(x[0])); }, {r.mT()}},

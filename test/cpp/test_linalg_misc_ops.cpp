@@ -64,7 +64,8 @@ TEST(NpuLinalgMatrixExp, ScalesEmptyAndErrors) {
   const at::Tensor a = at::randn({4, 4});
   expectClose(at::linalg_matrix_exp(a.to(npu()).mT()), at::linalg_matrix_exp(a.mT()), 1e-4, 1e-5);
   EXPECT_EQ(at::linalg_matrix_exp(at::randn({2, 0, 0}).to(npu())).sizes(), (at::IntArrayRef{2, 0, 0}));
-  EXPECT_THROW_WITH(at::linalg_matrix_exp(at::randn({2, 3}).to(npu())), "linalg.matrix_exp: A must be batches of square");
+  EXPECT_THROW_WITH(at::linalg_matrix_exp(at::randn({2, 3}).to(npu())),
+                    "linalg.matrix_exp: A must be batches of square");
   EXPECT_THROW_WITH(at::linalg_matrix_exp(at::randn({}).to(npu())), "at least 2 dimensions");
   EXPECT_THROW_WITH(at::linalg_matrix_exp(a.to(at::kHalf).to(npu())), "Half");
 }
@@ -122,7 +123,8 @@ TEST(NpuLinalgMisc, Backward) {
       {"triu", [](const std::vector<at::Tensor>& t) { return at::triu(t[0], 1); }, {a}},
       {"tril", [](const std::vector<at::Tensor>& t) { return at::tril(t[0], -1); }, {a}},
       {"solve_triangular",
-       [](const std::vector<at::Tensor>& t) { return at::linalg_solve_triangular(t[0], t[1], true); }, {a, b}},
+       [](const std::vector<at::Tensor>& t) { return at::linalg_solve_triangular(t[0], t[1], true); },
+       {a, b}},
       {"solve_triangular right lower",
        [](const std::vector<at::Tensor>& t) { return at::linalg_solve_triangular(t[0], t[1].mT(), false, false); },
        {a, b}},

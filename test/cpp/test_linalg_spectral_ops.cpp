@@ -72,7 +72,9 @@ TEST(NpuLinalgSpectral, Backward) {
          return at::matmul(std::get<0>(usv) * std::get<1>(usv).unsqueeze(-2), std::get<2>(usv));
        },
        {tall}},
-      {"svd |U|", [](const std::vector<at::Tensor>& x) { return std::get<0>(at::linalg_svd(x[0], false)).abs(); }, {tall}},
+      {"svd |U|",
+       [](const std::vector<at::Tensor>& x) { return std::get<0>(at::linalg_svd(x[0], false)).abs(); },
+       {tall}},
       {"eigvalsh", [](const std::vector<at::Tensor>& x) { return at::linalg_eigvalsh(x[0]); }, {spd}},
       {"eigh |V|", [](const std::vector<at::Tensor>& x) { return std::get<1>(at::linalg_eigh(x[0])).abs(); }, {spd}},
       {"matrix_norm nuc", [](const std::vector<at::Tensor>& x) { return at::linalg_matrix_norm(x[0], "nuc"); }, {tall}},

@@ -45,7 +45,8 @@ inline Mat operator*(const Mat& a, const Mat& b) {
 inline Mat matOf(const HostTensor& t, int64_t index, int64_t rows, int64_t cols) {
   const std::vector<float> all = t.toFloats();
   Mat m(rows, cols);
-  for (int64_t i = 0; i < rows * cols; ++i) m.v[static_cast<size_t>(i)] = all[static_cast<size_t>(index * rows * cols + i)];
+  for (int64_t i = 0; i < rows * cols; ++i)
+    m.v[static_cast<size_t>(i)] = all[static_cast<size_t>(index * rows * cols + i)];
   return m;
 }
 
@@ -71,7 +72,8 @@ inline std::vector<float> spd(int64_t batch, int64_t n, uint32_t seed) {
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < n; ++j) {
         double s = i == j ? static_cast<double>(n) : 0.0;
-        for (int64_t k = 0; k < n; ++k) s += r[static_cast<size_t>(b * n * n + i * n + k)] * r[static_cast<size_t>(b * n * n + j * n + k)];
+        for (int64_t k = 0; k < n; ++k)
+          s += r[static_cast<size_t>(b * n * n + i * n + k)] * r[static_cast<size_t>(b * n * n + j * n + k)];
         v[static_cast<size_t>(b * n * n + i * n + j)] = static_cast<float>(s);
       }
   return v;

@@ -1,5 +1,5 @@
-// Cholesky, CholeskySolve, CholeskyInverse, Qr, Geqrf, Orgqr, Ormqr against
-// the double-precision references of linalg_reference.h.
+// Cholesky, CholeskySolve, CholeskyInverse, LdlFactor, LdlSolve, Qr, Geqrf,
+// Orgqr, Ormqr against the double-precision references of linalg_reference.h.
 #include "linalg_reference.h"
 
 namespace ascend_sim {
@@ -76,6 +76,68 @@ TEST(KernelLinalgCholeskyInverse, InverseOfTheProductIsSymmetric) {
   HostTensor z = HostTensor::floats(ACL_FLOAT, {2, 2}, {1, 0, 0, 0}), yz(ACL_FLOAT, {2, 2}), iz(ACL_INT32, {});
   run(makeCall("CholeskyInverse", {&z}, {&yz, &iz}));
   EXPECT_EQ(iz.toInts()[0], 2);
+}
+
+// L D L^T without pivoting, in double (what Bunch-Kaufman does on a
+// diagonally dominant matrix): L unit lower below the diagonal, D on it.
+Mat refLdl(const Mat& a) {
+  const int64_t n = a.rows;
+  Mat ld(n, n);
+  for (int64_t j = 0; j < n; ++j) {
+    double d = a(j, j);
+    for (int64_t k = 0; k < j; ++k) d -= ld(j, k) * ld(j, k) * ld(k, k);
+    ld(j, j) = d;
+    for (int64_t i = j + 1; i < n; ++i) {
+      double s = a(i, j);
+      for (int64_t k = 0; k < j; ++k) s -= ld(i, k) * ld(j, k) * ld(k, k);
+      ld(i, j) = s / d;
+    }
+  }
+  return ld;
+}
+
+TEST(KernelLinalgLdl, FactorOfDominantMatricesAndSolves) {
+  const int64_t n = 5;
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
+    std::vector<float> v = spd(2, n, 91);
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(n * n + i * n + i)] *= -1;  // the second one indefinite
+    HostTensor x = HostTensor::floats(dt, {2, n, n}, v);
+    HostTensor ld(dt, {2, n, n}), piv(ACL_INT32, {2, n}), info(ACL_INT32, {2});
+    run(makeCall("LdlFactor", {&x}, {&ld, &piv, &info}));
+    const Mat want = refLdl(matOf(x, 0, n, n));
+    expectMatNear(matOf(ld, 0, n, n), want, 5 * tolFor(dt), 5 * tolFor(dt), "ld");
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(piv.toInts()[static_cast<size_t>(i)], i + 1);
+    HostTensor b = HostTensor::floats(dt, {3, 1, n, 2}, randomFloats(6 * n, -1, 1, 92)), out(dt, {3, 2, n, 2});
+    run(makeCall("LdlSolve", {&ld, &piv, &b}, {&out}));
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        expectMatNear(matOf(out, i * 2 + j, n, 2), refInverse(matOf(x, j, n, n)) * matOf(b, i, n, 2),
+                      10 * tolFor(dt), 10 * tolFor(dt), "x");
+    EXPECT_EQ(info.toInts(), (std::vector<int64_t>{0, 0}));
+  }
+}
+
+TEST(KernelLinalgLdl, TwoByTwoPivotsSingularAndErrors) {
+  // A zero diagonal needs a 2x2 block: negative paired pivots.
+  HostTensor x = HostTensor::floats(ACL_FLOAT, {2, 2}, {0, 1, 1, 0}), ld(ACL_FLOAT, {2, 2});
+  HostTensor piv(ACL_INT32, {2}), info(ACL_INT32, {});
+  run(makeCall("LdlFactor", {&x}, {&ld, &piv, &info}));
+  const std::vector<int64_t> p = piv.toInts();
+  EXPECT_LT(p[0], 0);
+  EXPECT_EQ(p[0], p[1]);
+  HostTensor b = HostTensor::floats(ACL_FLOAT, {2, 1}, {3, 5}), y(ACL_FLOAT, {2, 1});
+  run(makeCall("LdlSolve", {&ld, &piv, &b}, {&y}));
+  EXPECT_EQ(y.toFloats(), (std::vector<float>{5, 3}));
+  HostTensor z(ACL_FLOAT, {2, 2}), lz(ACL_FLOAT, {2, 2}), pz(ACL_INT32, {2}), iz(ACL_INT32, {});
+  run(makeCall("LdlFactor", {&z}, {&lz, &pz, &iz}));
+  EXPECT_GT(iz.toInts()[0], 0);
+  HostTensor bad = HostTensor::ints(ACL_INT32, {2}, {1, -2});  // an unpaired 2x2 pivot
+  EXPECT_KERNEL_ERROR(makeCall("LdlSolve", {&ld, &bad, &b}, {&y}), ACL_ERROR_RT_AICORE_EXCEPTION,
+                      "pivot 1 of matrix 0 is -2");
+  HostTensor e(ACL_FLOAT, {0, 3, 3}), le(ACL_FLOAT, {0, 3, 3}), pe(ACL_INT32, {0, 3}), ie(ACL_INT32, {0});
+  run(makeCall("LdlFactor", {&e}, {&le, &pe, &ie}));
+  HostTensor r(ACL_FLOAT, {2, 3}), lr(ACL_FLOAT, {2, 3}), pr(ACL_INT32, {2}), ir(ACL_INT32, {});
+  EXPECT_KERNEL_ERROR(makeCall("LdlFactor", {&r}, {&lr, &pr, &ir}), ACL_ERROR_OP_INPUT_NOT_MATCH, "square");
 }
 
 // Q and R against the double Householder reference (same sign convention).

@@ -49,7 +49,8 @@ TEST(KernelLinalgSolveLs, FullRankEveryDriver) {
           }
           if (has_s) {
             const std::vector<double> sv = matOf(s, i, 1, mn).v, want_s = refSingularValues(am);
-            for (int64_t j = 0; j < mn; ++j) EXPECT_NEAR(sv[static_cast<size_t>(j)], want_s[static_cast<size_t>(j)], 5 * tolFor(dt));
+            for (int64_t j = 0; j < mn; ++j)
+              EXPECT_NEAR(sv[static_cast<size_t>(j)], want_s[static_cast<size_t>(j)], 5 * tolFor(dt));
           }
         }
         if (has_rank) EXPECT_EQ(rank.toInts(), (std::vector<int64_t>{mn, mn}));
@@ -61,17 +62,20 @@ TEST(KernelLinalgSolveLs, RankDeficientAndEdges) {
   // Third column = second: rank 2 for the rank-revealing drivers.
   std::vector<float> v = randomFloats(15, -1, 1, 83);
   for (int64_t r = 0; r < 5; ++r) v[static_cast<size_t>(r * 3 + 2)] = v[static_cast<size_t>(r * 3 + 1)];
-  HostTensor a = HostTensor::floats(ACL_FLOAT, {5, 3}, v), b = HostTensor::floats(ACL_FLOAT, {5, 1}, randomFloats(5, -1, 1, 84));
+  HostTensor a = HostTensor::floats(ACL_FLOAT, {5, 3}, v),
+             b = HostTensor::floats(ACL_FLOAT, {5, 1}, randomFloats(5, -1, 1, 84));
   for (const char* driver : {"gelsy", "gelsd", "gelss"}) {
     HostTensor x(ACL_FLOAT, {5, 1}), rank(ACL_INT64, {}), s(ACL_FLOAT, {3}), info(ACL_INT32, {});
-    OpCall c = makeCall("MatrixSolveLs", {&a, &b}, {&x, &rank}, attrs({{"driver", std::string(driver)}, {"rcond", 1e-5f}}));
+    OpCall c =
+        makeCall("MatrixSolveLs", {&a, &b}, {&x, &rank}, attrs({{"driver", std::string(driver)}, {"rcond", 1e-5f}}));
     if (std::string(driver) != "gelsy") c.outputs.push_back(s.arg());
     c.outputs.push_back(info.arg());
     run(c);
     EXPECT_EQ(rank.toInts()[0], 2) << driver;
   }
   // m = 0: the solution is 0 and the rank 0.
-  HostTensor a0(ACL_FLOAT, {0, 3}), b0(ACL_FLOAT, {0, 2}), x0(ACL_FLOAT, {3, 2}), r0 = HostTensor::ints(ACL_INT64, {}, {9});
+  HostTensor a0(ACL_FLOAT, {0, 3}), b0(ACL_FLOAT, {0, 2}), x0(ACL_FLOAT, {3, 2}),
+      r0 = HostTensor::ints(ACL_INT64, {}, {9});
   HostTensor i0(ACL_INT32, {});
   run(makeCall("MatrixSolveLs", {&a0, &b0}, {&x0, &r0, &i0}));
   EXPECT_EQ(x0.toFloats(), std::vector<float>(6, 0.0f));

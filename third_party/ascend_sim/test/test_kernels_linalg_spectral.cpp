@@ -81,7 +81,8 @@ TEST(KernelLinalgSelfAdjointEig, EigenpairsOfEitherTriangle) {
           for (int64_t j = 0; j < n; ++j)
             if (lower ? j > i : j < i) a(i, j) = a(j, i);
         const std::vector<double> want = refSymEigenvalues(a), got = vecOf(e, b, n);
-        for (int64_t i = 0; i < n; ++i) EXPECT_NEAR(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)], 3 * tolFor(dt));
+        for (int64_t i = 0; i < n; ++i)
+          EXPECT_NEAR(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)], 3 * tolFor(dt));
         const Mat vm = matOf(vecs, b, n, n);
         expectMatNear(vm.t() * vm, Mat::eye(n), 0, 3 * tolFor(dt), "orthonormal");
         expectMatNear(a * vm, vm * diagOf(got, n, n), 0, 6 * tolFor(dt), "A v = v diag(e)");
@@ -90,7 +91,8 @@ TEST(KernelLinalgSelfAdjointEig, EigenpairsOfEitherTriangle) {
       run(makeCall("SelfAdjointEig", {&x}, {&e2}, attrs({{"lower", lower}, {"compute_v", false}})));
       for (int64_t b = 0; b < 2; ++b) {
         const std::vector<double> a = vecOf(e, b, n), c = vecOf(e2, b, n);
-        for (int64_t i = 0; i < n; ++i) EXPECT_NEAR(a[static_cast<size_t>(i)], c[static_cast<size_t>(i)], 3 * tolFor(dt));
+        for (int64_t i = 0; i < n; ++i)
+          EXPECT_NEAR(a[static_cast<size_t>(i)], c[static_cast<size_t>(i)], 3 * tolFor(dt));
       }
     }
 }

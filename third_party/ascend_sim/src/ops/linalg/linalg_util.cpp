@@ -43,8 +43,7 @@ void checkInt32Out(const OpCall& call, size_t index, const std::string& name, co
   checkOutShape(call, index, name, want);
 }
 
-void checkFloatOut(const OpCall& call, size_t index, const std::string& name, const TensorArg& x,
-                   const Shape& want) {
+void checkFloatOut(const OpCall& call, size_t index, const std::string& name, const TensorArg& x, const Shape& want) {
   checkSameDtype(call, x, "x", call.outputs[index], "output " + name);
   checkOutShape(call, index, name, want);
 }
@@ -54,8 +53,8 @@ Shape broadcastBatch(const OpCall& call, const Matrices& a, const std::string& a
   Shape out;
   if (!broadcastShapes(a.batch, b.batch, &out))
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         "batch dims " + shapeToString(a.batch) + " of " + aname + " and " + shapeToString(b.batch) + " of " +
-             bname + " do not broadcast");
+         "batch dims " + shapeToString(a.batch) + " of " + aname + " and " + shapeToString(b.batch) + " of " + bname +
+             " do not broadcast");
   return out;
 }
 

@@ -36,10 +36,10 @@ constexpr DtypeMask kLinalgTypes = dtBit(ACL_FLOAT) | dtBit(ACL_FLOAT16);
 
 // A tensor seen as a batch of rows x cols matrices.
 struct Matrices {
-  Shape batch;         // leading dims
+  Shape batch;  // leading dims
   int64_t rows = 0;
   int64_t cols = 0;
-  int64_t count = 0;   // number of matrices (product of batch)
+  int64_t count = 0;  // number of matrices (product of batch)
   int64_t k() const { return rows < cols ? rows : cols; }
 };
 
@@ -90,9 +90,9 @@ int workspaceSize(float query);
 KernelCost aiCpuCost(const OpCall& call, double flops);
 
 // LAPACK FLOP counts of one matrix (LAWN 41), used by the kernels' costs.
-double luFlops(double m, double n);              // getrf
-double qrFlops(double m, double n);              // geqrf
-double orgqrFlops(double m, double n, double k); // orgqr / ormqr (applying k reflectors)
+double luFlops(double m, double n);               // getrf
+double qrFlops(double m, double n);               // geqrf
+double orgqrFlops(double m, double n, double k);  // orgqr / ormqr (applying k reflectors)
 
 }  // namespace linalg
 }  // namespace ascend_sim

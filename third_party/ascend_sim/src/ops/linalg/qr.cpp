@@ -115,7 +115,8 @@ void computeGeqrf(const OpCall& call) {
 
 KernelCost costGeqrf(const OpCall& call) {
   const Matrices x = checkMatrices(call, call.inputs[0], "input x", false);
-  return aiCpuCost(call, static_cast<double>(x.count) * qrFlops(static_cast<double>(x.rows), static_cast<double>(x.cols)));
+  return aiCpuCost(call,
+                   static_cast<double>(x.count) * qrFlops(static_cast<double>(x.rows), static_cast<double>(x.cols)));
 }
 
 // ---- Orgqr: x (reflectors), tau -> y = first n columns of H_1 ... H_k ------
@@ -131,8 +132,7 @@ ReflectorDims reflectorDims(const OpCall& call, const std::string& xname) {
   d.x = checkMatrices(call, call.inputs[0], "input " + xname, false);
   const TensorArg& tau = call.inputs[1];
   checkSameDtype(call, call.inputs[0], xname, tau, "tau");
-  if (tau.shape.size() != d.x.batch.size() + 1 ||
-      !std::equal(d.x.batch.begin(), d.x.batch.end(), tau.shape.begin()))
+  if (tau.shape.size() != d.x.batch.size() + 1 || !std::equal(d.x.batch.begin(), d.x.batch.end(), tau.shape.begin()))
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
          "tau shape " + shapeToString(tau.shape) + " must be the batch " + shapeToString(d.x.batch) + " of " + xname +
              " plus one dim");
@@ -168,9 +168,9 @@ void computeOrgqr(const OpCall& call) {
 
 KernelCost costOrgqr(const OpCall& call) {
   const ReflectorDims d = reflectorDims(call, "x");
-  return aiCpuCost(call, static_cast<double>(d.x.count) * orgqrFlops(static_cast<double>(d.x.rows),
-                                                                      static_cast<double>(d.x.cols),
-                                                                      static_cast<double>(d.k)));
+  return aiCpuCost(
+      call, static_cast<double>(d.x.count) *
+                orgqrFlops(static_cast<double>(d.x.rows), static_cast<double>(d.x.cols), static_cast<double>(d.k)));
 }
 
 // ---- Ormqr: a (reflectors), tau, c -> y = op(Q) c (left) or c op(Q) ---------
@@ -225,8 +225,7 @@ void computeOrmqr(const OpCall& call) {
     sormqr_(&side, &trans, &mi, &ni, &ki, a.data(), &lda, tau.data(), c.data(), &mi, &query, &lwork, &info, 1, 1);
     lwork = workspaceSize(query);
     std::vector<float> work(static_cast<size_t>(lwork));
-    sormqr_(&side, &trans, &mi, &ni, &ki, a.data(), &lda, tau.data(), c.data(), &mi, work.data(), &lwork, &info, 1,
-            1);
+    sormqr_(&side, &trans, &mi, &ni, &ki, a.data(), &lda, tau.data(), c.data(), &mi, work.data(), &lwork, &info, 1, 1);
     storeColMajor(call.outputs[0], b, m, n, c.data(), m);
   }
 }

@@ -112,8 +112,8 @@ KernelCost costSvd(const OpCall& call) {
   // Golub & Van Loan's counts for the R-SVD (m >= n; swapped otherwise).
   const double big = static_cast<double>(std::max(d.x.rows, d.x.cols)), k = static_cast<double>(d.x.k());
   double flops = 4.0 * big * k * k - 4.0 / 3.0 * k * k * k;
-  if (d.compute_uv) flops = d.full ? 4.0 * big * big * k + 8.0 * big * k * k + 9.0 * k * k * k
-                                   : 14.0 * big * k * k + 8.0 * k * k * k;
+  if (d.compute_uv)
+    flops = d.full ? 4.0 * big * big * k + 8.0 * big * k * k + 9.0 * k * k * k : 14.0 * big * k * k + 8.0 * k * k * k;
   return aiCpuCost(call, static_cast<double>(d.x.count) * flops);
 }
 

@@ -39,7 +39,8 @@ void keepRange(const OpCall& call, Range range) {
     const std::pair<int64_t, int64_t> keep = range(i, diagonal, n);
     const int64_t lo = std::clamp<int64_t>(keep.first, 0, n), hi = std::clamp<int64_t>(keep.second, lo, n);
     unsigned char* out = dst + static_cast<size_t>(row * n) * es;
-    if (src != dst) std::memcpy(out + lo * es, src + static_cast<size_t>(row * n + lo) * es, static_cast<size_t>(hi - lo) * es);
+    if (src != dst)
+      std::memcpy(out + lo * es, src + static_cast<size_t>(row * n + lo) * es, static_cast<size_t>(hi - lo) * es);
     std::memset(out, 0, static_cast<size_t>(lo) * es);
     std::memset(out + hi * es, 0, static_cast<size_t>(n - hi) * es);
   }
