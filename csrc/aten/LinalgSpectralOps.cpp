@@ -1,7 +1,8 @@
 // Spectral decompositions on the AI CPU kernels Svd and SelfAdjointEig:
 // _linalg_svd and _linalg_eigh (structured), behind linalg.svd, svdvals,
-// pinv, matrix_rank, matrix_norm, cond, eigh, eigvalsh... See Note [Linear
-// algebra on the NPU] in LinalgUtils.h.
+// pinv, matrix_rank, matrix_norm, cond, eigh, eigvalsh..., and
+// _symeig_helper (the deprecated torch.symeig, LAPACK's ssyev as on the CPU).
+// See Note [Linear algebra on the NPU] in LinalgUtils.h.
 #include <cctype>
 
 #include "PrivateUse1NativeFunctions.h"
@@ -57,6 +58,23 @@ using torch_npu::LinalgOut;
   if (compute_v) v.commit();
   at::_linalg_check_errors(info, "linalg.eigh", A.dim() == 2);
   return {eigenvalues, eigenvectors};
+}
+
+::std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::_symeig_helper(const at::Tensor& self, bool eigenvectors,
+                                                                        bool upper) {
+  torch_npu::checkLinalgFloat(self, "symeig");
+  const at::IntArrayRef sizes = self.sizes();
+  at::Tensor values = torch_npu::emptyNpu(sizes.slice(0, sizes.size() - 1), self.scalar_type(), self.device());
+  at::Tensor vectors =
+      torch_npu::emptyNpu(eigenvectors ? sizes : at::IntArrayRef{0}, self.scalar_type(), self.device());
+  if (self.numel() == 0) return {values, torch_npu::emptyNpu(sizes, self.scalar_type(), self.device())};
+  const at::Tensor info = torch_npu::emptyNpu(torch_npu::batchDims(self), at::kInt, self.device());
+  torch_npu::OpCommand cmd("SelfAdjointEig");
+  cmd.Input(self).Output(values);
+  if (eigenvectors) cmd.Output(vectors);
+  cmd.Output(info).Attr("compute_v", eigenvectors).Attr("lower", !upper).Attr("driver", "syev").Run();
+  at::_linalg_check_errors(info, "symeig", self.dim() == 2);
+  return {values, vectors};
 }
 
 }  // namespace native

@@ -61,6 +61,18 @@ TEST(NpuLinalgEigh, BothTrianglesValuesOnlyAndErrors) {
   expectRejectsHalf([](const at::Tensor& t) { at::linalg_eigh(t); }, at::randn({3, 3}));
 }
 
+TEST(NpuLinalgEigh, SymeigUsesTheCpuRoutine) {
+  const at::Tensor a = at::randn({2, 5, 5});
+  for (bool upper : {true, false}) {
+    const auto got = at::symeig(a.to(npu()), /*eigenvectors=*/true, upper), want = at::symeig(a, true, upper);
+    expectClose(std::get<0>(got), std::get<0>(want), kLinalgRtol, kLinalgAtol);
+    expectClose(std::get<1>(got), std::get<1>(want), kLinalgRtol, kLinalgAtol);
+  }
+  EXPECT_EQ(std::get<1>(at::symeig(a.to(npu()))).numel(), 0);
+  EXPECT_EQ(std::get<0>(at::symeig(at::randn({0, 3, 3}).to(npu()))).sizes(), (at::IntArrayRef{0, 3}));
+  expectRejectsHalf([](const at::Tensor& t) { at::symeig(t); }, at::eye(3));
+}
+
 TEST(NpuLinalgSpectral, Backward) {
   const at::Tensor tall = at::randn({2, 5, 3}), spd = spdMatrices({4, 4});
   // Gauge-invariant losses of the singular / eigen vectors (their signs are arbitrary).
@@ -78,6 +90,7 @@ TEST(NpuLinalgSpectral, Backward) {
       {"eigvalsh", [](const std::vector<at::Tensor>& x) { return at::linalg_eigvalsh(x[0]); }, {spd}},
       {"eigh |V|", [](const std::vector<at::Tensor>& x) { return std::get<1>(at::linalg_eigh(x[0])).abs(); }, {spd}},
       {"matrix_norm nuc", [](const std::vector<at::Tensor>& x) { return at::linalg_matrix_norm(x[0], "nuc"); }, {tall}},
+      {"symeig values", [](const std::vector<at::Tensor>& x) { return std::get<0>(at::symeig(x[0], true)); }, {spd}},
   });
 }
 

@@ -87,12 +87,22 @@ TEST(KernelLinalgSelfAdjointEig, EigenpairsOfEitherTriangle) {
         expectMatNear(vm.t() * vm, Mat::eye(n), 0, 3 * tolFor(dt), "orthonormal");
         expectMatNear(a * vm, vm * diagOf(got, n, n), 0, 6 * tolFor(dt), "A v = v diag(e)");
       }
-      HostTensor e2(dt, {2, n});
+      HostTensor e2(dt, {2, n}), e3(dt, {2, n}), v3(dt, {2, n, n});
       run(makeCall("SelfAdjointEig", {&x}, {&e2}, attrs({{"lower", lower}, {"compute_v", false}})));
+      // ssyev (QR iteration): the same eigenvalues, eigenvectors up to sign.
+      run(makeCall("SelfAdjointEig", {&x}, {&e3, &v3}, attrs({{"lower", lower}, {"driver", std::string("syev")}})));
       for (int64_t b = 0; b < 2; ++b) {
-        const std::vector<double> a = vecOf(e, b, n), c = vecOf(e2, b, n);
-        for (int64_t i = 0; i < n; ++i)
+        const std::vector<double> a = vecOf(e, b, n), c = vecOf(e2, b, n), d = vecOf(e3, b, n);
+        for (int64_t i = 0; i < n; ++i) {
           EXPECT_NEAR(a[static_cast<size_t>(i)], c[static_cast<size_t>(i)], 3 * tolFor(dt));
+          EXPECT_NEAR(a[static_cast<size_t>(i)], d[static_cast<size_t>(i)], 3 * tolFor(dt));
+        }
+        Mat v3m = matOf(v3, b, n, n), vm = matOf(vecs, b, n, n);
+        for (int64_t j = 0; j < n; ++j) {
+          const double sign = v3m(0, j) * vm(0, j) < 0 ? -1.0 : 1.0;
+          for (int64_t i = 0; i < n; ++i) v3m(i, j) *= sign;
+        }
+        expectMatNear(v3m, vm, 0, 6 * tolFor(dt), "syev vectors");
       }
     }
 }
@@ -108,6 +118,8 @@ TEST(KernelLinalgSelfAdjointEig, NanReportsInfoEmptyAndErrors) {
   EXPECT_EQ(iz.toInts(), (std::vector<int64_t>{0, 0}));
   HostTensor r(ACL_FLOAT, {2, 3}), er(ACL_FLOAT, {2}), vr(ACL_FLOAT, {2, 3});
   EXPECT_KERNEL_ERROR(makeCall("SelfAdjointEig", {&r}, {&er, &vr}), ACL_ERROR_OP_INPUT_NOT_MATCH, "square");
+  EXPECT_KERNEL_ERROR(makeCall("SelfAdjointEig", {&x}, {&e, &v}, attrs({{"driver", std::string("heevr")}})),
+                      ACL_ERROR_OP_ATTR_NOT_MATCH, "expected syevd or syev");
 }
 
 TEST(KernelLinalgTriangularSolve, AllVariantsWithBroadcast) {

@@ -5,8 +5,11 @@
 // Only the lower (attr lower = true, the default) or upper triangle is read.
 // Outputs e, v [, info] (attr compute_v, default true) or e [, info]. info is
 // LAPACK's: > 0 when the iteration did not converge (e.g. on NaN input).
+// attr driver: "syevd" (the default) or "syev" (QR iteration, the routine of
+// the deprecated torch.symeig; its eigenvectors may differ in sign).
 // See Note [Linear algebra kernels].
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "ops/linalg/lapack.h"
@@ -29,6 +32,29 @@ void validateSelfAdjointEig(const OpCall& call) {
   if (compute_v) checkFloatOut(call, 1, "v", call.inputs[0], call.inputs[0].shape);
   if (call.outputs.size() > base) checkInt32Out(call, base, "info", x.batch);
   attrBool(call, "lower", true);
+  const std::string driver = attrString(call, "driver", "syevd");
+  if (driver != "syevd" && driver != "syev")
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'driver' is \"" + driver + "\"; expected syevd or syev");
+}
+
+// ssyevd or ssyev on the column-major n x n matrix a; returns info.
+int symmetricEigen(bool divide_and_conquer, char jobz, char uplo, int n, float* a, float* w) {
+  int info = 0, lwork = -1, liwork = -1, iquery = 0;
+  float query = 0;
+  if (!divide_and_conquer) {
+    ssyev_(&jobz, &uplo, &n, a, &n, w, &query, &lwork, &info, 1, 1);
+    lwork = workspaceSize(query);
+    std::vector<float> work(static_cast<size_t>(lwork));
+    ssyev_(&jobz, &uplo, &n, a, &n, w, work.data(), &lwork, &info, 1, 1);
+    return info;
+  }
+  ssyevd_(&jobz, &uplo, &n, a, &n, w, &query, &lwork, &iquery, &liwork, &info, 1, 1);
+  lwork = workspaceSize(query);
+  liwork = std::max(1, iquery);
+  std::vector<float> work(static_cast<size_t>(lwork));
+  std::vector<int> iwork(static_cast<size_t>(liwork));
+  ssyevd_(&jobz, &uplo, &n, a, &n, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
+  return info;
 }
 
 void computeSelfAdjointEig(const OpCall& call) {
@@ -37,20 +63,14 @@ void computeSelfAdjointEig(const OpCall& call) {
   const size_t base = compute_v ? 2 : 1;
   const int64_t n = x.rows;
   const char jobz = compute_v ? 'V' : 'N', uplo = attrBool(call, "lower", true) ? 'L' : 'U';
+  const bool divide_and_conquer = attrString(call, "driver", "syevd") == "syevd";
   const int ni = lapackInt(n);
   std::vector<float> a(static_cast<size_t>(n * n)), w(static_cast<size_t>(n));
   for (int64_t b = 0; b < x.count; ++b) {
     int info = 0;
     if (n > 0) {
       loadColMajor(call.inputs[0], b, n, n, a.data(), n);
-      int lwork = -1, liwork = -1, iquery = 0;
-      float query = 0;
-      ssyevd_(&jobz, &uplo, &ni, a.data(), &ni, w.data(), &query, &lwork, &iquery, &liwork, &info, 1, 1);
-      lwork = workspaceSize(query);
-      liwork = std::max(1, iquery);
-      std::vector<float> work(static_cast<size_t>(lwork));
-      std::vector<int> iwork(static_cast<size_t>(liwork));
-      ssyevd_(&jobz, &uplo, &ni, a.data(), &ni, w.data(), work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
+      info = symmetricEigen(divide_and_conquer, jobz, uplo, ni, a.data(), w.data());
       storeFloat(call.outputs[0].dtype, call.outputs[0].data, b * n, n, w.data());
       if (compute_v) storeColMajor(call.outputs[1], b, n, n, a.data(), n);
     }

@@ -35,6 +35,9 @@ void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* 
              float* vt, const int* ldvt, float* work, const int* lwork, int* iwork, int* info, size_t jobz_len);
 void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
              const int* lwork, int* iwork, const int* liwork, int* info, size_t jobz_len, size_t uplo_len);
+// The symmetric eigensolver by QR iteration (torch.symeig's routine).
+void ssyev_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
+            const int* lwork, int* info, size_t jobz_len, size_t uplo_len);
 // Least squares: QR (gels), complete orthogonal factorisation (gelsy), SVD
 // (gelsd: divide and conquer, gelss: QR iteration).
 void sgels_(const char* trans, const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
