@@ -1,5 +1,5 @@
-// Triangular matrices and solves, matrix_exp, lstsq, vdot and the composites
-// tensorinv / tensorsolve / multi_dot against the CPU.
+// Triangular matrices and solves, matrix_exp, lstsq, cross, vdot and the
+// composites tensorinv / tensorsolve / multi_dot against the CPU.
 #include "linalg_test_util.h"
 
 using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h, linalg_test_util.h)
@@ -99,6 +99,29 @@ TEST(NpuLinalgLstsq, EveryDriverVectorAndBroadcast) {
   EXPECT_THROW_WITH(at::linalg_lstsq(a.to(npu()).to(at::kHalf), v.to(npu()).to(at::kHalf)), "Half");
 }
 
+TEST(NpuLinalgCross, BroadcastDimsDtypesAndErrors) {
+  const at::Tensor a = at::randn({2, 3, 4}), b = at::randn({1, 3, 4});
+  expectClose(at::linalg_cross(a.to(npu()), b.to(npu()), 1), at::linalg_cross(a, b, 1));
+  expectClose(at::cross(a.to(npu()), b.to(npu())), at::cross(a, b));  // the first dim of size 3
+  const at::Tensor c = at::randn({5, 3});
+  expectClose(at::linalg_cross(c.to(npu()).mT().mT(), c.flip(0).to(npu())), at::linalg_cross(c, c.flip(0)));
+  expectClose(at::linalg_cross(a.to(npu()).transpose(1, 2), b.to(npu()).transpose(1, 2)),
+              at::linalg_cross(a.transpose(1, 2), b.transpose(1, 2)));
+  const at::Tensor i = at::randint(-9, 9, {4, 3}, at::kLong);
+  expectClose(at::linalg_cross(i.to(npu()), i.flip(0).to(npu())), at::linalg_cross(i, i.flip(0)));
+  // float16 (the CPU has no half cross): the fp32 result rounded once.
+  expectClose(at::linalg_cross(c.to(at::kHalf).to(npu()), c.flip(0).to(at::kHalf).to(npu())),
+              at::linalg_cross(c.to(at::kHalf).to(at::kFloat), c.flip(0).to(at::kHalf).to(at::kFloat)).to(at::kHalf),
+              kHalfRtol, kHalfAtol);
+  EXPECT_EQ(at::linalg_cross(at::randn({0, 3}).to(npu()), at::randn({0, 3}).to(npu())).sizes(),
+            (at::IntArrayRef{0, 3}));
+  EXPECT_THROW_WITH(at::linalg_cross(at::randn({2, 4}).to(npu()), at::randn({2, 4}).to(npu())),
+                    "linalg.cross: inputs dimension -1 must have length 3. Got 4 and 4");
+  EXPECT_THROW_WITH(at::linalg_cross(c.to(npu()), at::randn({2, 5, 3}).to(npu())), "same number of dimensions");
+  EXPECT_THROW_WITH(at::linalg_cross(c.to(npu()), c.to(at::kLong).to(npu())), "same dtype");
+  EXPECT_THROW_WITH(at::linalg_cross(at::randn({}).to(npu()), at::randn({}).to(npu())), "dimension");
+}
+
 TEST(NpuLinalgMisc, VdotTensorinvTensorsolveMultiDot) {
   const at::Tensor x = at::randn({7}), y = at::randn({7});
   expectClose(at::vdot(x.to(npu()), y.to(npu())), at::vdot(x, y), 1e-5, 1e-5);
@@ -133,6 +156,7 @@ TEST(NpuLinalgMisc, Backward) {
        {a, b}},
       {"matrix_exp", [](const std::vector<at::Tensor>& t) { return at::linalg_matrix_exp(t[0] / 4); }, {a}},
       {"vdot", [](const std::vector<at::Tensor>& t) { return at::vdot(t[0], t[1]); }, {x, y}},
+      {"cross", [](const std::vector<at::Tensor>& t) { return at::linalg_cross(t[0], t[1]); }, {b, b.flip(0)}},
   });
 }
 

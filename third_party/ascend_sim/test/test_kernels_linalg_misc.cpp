@@ -1,5 +1,6 @@
-// MatrixSolveLs, MatrixExp, Triu and Tril against double-precision
-// references written here (normal equations, Taylor series, index rules).
+// MatrixSolveLs, MatrixExp, Triu, Tril and Cross against double-precision
+// references written here (normal equations, Taylor series, index rules,
+// the cross product formula).
 #include "linalg_reference.h"
 
 namespace ascend_sim {
@@ -174,6 +175,42 @@ TEST(KernelLinalgTriangle, InPlaceEmptyAndErrors) {
   xp.setFormat(ACL_FORMAT_NC1HWC0);
   yp.setFormat(ACL_FORMAT_NC1HWC0);
   EXPECT_KERNEL_ERROR(makeCall("Triu", {&xp}, {&yp}), ACL_ERROR_OP_UNSUPPORTED_FORMAT, "private format");
+}
+
+TEST(KernelLinalgCross, BroadcastDimsAndDtypes) {
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_INT32}) {
+    // x1 [2, 3, 4] with dim 1; x2 [3, 1] broadcasts along the last dim.
+    std::vector<float> v1 = randomFloats(24, -4, 4, 95), v2 = randomFloats(3, -4, 4, 96);
+    if (dt == ACL_INT32)
+      for (float* v : {v1.data(), v2.data()})
+        for (size_t i = 0; i < (v == v1.data() ? 24u : 3u); ++i) v[i] = std::round(v[i]);
+    HostTensor x1 = HostTensor::floats(dt, {2, 3, 4}, v1), x2 = HostTensor::floats(dt, {3, 1}, v2), y(dt, {2, 3, 4});
+    run(makeCall("Cross", {&x1, &x2}, {&y}, attrs({{"dim", int64_t{1}}})));
+    const std::vector<float> a = x1.toFloats(), b = x2.toFloats(), got = y.toFloats();
+    for (int64_t o = 0; o < 2; ++o)
+      for (int64_t i = 0; i < 4; ++i)
+        for (int64_t k = 0; k < 3; ++k) {
+          const int64_t k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+          const double want =
+              static_cast<double>(a[static_cast<size_t>(o * 12 + k1 * 4 + i)]) * b[static_cast<size_t>(k2)] -
+              static_cast<double>(a[static_cast<size_t>(o * 12 + k2 * 4 + i)]) * b[static_cast<size_t>(k1)];
+          EXPECT_NEAR(got[static_cast<size_t>(o * 12 + k * 4 + i)], want, tolFor(dt) * (1 + std::fabs(want)))
+              << dtypeName(dt) << " " << o << "," << k << "," << i;
+        }
+  }
+}
+
+TEST(KernelLinalgCross, EmptyAndErrors) {
+  HostTensor e1(ACL_FLOAT, {0, 3}), e2(ACL_FLOAT, {0, 3}), ye(ACL_FLOAT, {0, 3});
+  run(makeCall("Cross", {&e1, &e2}, {&ye}));
+  HostTensor x(ACL_FLOAT, {2, 4}), y(ACL_FLOAT, {2, 4});
+  EXPECT_KERNEL_ERROR(makeCall("Cross", {&x, &x}, {&y}), ACL_ERROR_OP_INPUT_NOT_MATCH, "must have size 3");
+  HostTensor a(ACL_FLOAT, {2, 3}), b(ACL_INT32, {2, 3}), c(ACL_FLOAT, {2, 3});
+  EXPECT_KERNEL_ERROR(makeCall("Cross", {&a, &b}, {&c}), ACL_ERROR_OP_INPUT_NOT_MATCH, "input x2 dtype int32");
+  HostTensor bo(ACL_BOOL, {3}), yb(ACL_BOOL, {3});
+  EXPECT_KERNEL_ERROR(makeCall("Cross", {&bo, &bo}, {&yb}), ACL_ERROR_OP_UNSUPPORTED_DTYPE, "bool");
+  HostTensor w(ACL_FLOAT, {4, 3});
+  EXPECT_KERNEL_ERROR(makeCall("Cross", {&w, &a}, {&c}), ACL_ERROR_OP_INPUT_NOT_MATCH, "does not broadcast");
 }
 
 }  // namespace
