@@ -62,7 +62,9 @@ at::Tensor& NPUNativeFunctions::linalg_lu_solve_out(const at::Tensor& LU, const 
                                                                                       bool unpack_data,
                                                                                       bool unpack_pivots, at::Tensor& P,
                                                                                       at::Tensor& L, at::Tensor& U) {
-  torch_npu::checkLinalgFloat(LU_data, "lu_unpack");
+  // Unpacking only moves data: float16 works too, as on the CPU.
+  TORCH_CHECK(LU_data.scalar_type() == at::kFloat || LU_data.scalar_type() == at::kHalf,
+              "lu_unpack: the NPU supports float32 and float16 LU_data, got ", LU_data.scalar_type());
   TORCH_CHECK(LU_pivots.scalar_type() == at::kInt,
               "lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype. Note: this function "
               "is intended to be used with the output produced by torch.linalg.lu_factor");

@@ -79,6 +79,14 @@ TEST(NpuLinalgLu, LuUnpackAndLu) {
     expectClose(std::get<1>(plu), std::get<1>(cplu), kLinalgRtol, kLinalgAtol);
     expectClose(std::get<2>(plu), std::get<2>(cplu), kLinalgRtol, kLinalgAtol);
   }
+  // float16 LU data unpacks as on the CPU (no arithmetic).
+  at::Tensor lu, piv;
+  std::tie(lu, piv) = at::linalg_lu_factor(at::randn({4, 4}));
+  const auto h = at::lu_unpack(lu.to(at::kHalf).to(npu()), piv.to(npu()));
+  const auto ch = at::lu_unpack(lu.to(at::kHalf), piv);
+  expectClose(std::get<0>(h), std::get<0>(ch));
+  expectClose(std::get<1>(h), std::get<1>(ch));
+  expectClose(std::get<2>(h), std::get<2>(ch));
   // An empty 3 x 0 matrix still has a 3 x 3 P.
   expectClose(std::get<0>(at::linalg_lu(at::randn({3, 0}).to(npu()))), std::get<0>(at::linalg_lu(at::randn({3, 0}))));
   EXPECT_THROW_WITH(at::linalg_lu(at::randn({3, 3}).to(npu()), false), "without pivoting");

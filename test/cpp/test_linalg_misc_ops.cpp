@@ -140,6 +140,38 @@ TEST(NpuLinalgMisc, VdotTensorinvTensorsolveMultiDot) {
               kLinalgRtol, kLinalgAtol);
 }
 
+// Every linear algebra op without its own float16 / 0-d checks above.
+TEST(NpuLinalgMisc, RejectsHalfAndZeroDimInputs) {
+  const at::Tensor a = wellConditioned({3, 3}), b = at::randn({3, 2});
+  const auto lu = at::linalg_lu_factor(a);
+  const auto ld = at::linalg_ldl_factor(a + a.mT());
+  const auto qr = at::geqrf(a);
+  using Fn = std::function<void(const at::Tensor&)>;
+  const std::vector<std::pair<std::string, Fn>> ops{
+      {"lu_solve", [&](const at::Tensor& t) { at::linalg_lu_solve(t, std::get<1>(lu).to(t.device()), t); }},
+      {"ldl_solve", [&](const at::Tensor& t) { at::linalg_ldl_solve(t, std::get<1>(ld).to(t.device()), t); }},
+      {"householder_product", [](const at::Tensor& t) { at::linalg_householder_product(t, t[0]); }},
+      {"ormqr", [](const at::Tensor& t) { at::ormqr(t, t[0], t); }},
+      {"triangular_solve", [](const at::Tensor& t) { at::triangular_solve(t, t); }},
+      {"cholesky_solve", [](const at::Tensor& t) { at::cholesky_solve(t, t); }},
+      {"solve", [](const at::Tensor& t) { at::linalg_solve(t, t); }},
+      {"svdvals", [](const at::Tensor& t) { at::linalg_svdvals(t); }},
+      {"eigvalsh", [](const at::Tensor& t) { at::linalg_eigvalsh(t); }},
+      {"slogdet", [](const at::Tensor& t) { at::linalg_slogdet(t); }},
+  };
+  for (const auto& op : ops) {
+    SCOPED_TRACE(op.first);
+    expectRejectsHalf(op.second, std::get<0>(lu));
+    EXPECT_ANY_THROW(op.second(at::randn({}).to(npu())));  // matrices need 2 dims
+  }
+  // vdot of float16 vectors works on the NPU (the CPU has no half dot): one rounding of the fp32 result.
+  const at::Tensor x = at::randn({9}), y = at::randn({9});
+  expectClose(at::vdot(x.to(at::kHalf).to(npu()), y.to(at::kHalf).to(npu())),
+              at::vdot(x.to(at::kHalf).to(at::kFloat), y.to(at::kHalf).to(at::kFloat)).to(at::kHalf), kHalfRtol,
+              kHalfAtol);
+  EXPECT_THROW_WITH(at::vdot(x.to(npu()), y.to(at::kHalf).to(npu())), "same dtype");
+}
+
 TEST(NpuLinalgMisc, Backward) {
   const at::Tensor a = wellConditioned({2, 4, 4}), b = at::randn({2, 4, 3}), x = at::randn({6}), y = at::randn({6});
   expectSameAutogradCases({
