@@ -93,6 +93,11 @@ TEST(NpuLinalgLstsq, EveryDriverVectorAndBroadcast) {
   expectClose(std::get<2>(at::linalg_lstsq(d.to(npu()), v.to(npu()))), std::get<2>(at::linalg_lstsq(d, v)));
   expectClose(std::get<0>(at::linalg_lstsq(at::randn({0, 3}).to(npu()), at::randn({0, 2}).to(npu()))),
               at::zeros({3, 2}));
+  at::Tensor inf = a.clone();
+  inf[0][0] = INFINITY;  // the CPU's gelsd does not return on this matrix; the NPU reports it
+  EXPECT_THROW_WITH(at::linalg_lstsq(inf.to(npu()), v.to(npu()), c10::nullopt, "gelsd"),
+                    "torch.linalg.lstsq: The least squares solution could not be computed because the input matrix "
+                    "does not have full rank (error code: 3).");
   EXPECT_THROW_WITH(at::linalg_lstsq(a.to(npu()), v.to(npu()), c10::nullopt, "gesv"),
                     "parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
   EXPECT_THROW_WITH(at::linalg_lstsq(a.to(npu()), at::randn({4, 1}).to(npu())), "input.size(-2) should match");

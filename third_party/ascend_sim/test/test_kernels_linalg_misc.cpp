@@ -74,6 +74,15 @@ TEST(KernelLinalgSolveLs, RankDeficientAndEdges) {
     run(c);
     EXPECT_EQ(rank.toInts()[0], 2) << driver;
   }
+  // gelsd / gelss never see a non-finite a (LAPACK may not return on inf).
+  std::vector<float> vi = v;
+  vi[0] = INFINITY;
+  HostTensor ai = HostTensor::floats(ACL_FLOAT, {5, 3}, vi), xi(ACL_FLOAT, {5, 1}), ri(ACL_INT64, {}),
+             si(ACL_FLOAT, {3});
+  HostTensor ii(ACL_INT32, {});
+  run(makeCall("MatrixSolveLs", {&ai, &b}, {&xi, &ri, &si, &ii}, attrs({{"driver", std::string("gelsd")}})));
+  EXPECT_EQ(ii.toInts()[0], 3);
+  EXPECT_TRUE(std::isnan(xi.toFloats()[0]));
   // m = 0: the solution is 0 and the rank 0.
   HostTensor a0(ACL_FLOAT, {0, 3}), b0(ACL_FLOAT, {0, 2}), x0(ACL_FLOAT, {3, 2}),
       r0 = HostTensor::ints(ACL_INT64, {}, {9});

@@ -109,6 +109,10 @@ std::vector<int> loadPivots(const OpCall& call, const TensorArg& pivots, int64_t
   return std::vector<int>(v.begin(), v.end());
 }
 
+bool allFinite(const std::vector<float>& v) {
+  return std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); });
+}
+
 void zeroTriangle(float* a, int64_t rows, int64_t cols, int64_t ld, bool keep_upper) {
   for (int64_t j = 0; j < cols; ++j)
     for (int64_t i = 0; i < rows; ++i)

@@ -77,6 +77,9 @@ void storeInts(const TensorArg& t, int64_t offset, int64_t n, const int* src);
 // outside [1, rows] is a device fault naming the matrix and the value.
 std::vector<int> loadPivots(const OpCall& call, const TensorArg& pivots, int64_t index, int64_t k, int64_t rows);
 
+// Whether every value is finite (no NaN, no infinity).
+bool allFinite(const std::vector<float>& v);
+
 // Sets the strictly lower (keep_upper) or strictly upper triangle of a
 // column-major rows x cols matrix to zero.
 void zeroTriangle(float* a, int64_t rows, int64_t cols, int64_t ld, bool keep_upper);

@@ -13,8 +13,12 @@
 //   info [...] (int32)     LAPACK's info (gels: > 0 when a is rank deficient;
 //                          gelsd / gelss: > 0 when the SVD does not converge)
 // so the outputs are x, info (gels); x, rank, info (gelsy); x, rank, s, info.
+// gelsd and gelss are not handed an a holding NaN or inf (they may not return
+// on an infinity): its x and s are NaN, rank 0 and info = min(m, n), as if
+// the SVD had failed (LAPACK reports such a NaN input with info > 0 too).
 // See Note [Linear algebra kernels].
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -113,7 +117,13 @@ void computeMatrixSolveLs(const OpCall& call) {
     int rank = 0, info = 0;
     if (k > 0) {  // else x stays b (n = 0: all residual) or 0 (m = 0: the minimum-norm solution)
       loadColMajor(call.inputs[0], a_of[static_cast<size_t>(i)], m, n, a.data(), m);
-      info = leastSquares(d, rcond, a.data(), x.data(), ldb, &rank, s.data());
+      if (d.has_s && !allFinite(a)) {
+        std::fill(x.begin(), x.end(), std::numeric_limits<float>::quiet_NaN());
+        std::fill(s.begin(), s.end(), std::numeric_limits<float>::quiet_NaN());
+        info = lapackInt(k);
+      } else {
+        info = leastSquares(d, rcond, a.data(), x.data(), ldb, &rank, s.data());
+      }
     }
     storeColMajor(call.outputs[0], i, rows, nrhs, x.data(), ldb);
     size_t o = 1;

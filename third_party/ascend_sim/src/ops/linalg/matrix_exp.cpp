@@ -104,7 +104,7 @@ void computeMatrixExp(const OpCall& call) {
   Matrix a(static_cast<size_t>(n * n));
   for (int64_t b = 0; b < x.count; ++b) {
     loadColMajor(call.inputs[0], b, n, n, a.data(), n);
-    if (std::all_of(a.begin(), a.end(), [](float v) { return std::isfinite(v); }))
+    if (allFinite(a))
       expm(lapackInt(n), a);
     else
       std::fill(a.begin(), a.end(), std::numeric_limits<float>::quiet_NaN());

@@ -56,10 +56,6 @@ void validateSvd(const OpCall& call) {
   if (d.has_info) checkInt32Out(call, base, "info", d.x.batch);
 }
 
-bool allFinite(const std::vector<float>& a) {
-  return std::all_of(a.begin(), a.end(), [](float v) { return std::isfinite(v); });
-}
-
 // sgesdd on the column-major m x n matrix a; returns info.
 int gesdd(const SvdDims& d, float* a, float* s, float* u, float* vt) {
   const char jobz = d.compute_uv ? (d.full ? 'A' : 'S') : 'N';
