@@ -5,7 +5,9 @@
 // The kernels compute in fp32 with the LAPACK routines PyTorch's CPU uses, so
 // results (signs of singular vectors and eigenvectors included) are the CPU's.
 // Like the CPU, the NPU rejects float16 (and every non-float32 dtype: the
-// device has no float64 linear algebra) with a clear error. Every op checks
+// device has no float64 linear algebra) with a clear error; only ops without
+// factorisations accept float16 (lu_unpack, triu/tril, linalg.cross, vdot:
+// computed in fp32, rounded once). Every op checks
 // its arguments as PyTorch does (for structured ops PyTorch's own meta
 // function has already run) and then:
 //  - handles empty inputs itself (an op with an empty output is not
