@@ -35,7 +35,8 @@ double CostModel::opUs(const KernelCost& c) const {
 }
 
 double CostModel::aiCpuUs(const KernelCost& c) const {
-  return kAiCpuLaunchUs + c.mte_bytes / kAiCpuBytesPerS * kUsPerS;
+  const double seconds = std::max(c.mte_bytes / kAiCpuBytesPerS, c.flops / kAiCpuFlopsPerS);
+  return kAiCpuLaunchUs + seconds * kUsPerS;
 }
 
 double CostModel::memcpyUs(size_t bytes, aclrtMemcpyKind kind) const {

@@ -13,6 +13,12 @@
 // (fp16 4096^3 matmul ~388 us, fp16 add of 64 Mi elements ~252 us) and the
 // ridge point ~220 FLOP/byte on both presets. Copies: host<->device at the
 // PCIe rate, device->device reads and writes HBM.
+// AI CPU ops (core = kAiCpu) run on the AI CPU's ARM cores instead:
+//   T = kAiCpuLaunchUs + max(mte_bytes / kAiCpuBytesPerS, flops / kAiCpuFlopsPerS)
+// Data movers (AsStrided, ViewCopy) count only bytes; the linear algebra
+// kernels (MatrixInverse, Cholesky, Svd, ...) are compute-bound and count
+// their LAPACK FLOPs (e.g. 2/3 n^3 for an LU), so their time scales with the
+// matrix size rather than its bytes.
 #pragma once
 
 #include <cstddef>
@@ -59,6 +65,10 @@ class ASCEND_SIM_API CostModel {
   // is why the porting guide replaces them with AI Core ops such as GatherV2).
   static constexpr double kAiCpuLaunchUs = 10.0;
   static constexpr double kAiCpuBytesPerS = 10e9;
+  // Floating point operations per second of an AI CPU op [FLOP/s] (assumed:
+  // a few ARM cores with NEON at the efficiency LAPACK reaches on the small
+  // matrices AI CPU ops see; ~3 orders of magnitude below the Cube).
+  static constexpr double kAiCpuFlopsPerS = 20e9;
 
   explicit CostModel(const ChipConfig& chip) : chip_(chip) {}
 
@@ -68,7 +78,8 @@ class ASCEND_SIM_API CostModel {
   double cubeUs(const KernelCost& c) const;
   double vectorUs(const KernelCost& c) const;
   double mteUs(const KernelCost& c) const;
-  // An AI CPU op: launch + mte_bytes at the AI CPU's rate.
+  // An AI CPU op: launch + the longer of moving mte_bytes and computing
+  // flops at the AI CPU's rates.
   double aiCpuUs(const KernelCost& c) const;
 
   // Duration of a copy of `bytes` [us] for the given direction.
