@@ -1,7 +1,6 @@
-// Triangular matrices: triu / tril (structured, the AI Core kernels Triu /
-// Tril) and the triangular solves on the AI CPU kernel MatrixTriangularSolve:
+// Triangular solves on the AI CPU kernel MatrixTriangularSolve:
 // triangular_solve (structured, deprecated; also returns a copy of A) and
-// linalg.solve_triangular. Batch dims of A and B broadcast in the kernel.
+// linalg.solve_triangular (triu / tril are in TriangularOps.cpp). Batch dims of A and B broadcast in the kernel.
 // See Note [Linear algebra on the NPU] in LinalgUtils.h.
 #include <ATen/ExpandUtils.h>
 
@@ -30,25 +29,7 @@ void triangularSolveInto(const at::Tensor& A, const at::Tensor& B, bool upper, b
   x.commit();
 }
 
-// The triangle of `self` above (Triu) or below (Tril) `diagonal`, into `out`.
-at::Tensor& triangleInto(const char* op, const char* api, const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
-  TORCH_CHECK(self.dim() >= 2, api, ": input tensor must have at least 2 dimensions");
-  if (out.numel() == 0) return out;
-  const torch_npu::LinalgOut y(out);
-  torch_npu::OpCommand(op).Input(self).Output(y.dense()).Attr("diagonal", diagonal).Run();
-  y.commit();
-  return out;
-}
-
 }  // namespace
-
-at::Tensor& NPUNativeFunctions::triu_out(const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
-  return triangleInto("Triu", "triu", self, diagonal, out);
-}
-
-at::Tensor& NPUNativeFunctions::tril_out(const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
-  return triangleInto("Tril", "tril", self, diagonal, out);
-}
 
 ::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::triangular_solve_out(const at::Tensor& self,
                                                                                 const at::Tensor& A, bool upper,

@@ -1,4 +1,4 @@
-// MatrixSolveLs, MatrixExp, Triu, Tril and Cross against double-precision
+// MatrixSolveLs, MatrixExp, Triu, Tril (src/ops/triangle.cpp) and Cross against double-precision
 // references written here (normal equations, Taylor series, index rules,
 // the cross product formula).
 #include "linalg_reference.h"
@@ -177,7 +177,7 @@ TEST(KernelLinalgTriangle, InPlaceEmptyAndErrors) {
   HostTensor e(ACL_FLOAT, {3, 0, 5}), ye(ACL_FLOAT, {3, 0, 5});
   run(makeCall("Triu", {&e}, {&ye}));
   HostTensor v(ACL_FLOAT, {5}), yv(ACL_FLOAT, {5});
-  EXPECT_KERNEL_ERROR(makeCall("Triu", {&v}, {&yv}), ACL_ERROR_OP_INPUT_NOT_MATCH, "at least 2 dims");
+  EXPECT_KERNEL_ERROR(makeCall("Triu", {&v}, {&yv}), ACL_ERROR_OP_INPUT_NOT_MATCH, "at least 2 dimensions");
   HostTensor y16(ACL_FLOAT16, {2, 2});
   EXPECT_KERNEL_ERROR(makeCall("Triu", {&x}, {&y16}), ACL_ERROR_OP_INPUT_NOT_MATCH, "does not match");
   HostTensor xp(ACL_FLOAT, {1, 1, 16, 16}), yp(ACL_FLOAT, {1, 1, 16, 16});
