@@ -107,7 +107,7 @@ at::Tensor& NPUNativeFunctions::bitwise_right_shift_out(const at::Tensor& self, 
   return integerBinary("bitwise_right_shift", "RightShift", self, other, out, /*allow_bool=*/false);
 }
 
-// x << y and x >> y: Python's operators, not structured upstream.
+// x << y, x >> y, x <<= y, x >>= y: Python's operators, not structured upstream.
 at::Tensor NPUNativeFunctions::__lshift__(const at::Tensor& self, const at::Tensor& other) {
   return at::bitwise_left_shift(self, other);
 }
@@ -119,6 +119,19 @@ at::Tensor NPUNativeFunctions::__rshift__(const at::Tensor& self, const at::Tens
 }
 at::Tensor NPUNativeFunctions::__rshift__(const at::Tensor& self, const at::Scalar& other) {
   return at::bitwise_right_shift(self, at::native::wrapped_scalar_tensor(other));
+}
+
+at::Tensor& NPUNativeFunctions::__ilshift__(at::Tensor& self, const at::Tensor& other) {
+  return self.bitwise_left_shift_(other);
+}
+at::Tensor& NPUNativeFunctions::__ilshift__(at::Tensor& self, const at::Scalar& other) {
+  return self.bitwise_left_shift_(at::native::wrapped_scalar_tensor(other));
+}
+at::Tensor& NPUNativeFunctions::__irshift__(at::Tensor& self, const at::Tensor& other) {
+  return self.bitwise_right_shift_(other);
+}
+at::Tensor& NPUNativeFunctions::__irshift__(at::Tensor& self, const at::Scalar& other) {
+  return self.bitwise_right_shift_(at::native::wrapped_scalar_tensor(other));
 }
 
 // remainder(Scalar, Tensor): the scalar wrapped as a 0-d tensor.

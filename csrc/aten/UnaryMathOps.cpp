@@ -163,6 +163,12 @@ at::Tensor& NPUNativeFunctions::polygamma_out(int64_t n, const at::Tensor& self,
   return floatUnary("Polygamma", self, out, [n](OpCommand& cmd) { cmd.Attr("n", n); });
 }
 
+// sgn_ (sgn and sgn.out live with sign in UnaryOps.cpp): sign for real dtypes.
+at::Tensor& NPUNativeFunctions::sgn_(at::Tensor& self) {
+  TORCH_CHECK(!self.is_complex(), "sgn: complex tensors are not supported by the NPU backend");
+  return NPUNativeFunctions::sign_(self);
+}
+
 // ---- float classification ------------------------------------------------------------
 at::Tensor& NPUNativeFunctions::signbit_out(const at::Tensor& self, at::Tensor& out) {
   return boolUnary("SignBit", self, out);

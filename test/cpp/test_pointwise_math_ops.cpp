@@ -149,6 +149,10 @@ TEST(NpuPointwiseMath, IntegerPaths) {
   expectClose(at::bitwise_xor(ad, bd), at::bitwise_xor(a, b));
   expectClose(ad.__lshift__(2), a.__lshift__(2));
   expectClose(ad.__rshift__(bd.abs()), a.__rshift__(b.abs()));
+  at::Tensor shifted = ad.clone();
+  shifted.__ilshift__(3);
+  shifted.__irshift__(bd.abs());
+  expectClose(shifted, a.__lshift__(3).__rshift__(b.abs()));
   expectClose(at::bitwise_left_shift(ad, bd.abs()), at::bitwise_left_shift(a, b.abs()));
   expectClose(at::fmax(ad, bd), at::fmax(a, b));
   expectClose(at::heaviside(ad, bd), at::heaviside(a, b));
@@ -208,6 +212,9 @@ TEST(NpuPointwiseMath, OutAndInPlaceForms) {
   d = x.to(npu());
   d.lerp_(x.flip(0).to(npu()), 0.7);
   expectClose(d, x.lerp(x.flip(0), 0.7));
+  d = x.neg().to(npu());
+  d.sgn_();
+  expectClose(d, x.neg().sgn());
   d = x.to(npu());
   d.floor_divide_(x.flip(0).to(npu()));
   expectClose(d, x.floor_divide(x.flip(0)));
