@@ -78,6 +78,47 @@ at::Tensor& NPUNativeFunctions::heaviside_out(const at::Tensor& self, const at::
   return binary("Heaviside", self, other, out, /*to_float=*/false);
 }
 
+// ---- special_zeta and the orthogonal polynomials (x, n: the degree is truncated) ---------------
+at::Tensor& NPUNativeFunctions::special_zeta_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  return binary("Zeta", self, other, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_chebyshev_polynomial_t_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("ChebyshevPolynomialT", x, n, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_chebyshev_polynomial_u_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("ChebyshevPolynomialU", x, n, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_chebyshev_polynomial_v_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("ChebyshevPolynomialV", x, n, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_chebyshev_polynomial_w_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("ChebyshevPolynomialW", x, n, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_shifted_chebyshev_polynomial_t_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("ShiftedChebyshevPolynomialT", x, n, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_shifted_chebyshev_polynomial_u_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("ShiftedChebyshevPolynomialU", x, n, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_shifted_chebyshev_polynomial_v_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("ShiftedChebyshevPolynomialV", x, n, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_shifted_chebyshev_polynomial_w_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("ShiftedChebyshevPolynomialW", x, n, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_hermite_polynomial_h_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("HermitePolynomialH", x, n, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_hermite_polynomial_he_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("HermitePolynomialHe", x, n, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_laguerre_polynomial_l_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("LaguerrePolynomialL", x, n, out, /*to_float=*/true);
+}
+at::Tensor& NPUNativeFunctions::special_legendre_polynomial_p_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
+  return binary("LegendrePolynomialP", x, n, out, /*to_float=*/true);
+}
+
 at::Tensor& NPUNativeFunctions::nextafter_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
   const auto dtype = torch_npu::commonDtype({self, other}, false);
   TORCH_CHECK(dtype == at::kFloat, "nextafter on the NPU supports float32 tensors only, got ", dtype);

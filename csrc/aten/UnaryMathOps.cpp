@@ -131,6 +131,43 @@ at::Tensor& NPUNativeFunctions::special_entr_out(const at::Tensor& self, at::Ten
   return floatUnary("Entr", self, out);
 }
 
+at::Tensor& NPUNativeFunctions::special_bessel_j0_out(const at::Tensor& self, at::Tensor& out) {
+  return floatUnary("BesselJ0", self, out);
+}
+at::Tensor& NPUNativeFunctions::special_bessel_j1_out(const at::Tensor& self, at::Tensor& out) {
+  return floatUnary("BesselJ1", self, out);
+}
+at::Tensor& NPUNativeFunctions::special_bessel_y0_out(const at::Tensor& self, at::Tensor& out) {
+  return floatUnary("BesselY0", self, out);
+}
+at::Tensor& NPUNativeFunctions::special_bessel_y1_out(const at::Tensor& self, at::Tensor& out) {
+  return floatUnary("BesselY1", self, out);
+}
+at::Tensor& NPUNativeFunctions::special_modified_bessel_i0_out(const at::Tensor& self, at::Tensor& out) {
+  return floatUnary("BesselI0", self, out);
+}
+at::Tensor& NPUNativeFunctions::special_modified_bessel_i1_out(const at::Tensor& self, at::Tensor& out) {
+  return floatUnary("BesselI1", self, out);
+}
+at::Tensor& NPUNativeFunctions::special_modified_bessel_k0_out(const at::Tensor& self, at::Tensor& out) {
+  return floatUnary("BesselK0", self, out);
+}
+at::Tensor& NPUNativeFunctions::special_modified_bessel_k1_out(const at::Tensor& self, at::Tensor& out) {
+  return floatUnary("BesselK1", self, out);
+}
+at::Tensor& NPUNativeFunctions::special_scaled_modified_bessel_k0_out(const at::Tensor& self, at::Tensor& out) {
+  return floatUnary("BesselK0e", self, out);
+}
+at::Tensor& NPUNativeFunctions::special_scaled_modified_bessel_k1_out(const at::Tensor& self, at::Tensor& out) {
+  return floatUnary("BesselK1e", self, out);
+}
+at::Tensor& NPUNativeFunctions::special_spherical_bessel_j0_out(const at::Tensor& x, at::Tensor& out) {
+  return floatUnary("SphericalBesselJ0", x, out);
+}
+at::Tensor& NPUNativeFunctions::special_airy_ai_out(const at::Tensor& x, at::Tensor& out) {
+  return floatUnary("AiryAi", x, out);
+}
+
 // ---- rounding (integers are returned unchanged, as on the CPU) ---------------------------
 at::Tensor& NPUNativeFunctions::floor_out(const at::Tensor& self, at::Tensor& out) {
   return sameDtypeUnary("Floor", self, out);
@@ -167,6 +204,16 @@ at::Tensor& NPUNativeFunctions::polygamma_out(int64_t n, const at::Tensor& self,
 at::Tensor& NPUNativeFunctions::sgn_(at::Tensor& self) {
   TORCH_CHECK(!self.is_complex(), "sgn: complex tensors are not supported by the NPU backend");
   return NPUNativeFunctions::sign_(self);
+}
+
+// angle of a real tensor: pi below 0, else 0 (integers promote to float); not structured upstream.
+at::Tensor& NPUNativeFunctions::angle_out(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(!self.is_complex(), "angle: complex tensors are not supported by the NPU backend");
+  return floatUnary("Angle", self, out);
+}
+at::Tensor NPUNativeFunctions::angle(const at::Tensor& self) {
+  at::Tensor out = torch_npu::pointwiseResult({self}, torch_npu::commonDtype({self}, true));
+  return angle_out(self, out);
 }
 
 // ---- float classification ------------------------------------------------------------

@@ -232,3 +232,51 @@ TEST(NpuPointwiseMath, Errors) {
   EXPECT_THROW_WITH(at::round(i, 2), "decimals");
   EXPECT_THROW_WITH(at::frac(i), "frac");
 }
+
+TEST(NpuPointwiseMath, BesselZetaPolynomials) {
+  const std::vector<PointwiseCase> unary = {
+      ROW1(at::special_bessel_j0(in[0]), -9, 9),
+      ROW1(at::special_bessel_j1(in[0]), -9, 9),
+      ROW1(at::special_bessel_y0(in[0]), 0.2, 9),
+      ROW1(at::special_bessel_y1(in[0]), 0.2, 9),
+      ROW1(at::special_modified_bessel_i0(in[0]), -5, 5),
+      ROW1(at::special_modified_bessel_i1(in[0]), -5, 5),
+      ROW1(at::special_modified_bessel_k0(in[0]), 0.1, 5),
+      ROW1(at::special_modified_bessel_k1(in[0]), 0.1, 5),
+      ROW1(at::special_scaled_modified_bessel_k0(in[0]), 0.1, 5),
+      ROW1(at::special_scaled_modified_bessel_k1(in[0]), 0.1, 5),
+      ROW1(at::special_spherical_bessel_j0(in[0]), -9, 9),
+      ROW1(at::special_airy_ai(in[0]), -4, 4),
+      ROW1(at::angle(in[0]), -3, 3),
+  };
+  for (auto row : unary) {
+    row.grad = false;  // torch has no derivatives for these
+    row.half = false;  // nor float16 CPU kernels to compare with (the kernel tests cover fp16)
+    expectPointwiseCase(row);
+  }
+  const std::vector<PointwiseCase> binary = {
+      ROW("zeta", at::special_zeta(in[0].add(5), in[1].add(4)), -1, 1, 2),
+      ROW("chebyshev_t", at::special_chebyshev_polynomial_t(in[0], in[1].mul(4).add(5).floor()), -1, 1, 2),
+      ROW("chebyshev_u", at::special_chebyshev_polynomial_u(in[0], in[1].mul(4).add(5).floor()), -1, 1, 2),
+      ROW("chebyshev_v", at::special_chebyshev_polynomial_v(in[0], in[1].mul(4).add(5).floor()), -1, 1, 2),
+      ROW("chebyshev_w", at::special_chebyshev_polynomial_w(in[0], in[1].mul(4).add(5).floor()), -1, 1, 2),
+      ROW("shifted_t", at::special_shifted_chebyshev_polynomial_t(in[0], in[1].mul(4).add(5).floor()), 0, 1, 2),
+      ROW("shifted_u", at::special_shifted_chebyshev_polynomial_u(in[0], in[1].mul(4).add(5).floor()), 0, 1, 2),
+      ROW("shifted_v", at::special_shifted_chebyshev_polynomial_v(in[0], in[1].mul(4).add(5).floor()), 0, 1, 2),
+      ROW("shifted_w", at::special_shifted_chebyshev_polynomial_w(in[0], in[1].mul(4).add(5).floor()), 0, 1, 2),
+      ROW("hermite_h", at::special_hermite_polynomial_h(in[0], in[1].mul(4).add(5).floor()), -1, 1, 2),
+      ROW("hermite_he", at::special_hermite_polynomial_he(in[0], in[1].mul(4).add(5).floor()), -1, 1, 2),
+      ROW("laguerre_l", at::special_laguerre_polynomial_l(in[0], in[1].mul(4).add(5).floor()), -1, 1, 2),
+      ROW("legendre_p", at::special_legendre_polynomial_p(in[0], in[1].mul(4).add(5).floor()), -1, 1, 2),
+  };
+  for (auto row : binary) {
+    row.grad = false;
+    row.half = false;
+    // the CPU evaluates the recurrences in fp32 (about n roundings); the NPU in double
+    row.rtol = 1e-3;
+    expectPointwiseCase(row);
+  }
+  // scalar degree (n_scalar overloads are composite)
+  const at::Tensor x = at::rand({9}).mul(2).sub(1);
+  expectClose(at::special_legendre_polynomial_p(x.to(npu()), 3), at::special_legendre_polynomial_p(x, 3));
+}

@@ -88,6 +88,9 @@ struct SincOp {  // sin(pi x) / (pi x), 1 at 0
     return std::sin(t) / t;
   }
 };
+struct AngleOp {  // argument of a real number: pi below 0, NaN stays NaN
+  float operator()(float a, P) const { return a != a ? a : (a < 0 ? kPiF : 0.0f); }
+};
 struct SignbitOp {  // bool output
   float operator()(float a, P) const { return std::signbit(a) ? 1.0f : 0.0f; }
   int64_t operator()(int64_t a, P) const { return a < 0 ? 1 : 0; }
@@ -140,6 +143,7 @@ const ElementwiseSpec kSpecs[] = {
     FLOAT("Acosh", AcoshOp),
     FLOAT("Atanh", AtanhOp),
     FLOAT("Sinc", SincOp),
+    FLOAT("Angle", AngleOp),
     TO_BOOL("SignBit", SignbitOp),
     TO_BOOL("IsPosInf", IsPosInfOp),
     TO_BOOL("IsNegInf", IsNegInfOp),

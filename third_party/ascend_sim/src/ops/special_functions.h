@@ -12,6 +12,8 @@
 // pure: no global state (lgamma's signgam is never touched).
 #pragma once
 
+#include <cstdint>
+
 namespace ascend_sim {
 namespace special {
 
@@ -29,6 +31,29 @@ double besselI1(double x);
 double besselI1e(double x);               // exp(-|x|) I1(x)
 double igamma(double a, double x);        // regularized lower incomplete gamma P(a, x)
 double igammac(double a, double x);       // regularized upper incomplete gamma Q(a, x)
+
+// special_bessel.cpp: Bessel functions of the first/second kind (±inf -> NaN,
+// as PyTorch's CPU kernels), modified Bessel K (K(0) = inf, K(x < 0) = NaN),
+// spherical j0 and Airy Ai (Ai(±inf) = NaN, 0 beyond x = 103.892).
+double besselJ0(double x);
+double besselJ1(double x);
+double besselY0(double x);                // Y(0) = -inf, Y(x < 0) = NaN
+double besselY1(double x);
+double besselK0(double x);
+double besselK1(double x);
+double besselK0e(double x);               // exp(x) K0(x)
+double besselK1e(double x);               // exp(x) K1(x)
+double sphericalBesselJ0(double x);       // sin(x)/x, 1 at 0, 0 at ±inf
+double airyAi(double x);
+
+// special_polynomials.cpp: orthogonal polynomials of degree n (n < 0 gives 0)
+// by their three-term recurrences in double.
+enum class Polynomial {
+  kChebyshevT, kChebyshevU, kChebyshevV, kChebyshevW,
+  kShiftedChebyshevT, kShiftedChebyshevU, kShiftedChebyshevV, kShiftedChebyshevW,
+  kHermiteH, kHermiteHe, kLaguerreL, kLegendreP,
+};
+double polynomial(Polynomial kind, double x, int64_t n);
 
 }  // namespace special
 }  // namespace ascend_sim
