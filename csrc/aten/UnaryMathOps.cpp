@@ -216,6 +216,23 @@ at::Tensor NPUNativeFunctions::angle(const at::Tensor& self) {
   return angle_out(self, out);
 }
 
+// frexp: mantissa (self's dtype) and int32 exponent, one Frexp op; not structured upstream.
+::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::frexp_out(const at::Tensor& self, at::Tensor& mantissa,
+                                                                     at::Tensor& exponent) {
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "torch.frexp() only supports floating-point dtypes");
+  TORCH_CHECK(mantissa.scalar_type() == self.scalar_type(), "torch.frexp() expects mantissa to have dtype ",
+              self.scalar_type(), " but got ", mantissa.scalar_type());
+  TORCH_CHECK(exponent.scalar_type() == at::kInt, "torch.frexp() expects exponent to have int dtype but got ",
+              exponent.scalar_type());
+  at::Tensor m = torch_npu::prepareOut("Frexp", mantissa, self.sizes(), self.scalar_type());
+  at::Tensor e = torch_npu::prepareOut("Frexp", exponent, self.sizes(), at::kInt);
+  OpCommand cmd("Frexp");
+  cmd.Input(self.contiguous()).Output(m).Output(e).Run();
+  torch_npu::finishOut(mantissa, m);
+  torch_npu::finishOut(exponent, e);
+  return {mantissa, exponent};
+}
+
 // ---- float classification ------------------------------------------------------------
 at::Tensor& NPUNativeFunctions::signbit_out(const at::Tensor& self, at::Tensor& out) {
   return boolUnary("SignBit", self, out);

@@ -280,3 +280,16 @@ TEST(NpuPointwiseMath, BesselZetaPolynomials) {
   const at::Tensor x = at::rand({9}).mul(2).sub(1);
   expectClose(at::special_legendre_polynomial_p(x.to(npu()), 3), at::special_legendre_polynomial_p(x, 3));
 }
+
+TEST(NpuPointwiseMath, Frexp) {
+  const at::Tensor x = at::tensor({0.f, -0.f, 1.f, -3.f, 0.3f, 1e-40f, 6e4f, INFINITY, 7.5f});
+  // fp16 without the infinity: the 910A model saturates fp16 inf outputs (OPS.md "fp16 overflow")
+  const at::Tensor finite_half = x.masked_fill(x.isinf(), 2.f).to(at::kHalf);
+  for (const at::Tensor& t : {x, finite_half, x.reshape({3, 3}).t(), x.slice(0, 0, 0), x[3]}) {
+    const auto got = at::frexp(t.to(npu()));
+    const auto want = at::frexp(t);
+    expectClose(std::get<0>(got), std::get<0>(want), 0, 0);
+    expectClose(std::get<1>(got), std::get<1>(want));
+  }
+  EXPECT_THROW_WITH(at::frexp(at::ones({3}, at::kInt).to(npu())), "floating-point");
+}

@@ -159,3 +159,32 @@ TEST(KernelSpecialBessel, OrthogonalPolynomials) {
     if (op.rfind("Hermite", 0) != 0) EXPECT_TRUE(std::isfinite(y[2])) << op;
   }
 }
+
+TEST(KernelSpecialBessel, Frexp) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> v = {0.0f, -0.0f, 1.0f, -3.0f, 0.3f, 1e-40f, 6e4f, inf, NAN};
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
+    SCOPED_TRACE(dtypeName(dt));
+    const auto x = roundedTo(dt, v);
+    HostTensor xt = HostTensor::floats(dt, {3, 3}, x), m(dt, {3, 3}), e(ACL_INT32, {3, 3});
+    run(makeCall("Frexp", {&xt}, {&m, &e}));
+    const auto mv = m.toFloats();
+    const auto ev = e.toInts();
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!std::isfinite(x[i]) || x[i] == 0) {
+        EXPECT_TRUE(std::isnan(x[i]) ? std::isnan(mv[i]) : mv[i] == x[i]) << i;
+        EXPECT_EQ(ev[i], 0) << i;
+        continue;
+      }
+      // |m| in [0.5, 1) and m * 2^e reproduces x exactly
+      EXPECT_GE(std::fabs(mv[i]), 0.5f) << i;
+      EXPECT_LT(std::fabs(mv[i]), 1.0f) << i;
+      EXPECT_EQ(std::ldexp(static_cast<double>(mv[i]), static_cast<int>(ev[i])), static_cast<double>(x[i])) << i;
+    }
+  }
+  HostTensor x = HostTensor::floats(ACL_FLOAT, {2}, {1, 2}), m(ACL_FLOAT, {2}), e64(ACL_INT64, {2}), e(ACL_INT32, {3});
+  EXPECT_KERNEL_ERROR(makeCall("Frexp", {&x}, {&m, &e64}), ACL_ERROR_OP_UNSUPPORTED_DTYPE, "output exponent dtype int64");
+  EXPECT_KERNEL_ERROR(makeCall("Frexp", {&x}, {&m, &e}), ACL_ERROR_OP_INPUT_NOT_MATCH, "output exponent shape [3]");
+  HostTensor empty(ACL_FLOAT, {0}), me(ACL_FLOAT, {0}), ee(ACL_INT32, {0});
+  run(makeCall("Frexp", {&empty}, {&me, &ee}));
+}
