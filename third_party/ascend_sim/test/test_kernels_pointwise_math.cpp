@@ -264,6 +264,15 @@ TEST(KernelPointwiseMath, BinaryEdgeCases) {
   EXPECT_EQ(two("NextAfter", 1, 2), std::nextafter(1.0f, 2.0f));
   EXPECT_EQ(two("NextAfter", 0, -1), -std::numeric_limits<float>::denorm_min());
   EXPECT_EQ(two("Heaviside", 0, 0.5f), 0.5f);
+  // floor division as Python defines it, and PyTorch 1.13's signed lerp branch
+  EXPECT_EQ(two("FloorDiv", 1, -inf), -1.0f);
+  EXPECT_EQ(two("FloorDiv", -1, inf), -1.0f);
+  EXPECT_EQ(two("FloorDiv", 7, 0), inf);
+  EXPECT_EQ(two("FloorDiv", -7.5f, 2), -4.0f);
+  EXPECT_EQ(runFloatOp("Lerp", ACL_FLOAT, {{0}, {-inf}, {-inf}})[0], inf);  // start + w (end - start)
+  // incomplete gamma: PyTorch's edge order before NaN
+  EXPECT_EQ(two("Igamma", inf, NAN), 0.0f);
+  EXPECT_EQ(two("Igammac", NAN, inf), 0.0f);
 }
 
 TEST(KernelPointwiseMath, IncompleteGammaClosedForms) {

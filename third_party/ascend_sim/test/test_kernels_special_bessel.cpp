@@ -131,6 +131,11 @@ TEST(KernelSpecialBessel, EdgeValues) {
   EXPECT_EQ(two("Zeta", 1, 3), inf);
   EXPECT_TRUE(std::isnan(two("Zeta", 0.5f, 3)));
   EXPECT_EQ(two("Zeta", 3, -2), inf);
+  EXPECT_TRUE(std::isnan(two("Zeta", 3.7f, inf)));
+  EXPECT_EQ(two("Zeta", 3.7f, -inf), inf);
+  EXPECT_EQ(two("Zeta", inf, 1), 1.0f);
+  EXPECT_EQ(two("Zeta", inf, 0.5f), inf);
+  EXPECT_TRUE(std::isnan(two("Zeta", inf, 2)));
 }
 
 TEST(KernelSpecialBessel, OrthogonalPolynomials) {

@@ -87,9 +87,9 @@ struct HeavisideOp {  // (x, values): values where x == 0, else x > 0
   float operator()(float x, float v, P) const { return x == 0 ? v : (x > 0 ? 1.0f : 0.0f); }
   int64_t operator()(int64_t x, int64_t v, P) const { return x == 0 ? v : (x > 0 ? 1 : 0); }
 };
-struct LerpOp {  // (start, end, weight): the two-sided form of PyTorch's CPU kernel
+struct LerpOp {  // (start, end, weight): the two-sided form of PyTorch 1.13's CPU kernel (w < 0.5, signed)
   float operator()(float s, float e, float w, P) const {
-    return std::fabs(w) < 0.5f ? s + w * (e - s) : e - (e - s) * (1.0f - w);
+    return w < 0.5f ? s + w * (e - s) : e - (e - s) * (1.0f - w);
   }
 };
 int64_t gcd(int64_t a, int64_t b) {

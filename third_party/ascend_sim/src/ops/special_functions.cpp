@@ -122,9 +122,12 @@ double hurwitzZeta(double s, double q) {
   if (s == 1) return kInf;
   if (s < 1) return kNan;
   if (q <= 0) {
-    if (q == std::floor(q)) return kInf;
+    if (q == std::floor(q)) return kInf;  // poles, q = -inf included
     if (s != std::floor(s)) return kNan;
   }
+  if (std::isnan(q) || q == kInf) return kNan;
+  // s = inf: q^-s alone survives (1, or inf for q < 1); past q = 1 PyTorch's series gives 0/0
+  if (std::isinf(s)) return q == 1 ? 1.0 : (q < 1 ? kInf : kNan);
   // Direct terms until q + n > 9 (at least 9 of them), then the tail integral
   // and the Euler–Maclaurin corrections at a = q + n.
   double sum = 0, a = q;
@@ -149,6 +152,7 @@ double hurwitzZeta(double s, double q) {
 
 double polygamma(int n, double x) {
   if (n == 0) return digamma(x);
+  if (n == 1 && x == kInf) return 0;  // PyTorch's trigamma (its other orders go through ζ: NaN)
   const double sign = (n % 2) ? 1.0 : -1.0;
   return sign * std::exp(lgammaPure(n + 1.0)) * hurwitzZeta(n + 1.0, x);
 }
@@ -243,23 +247,24 @@ double besselI1e(double x) {
   return std::copysign(r, x);
 }
 
+// The edge tests run in PyTorch's order, before any NaN test: igamma(inf, NaN) = 0 as on the CPU.
 double igamma(double a, double x) {
-  if (std::isnan(a) || std::isnan(x)) return kNan;
   if (x < 0 || a < 0) return kNan;
   if (a == 0) return x > 0 ? 1.0 : kNan;
   if (x == 0) return 0;
   if (std::isinf(a)) return std::isinf(x) ? kNan : 0.0;
   if (std::isinf(x)) return 1;
+  if (std::isnan(a) || std::isnan(x)) return kNan;
   return x < a + 1 ? lowerSeries(a, x) : 1 - upperFraction(a, x);
 }
 
 double igammac(double a, double x) {
-  if (std::isnan(a) || std::isnan(x)) return kNan;
   if (x < 0 || a < 0) return kNan;
   if (a == 0) return x > 0 ? 0.0 : kNan;
   if (x == 0) return 1;
   if (std::isinf(a)) return std::isinf(x) ? kNan : 1.0;
   if (std::isinf(x)) return 0;
+  if (std::isnan(a) || std::isnan(x)) return kNan;
   return x < a + 1 ? 1 - lowerSeries(a, x) : upperFraction(a, x);
 }
 
