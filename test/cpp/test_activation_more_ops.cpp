@@ -115,6 +115,11 @@ TEST(NpuActivationMore, InPlaceForms) {
   expectClose(at::threshold(i.to(npu()), 1, 9), at::threshold(i, 1, 9));
 }
 
+TEST(NpuActivationMore, ThresholdBackwardWithNan) {
+  const at::Tensor x = at::tensor({NAN, 0.2f, 0.9f, -1.f});
+  expectSameAutograd([](const std::vector<at::Tensor>& in) { return at::threshold(in[0], 0.5, -1); }, {x});
+}
+
 TEST(NpuActivationMore, Errors) {
   const at::Tensor f = at::randn({4, 3}).to(npu());
   EXPECT_THROW_WITH(at::glu(f, 1), "even");

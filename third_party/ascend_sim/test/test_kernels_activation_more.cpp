@@ -99,6 +99,12 @@ TEST(KernelActivationMore, ThresholdIntegers) {
   EXPECT_EQ(y.toInts(), (std::vector<int64_t>{9, 9, 2, 5}));
 }
 
+TEST(KernelActivationMore, ThresholdGradPassesNan) {
+  // threshold_backward: features <= threshold ? 0 : g, so a NaN feature keeps g
+  EXPECT_EQ(runFloatOp("ThresholdGradV2D", ACL_FLOAT, {{2, 3, 4}, {NAN, 0.5f, 0.7f}}, attrs({{"threshold", 0.5f}})),
+            (std::vector<float>{2, 0, 4}));
+}
+
 TEST(KernelActivationMore, PReluBroadcastAndGrads) {
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
     SCOPED_TRACE(dtypeName(dt));
