@@ -129,14 +129,14 @@ double hurwitzZeta(double s, double q) {
   // s = inf: q^-s alone survives (1, or inf for q < 1); past q = 1 PyTorch's series gives 0/0
   if (std::isinf(s)) return q == 1 ? 1.0 : (q < 1 ? kInf : kNan);
   // Direct terms until q + n > 9 (at least 9 of them), then the tail integral
-  // and the Euler–Maclaurin corrections at a = q + n.
+  // and the Euler–Maclaurin corrections at a = q + n. A negative q takes |q|
+  // more terms; a non-integer float q is above -2^23, so that stays bounded.
   double sum = 0, a = q;
-  int n = 0;
+  int64_t n = 0;
   while (n < 9 || a <= 9) {
     sum += std::pow(a, -s);
     a += 1;
     ++n;
-    if (n > 100000) break;
   }
   sum += std::pow(a, 1 - s) / (s - 1) + 0.5 * std::pow(a, -s);
   double rising = s, power = std::pow(a, -s - 1);  // s (s+1) ... (s+2k-2) a^(-s-2k+1)
