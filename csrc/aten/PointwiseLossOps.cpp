@@ -79,7 +79,7 @@ at::Tensor& NPUNativeFunctions::huber_loss_out(const at::Tensor& self, const at:
 }
 at::Tensor NPUNativeFunctions::huber_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction,
                                           double delta) {
-  at::Tensor out = torch_npu::pointwiseResult({self, target}, torch_npu::commonDtype({self, target}, false));
+  at::Tensor out = torch_npu::emptyNpu({0}, torch_npu::commonDtype({self, target}, false), self.device());
   return huber_loss_out(self, target, reduction, delta, out);
 }
 at::Tensor& NPUNativeFunctions::huber_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self,

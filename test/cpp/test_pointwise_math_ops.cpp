@@ -122,6 +122,8 @@ TEST(NpuPointwiseMath, BinaryForwardBackward) {
     if (row.name.find("remainder") != std::string::npos || row.name == "fmod" || row.name == "div trunc" ||
         row.name == "floor_divide")
       row.half = false;
+    // y + 3.1 is an fp16 value on the NPU but fp32 on the CPU: x / y in the backward differs by its rounding
+    if (row.name == "xlogy" || row.name == "xlog1py") row.half_tol = 1e-2;
     expectPointwiseCase(row);
   }
 }
