@@ -49,10 +49,8 @@ at::Tensor& divOut(const at::Tensor& self, const at::Tensor& other, c10::optiona
   }
   TORCH_CHECK(*mode == "floor" || *mode == "trunc", "div expected rounding_mode to be one of None, 'trunc', or "
               "'floor' but found '", *mode, "'");
-  TORCH_CHECK(*mode == "floor", "div(rounding_mode='trunc') is not supported by the NPU backend yet; use "
-              "rounding_mode='floor' or torch.trunc(a / b)");
   const auto common = at::result_type(self, other);
-  return binaryOut("FloorDiv", self, other, common, common, out);
+  return binaryOut(*mode == "floor" ? "FloorDiv" : "TruncateDiv", self, other, common, common, out);
 }
 
 at::ScalarType divResultType(const at::Tensor& self, const at::Tensor& other, c10::optional<c10::string_view> mode) {

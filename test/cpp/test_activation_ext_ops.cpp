@@ -138,6 +138,8 @@ TEST(NpuActivationExt, ClampWithNanAndInfinity) {
   const at::Tensor x = at::tensor({NAN, -INFINITY, INFINITY, -1.f, 0.3f, 2.f});
   expectClose(at::clamp(x.to(npu()), -0.5, 0.5), at::clamp(x, -0.5, 0.5));
   expectClose(at::hardtanh(x.to(npu())), at::hardtanh(x));
+  // min_val > max_val gives max_val everywhere, as on the CPU
+  expectClose(at::hardtanh(x.to(npu()), 0.5, -0.5), at::hardtanh(x, 0.5, -0.5));
 }
 
 TEST(NpuActivationExt, Errors) {

@@ -115,10 +115,13 @@ TEST(NpuBinaryOps, IntegerFloorDivisionRoundsDown) {
               at::tensor({3.f, -4.f, -4.f, 3.f, 0.f, 2.f}));
 }
 
-TEST(NpuBinaryOps, TruncDivisionRaisesClearError) {
-  const at::Tensor a = sample({3, 5}, at::kFloat).to(npu());
-  EXPECT_THROW_WITH(at::div(a, a, "trunc"), "trunc", "not supported");
-  EXPECT_THROW_WITH(at::div(a, a, "bogus"), "rounding_mode", "bogus");
+TEST(NpuBinaryOps, TruncDivisionRoundsTowardZero) {
+  const at::Tensor a = at::tensor({7, -7, 7, -7, 0, 9}, at::kInt);
+  const at::Tensor b = at::tensor({2, 2, -2, -2, 3, 4}, at::kInt);
+  expectClose(at::div(a.to(npu()), b.to(npu()), "trunc"), at::div(a, b, "trunc"));
+  const at::Tensor x = sample({3, 5}, at::kFloat), y = sample({3, 5}, at::kFloat);
+  expectClose(at::div(x.to(npu()), y.to(npu()), "trunc"), at::div(x, y, "trunc"));
+  EXPECT_THROW_WITH(at::div(x.to(npu()), y.to(npu()), "bogus"), "rounding_mode", "bogus");
 }
 
 TEST(NpuBinaryOps, DivisionByZeroIsIeee) {

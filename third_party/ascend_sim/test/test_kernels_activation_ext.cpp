@@ -103,6 +103,9 @@ TEST(KernelActivationExt, HardtanhAndGrad) {
   checkUnary("Hardtanh", [](double x) { return std::min(std::max(x, 0.0), 6.0); },
              attrs({{"min_val", 0.0f}, {"max_val", 6.0f}}));
   checkUnary("Hardtanh", [](double x) { return std::min(std::max(x, -1.0), 1.0); });
+  // min_val > max_val: max_val everywhere (torch.clamp's order)
+  checkUnary("Hardtanh", [](double x) { return std::min(std::max(x, 0.5), -0.5); },
+             attrs({{"min_val", 0.5f}, {"max_val", -0.5f}}));
   checkGrad("HardtanhGrad", [](double x) { return x > -2.0 && x < 3.0 ? 1.0 : 0.0; },
             attrs({{"min_val", -2.0f}, {"max_val", 3.0f}}));
   // NaN propagates through Hardtanh.

@@ -7,7 +7,7 @@
 //
 // Each functor follows PyTorch's CPU scalar formula, evaluated in fp32 in the
 // order written below (no FMA contraction on the targets we build for):
-//   Hardtanh        min(max(x, lo), hi); NaN propagates
+//   Hardtanh        min(max(x, lo), hi) (so lo > hi gives hi); NaN propagates
 //   HardtanhGrad    (x <= lo || x >= hi) ? 0 : g   (PyTorch's hardtanh_backward; equals
 //                   OPS.md's `lo < x < hi ? g : 0` except that a NaN feature passes g)
 //   HardSwish       x * min(max(x + 3, 0), 6) / 6
@@ -44,7 +44,8 @@ inline bool isNanF(float v) { return v != v; }
 struct HardtanhOp {  // params: min_val, max_val
   float operator()(float x, P p) const {
     if (isNanF(x)) return x;
-    return x < p[0] ? p[0] : (x > p[1] ? p[1] : x);
+    const float a = x < p[0] ? p[0] : x;  // min(max(x, lo), hi): lo > hi gives hi, as torch.clamp
+    return a > p[1] ? p[1] : a;
   }
 };
 struct HardtanhGradOp {  // (gradients, features)

@@ -11,10 +11,10 @@ struct ReluGradOp {  // (gradients, features)
   float operator()(float g, float f, P) const { return f > 0 ? g : 0.0f; }
   int64_t operator()(int64_t g, int64_t f, P) const { return f > 0 ? g : 0; }
 };
-struct ThresholdGradOp {  // params[0] = threshold
-  float operator()(float g, float f, P p) const { return f > p[0] ? g : 0.0f; }
+struct ThresholdGradOp {  // params[0] = threshold; a NaN feature passes the gradient (PyTorch's threshold_backward)
+  float operator()(float g, float f, P p) const { return f <= p[0] ? 0.0f : g; }
   int64_t operator()(int64_t g, int64_t f, P p) const {
-    return static_cast<double>(f) > static_cast<double>(p[0]) ? g : 0;
+    return static_cast<double>(f) <= static_cast<double>(p[0]) ? 0 : g;
   }
 };
 struct SigmoidGradOp {  // (y, dy): dy * y * (1 - y)

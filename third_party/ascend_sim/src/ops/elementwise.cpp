@@ -127,7 +127,7 @@ const ElementwiseSpec& specOf(const OpCall& call) { return *specTable().at(call.
 int firstValue(const ElementwiseSpec& s) { return s.cond_input == 0 ? 1 : 0; }
 
 void readParams(const OpCall& call, const ElementwiseSpec& s, float* params) {
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kElementwiseParams; ++i) {
     const FloatAttr& a = s.attrs[i];
     if (!a.name) continue;
     params[i] = a.required ? attrFloat(call, a.name) : attrFloat(call, a.name, a.fallback);
@@ -179,7 +179,7 @@ void validateElementwise(const OpCall& call) {
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
          yname + " shape " + shapeToString(y.shape) +
              " does not equal the broadcast shape " + shapeToString(bshape) + " of the inputs");
-  float params[3] = {0, 0, 0};
+  float params[kElementwiseParams] = {};
   readParams(call, s, params);
 }
 
@@ -227,7 +227,7 @@ void computeLogical(const OpCall& call, const ElementwiseSpec& s, const float* p
 
 void computeElementwise(const OpCall& call) {
   const ElementwiseSpec& s = specOf(call);
-  float params[3] = {0, 0, 0};
+  float params[kElementwiseParams] = {};
   readParams(call, s, params);
   const TensorArg* ins[4];
   for (int k = 0; k < s.num_inputs; ++k) ins[k] = &call.inputs[k];
@@ -283,7 +283,7 @@ KernelCost elementwiseCost(const OpCall& call) {
   for (TensorArg& t : plan.outputs) t.data = nullptr;
   const TensorArg* ins[4];
   for (int k = 0; k < s.num_inputs; ++k) ins[k] = &plan.inputs[k];
-  float params[3] = {0, 0, 0};
+  float params[kElementwiseParams] = {};
   UnitCounters u;
   if (isFloatDtype(plan.inputs[firstValue(s)].dtype))
     runElementwiseFloat(ins, s.num_inputs, plan.outputs[0], s.ffn, params, &plan.ctx, &u);

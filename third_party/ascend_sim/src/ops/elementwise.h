@@ -55,6 +55,11 @@ enum class OutDtype {
   kAny,   // any supported dtype (Cast)
 };
 
+// Chunk functions receive params[kElementwiseParams]: the numeric attributes
+// (FloatAttr: float, int or bool, read as float) in their slots, and an enum
+// attribute in a slot they leave free.
+constexpr int kElementwiseParams = 4;
+
 struct FloatAttr {
   const char* name = nullptr;  // nullptr = unused slot
   float fallback = 0;
@@ -68,7 +73,7 @@ struct FloatAttr {
 struct EnumAttr {
   const char* name = nullptr;  // nullptr = unused
   const char* values[4] = {};
-  int slot = 0;  // params index; the spec's float attrs must leave it unused
+  int slot = 0;  // params index (< kElementwiseParams); the spec's float attrs must leave it unused
 };
 
 struct ElementwiseSpec {
@@ -80,7 +85,7 @@ struct ElementwiseSpec {
   FloatChunkFn ffn;      // nullptr: float dtypes unsupported
   IntChunkFn ifn;        // nullptr: integer/bool dtypes unsupported
   int cond_input = -1;   // index of a bool condition input (not a value input)
-  FloatAttr attrs[3] = {};
+  FloatAttr attrs[kElementwiseParams] = {};
   // The integer chunk function may raise a device fault for some inputs
   // (FloorDiv by zero): on private formats it must not see the pads.
   bool int_may_fault = false;

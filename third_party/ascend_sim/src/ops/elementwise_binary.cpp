@@ -24,8 +24,19 @@ struct MulOp {
 struct DivOp {
   float operator()(float a, float b, P) const { return a / b; }
 };
+// Float floor division as PyTorch (and Python) define it: from fmod, so that
+// e.g. 1 // -inf = -1 and the quotient is exact where a / b would round.
 struct FloorDivOp {
-  float operator()(float a, float b, P) const { return std::floor(a / b); }
+  float operator()(float a, float b, P) const {
+    if (b == 0) return a / b;  // IEEE: ±inf or NaN
+    const float mod = std::fmod(a, b);
+    float div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= 1.0f;
+    if (div == 0) return std::copysign(0.0f, a / b);
+    float floordiv = std::floor(div);
+    if (div - floordiv > 0.5f) floordiv += 1.0f;
+    return floordiv;
+  }
   int64_t operator()(int64_t a, int64_t b, P) const {
     if (b == 0) throw KernelError(ACL_ERROR_RT_AICORE_EXCEPTION,
                                   "FloorDiv: integer division by zero (x1 = " + std::to_string(a) + ")");

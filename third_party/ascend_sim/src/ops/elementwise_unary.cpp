@@ -1,4 +1,5 @@
-// Unary elementwise ops and Cast (OPS.md "Elementwise"). Float math is fp32
+// Unary elementwise ops and Cast (OPS.md "Elementwise"; Exp and Log, which take a
+// `base` attribute, live with the other math functions in elementwise_math.cpp). Float math is fp32
 // (expf, logf, ...) rounded once to the output dtype; see Note [Elementwise engine].
 // Cast is the identity in the input's compute domain: the conversion rules
 // live in storeFloat/storeInt (Note [Compute domains]).
@@ -38,8 +39,6 @@ struct IdentityOp {
 struct NotOp {
   int64_t operator()(int64_t a, P) const { return a == 0 ? 1 : 0; }
 };
-struct ExpOp { float operator()(float a, P) const { return std::exp(a); } };
-struct LogOp { float operator()(float a, P) const { return std::log(a); } };
 struct SqrtOp { float operator()(float a, P) const { return std::sqrt(a); } };
 struct RsqrtOp { float operator()(float a, P) const { return 1.0f / std::sqrt(a); } };
 struct SigmoidOp { float operator()(float a, P) const { return 1.0f / (1.0f + std::exp(-a)); } };
@@ -60,8 +59,6 @@ const ElementwiseSpec kSpecs[] = {
     NUMERIC("Square", SquareOp),
     NUMERIC("Sign", SignOp),
     NUMERIC("Relu", ReluOp),
-    FLOAT_ONLY("Exp", ExpOp),
-    FLOAT_ONLY("Log", LogOp),
     FLOAT_ONLY("Sqrt", SqrtOp),
     FLOAT_ONLY("Rsqrt", RsqrtOp),
     FLOAT_ONLY("Sigmoid", SigmoidOp),

@@ -202,6 +202,7 @@ const AttrValue* findAttr(const OpCall& call, const char* name, bool required) {
 float toFloat(const OpCall& call, const char* name, const AttrValue& v) {
   if (auto* f = std::get_if<float>(&v)) return *f;
   if (auto* i = std::get_if<int64_t>(&v)) return static_cast<float>(*i);
+  if (auto* b = std::get_if<bool>(&v)) return *b ? 1.0f : 0.0f;  // flags of elementwise specs
   wrongType(call, name, "float");
 }
 int64_t toInt(const OpCall& call, const char* name, const AttrValue& v) {

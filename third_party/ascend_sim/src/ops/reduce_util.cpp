@@ -1,5 +1,9 @@
 #include "ops/reduce_util.h"
 
+#include <string>
+
+#include "ops/op_utils.h"
+
 #include <limits>
 
 namespace ascend_sim {
@@ -80,6 +84,15 @@ void reduceColumnsInt(int64_t* buf, int64_t rows, int64_t cols, ReduceKind kind,
       }
     }
   }
+}
+
+LossReduction lossReductionOf(const OpCall& call) {
+  const std::string r = attrString(call, "reduction", "mean");
+  if (r == "none") return LossReduction::kNone;
+  if (r == "sum") return LossReduction::kSum;
+  if (r != "mean")
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'reduction' is \"" + r + "\"; expected none, sum or mean");
+  return LossReduction::kMean;
 }
 
 }  // namespace ascend_sim

@@ -19,6 +19,8 @@
 
 #include <cstdint>
 
+#include "ops/kernel.h"
+
 namespace ascend_sim {
 
 enum class ReduceKind { kSum, kProd, kMax, kMin };
@@ -35,5 +37,10 @@ inline float pairwiseSum(float* x, int64_t n, int64_t block) {
   reduceColumnsFloat(x, n, 1, block, ReduceKind::kSum, &r);
   return r;
 }
+
+// A loss's `reduction` attribute ("none", "sum" or "mean", default "mean");
+// any other value fails validation with ACL_ERROR_OP_ATTR_NOT_MATCH.
+enum class LossReduction { kNone, kSum, kMean };
+LossReduction lossReductionOf(const OpCall& call);
 
 }  // namespace ascend_sim
