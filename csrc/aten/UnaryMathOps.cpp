@@ -200,12 +200,6 @@ at::Tensor& NPUNativeFunctions::polygamma_out(int64_t n, const at::Tensor& self,
   return floatUnary("Polygamma", self, out, [n](OpCommand& cmd) { cmd.Attr("n", n); });
 }
 
-// sgn_ (sgn and sgn.out live with sign in UnaryOps.cpp): sign for real dtypes.
-at::Tensor& NPUNativeFunctions::sgn_(at::Tensor& self) {
-  TORCH_CHECK(!self.is_complex(), "sgn: complex tensors are not supported by the NPU backend");
-  return NPUNativeFunctions::sign_(self);
-}
-
 // angle of a real tensor: pi below 0, else 0 (integers promote to float); not structured upstream.
 at::Tensor& NPUNativeFunctions::angle_out(const at::Tensor& self, at::Tensor& out) {
   TORCH_CHECK(!self.is_complex(), "angle: complex tensors are not supported by the NPU backend");

@@ -55,10 +55,6 @@ at::Tensor& NPUNativeFunctions::sgn_out(const at::Tensor& self, at::Tensor& out)
   TORCH_CHECK(!self.is_complex(), "sgn: complex tensors are not supported by the NPU backend");
   return sign_out(self, out);
 }
-at::Tensor NPUNativeFunctions::sgn(const at::Tensor& self) {
-  TORCH_CHECK(!self.is_complex(), "sgn: complex tensors are not supported by the NPU backend");
-  return sign(self);
-}
 
 at::Tensor& NPUNativeFunctions::abs_out(const at::Tensor& self, at::Tensor& out) {
   return unaryOut("Abs", self, self.scalar_type(), self.scalar_type(), out);

@@ -18,7 +18,9 @@
 // next record): consumers of a failed collective's or kernel's output never
 // read garbage silently. aclrtSynchronizeEvent reports such a record too.
 // Failures are kept per record sequence number (only failed records take
-// memory), so a later clean record of the same event is clean.
+// memory), so a later clean record of the same event is clean. A fault the
+// host has taken (synchronize) no longer taints the stream's later records:
+// after the exception the device is usable again.
 #pragma once
 
 #include <condition_variable>

@@ -60,6 +60,10 @@ bool Stream::takeFault(StreamFault* out) {
   *out = std::move(fault_);
   fault_ = StreamFault{};
   has_fault_ = false;
+  // The host has now been told: records submitted from here on describe new
+  // work and must not carry the reported failure (Note [Failures travel
+  // through events]); records already executed keep it.
+  failure_since_record_.clear();
   return true;
 }
 

@@ -1,5 +1,6 @@
 #include "hccl/transport/gloo_transport.h"
 
+#include <signal.h>
 #include <sys/socket.h>
 
 #include <gloo/rendezvous/context.h>
@@ -34,9 +35,28 @@ std::string stripLocation(const std::string& msg) {
   return msg;
 }
 
+// Note [SIGPIPE and dead peers]
+// gloo's TCP pairs write to their sockets without MSG_NOSIGNAL, so a write to
+// a peer that has just died raises SIGPIPE, whose default action kills the
+// process — before gloo can report the broken connection as an error that
+// the communicator turns into an HCCL failure on this rank. Python already
+// ignores SIGPIPE; for C++ programs the transport does the same when the
+// signal still has its default disposition (a handler the program installed
+// is left alone). A dead peer then fails the collective with EPIPE.
+void ignoreSigpipeIfDefault() {
+  struct sigaction current {};
+  if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, nullptr);
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<GlooTransport> GlooTransport::connect(const Options& o, SimStore& store) {
+  ignoreSigpipeIfDefault();
   std::unique_ptr<GlooTransport> t(new GlooTransport(o.rank, o.size));
   try {
     gloo::transport::tcp::attr attr;
