@@ -14,7 +14,6 @@ namespace {
 
 using torch_npu::binaryNew;
 using torch_npu::binaryOut;
-using torch_npu::checkInplaceShape;
 
 at::ScalarType trueDivisionType(const at::Tensor& self, const at::Tensor& other) {
   const auto common = at::result_type(self, other);
@@ -53,77 +52,33 @@ at::Tensor& divOut(const at::Tensor& self, const at::Tensor& other, c10::optiona
   return binaryOut(*mode == "floor" ? "FloorDiv" : "TruncateDiv", self, other, common, common, out);
 }
 
-at::ScalarType divResultType(const at::Tensor& self, const at::Tensor& other, c10::optional<c10::string_view> mode) {
-  return mode.has_value() ? at::result_type(self, other) : trueDivisionType(self, other);
-}
-
 }  // namespace
+
+// Structured kernels (Note [Structured NPU kernels]): PyTorch's meta functions
+// (TensorIterator) have checked broadcasting and in-place shapes and sized
+// `out`; each out= kernel also serves the functional and in-place forms.
 
 // ---- add / sub ------------------------------------------------------------------
 at::Tensor& NPUNativeFunctions::add_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
                                         at::Tensor& out) {
   return addSubOut(self, other, alpha, out, false);
 }
-at::Tensor NPUNativeFunctions::add(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
-  at::Tensor out = torch_npu::binaryResult(self, other, at::result_type(self, other));
-  return addSubOut(self, other, alpha, out, false);
-}
-at::Tensor& NPUNativeFunctions::add_(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
-  checkInplaceShape(self, other);
-  return addSubOut(self, other, alpha, self, false);
-}
 at::Tensor& NPUNativeFunctions::sub_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
                                         at::Tensor& out) {
   return addSubOut(self, other, alpha, out, true);
 }
-at::Tensor NPUNativeFunctions::sub(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
-  at::Tensor out = torch_npu::binaryResult(self, other, at::result_type(self, other));
-  return addSubOut(self, other, alpha, out, true);
-}
-at::Tensor& NPUNativeFunctions::sub_(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
-  checkInplaceShape(self, other);
-  return addSubOut(self, other, alpha, self, true);
-}
 
-// ---- mul --------------------------------------------------------------------------
+// ---- mul / div ----------------------------------------------------------------------
 at::Tensor& NPUNativeFunctions::mul_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
   const auto common = at::result_type(self, other);
   return binaryOut("Mul", self, other, common, common, out);
 }
-at::Tensor NPUNativeFunctions::mul(const at::Tensor& self, const at::Tensor& other) {
-  const auto common = at::result_type(self, other);
-  return binaryNew("Mul", self, other, common, common);
-}
-at::Tensor& NPUNativeFunctions::mul_(at::Tensor& self, const at::Tensor& other) {
-  checkInplaceShape(self, other);
-  return mul_out(self, other, self);
-}
-
-// ---- div --------------------------------------------------------------------------
 at::Tensor& NPUNativeFunctions::div_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
   return divOut(self, other, c10::nullopt, out);
-}
-at::Tensor NPUNativeFunctions::div(const at::Tensor& self, const at::Tensor& other) {
-  at::Tensor out = torch_npu::binaryResult(self, other, divResultType(self, other, c10::nullopt));
-  return divOut(self, other, c10::nullopt, out);
-}
-at::Tensor& NPUNativeFunctions::div_(at::Tensor& self, const at::Tensor& other) {
-  checkInplaceShape(self, other);
-  return divOut(self, other, c10::nullopt, self);
 }
 at::Tensor& NPUNativeFunctions::div_out(const at::Tensor& self, const at::Tensor& other,
                                         c10::optional<c10::string_view> rounding_mode, at::Tensor& out) {
   return divOut(self, other, rounding_mode, out);
-}
-at::Tensor NPUNativeFunctions::div(const at::Tensor& self, const at::Tensor& other,
-                                   c10::optional<c10::string_view> rounding_mode) {
-  at::Tensor out = torch_npu::binaryResult(self, other, divResultType(self, other, rounding_mode));
-  return divOut(self, other, rounding_mode, out);
-}
-at::Tensor& NPUNativeFunctions::div_(at::Tensor& self, const at::Tensor& other,
-                                     c10::optional<c10::string_view> rounding_mode) {
-  checkInplaceShape(self, other);
-  return divOut(self, other, rounding_mode, self);
 }
 
 // ---- maximum / minimum ----------------------------------------------------------------
@@ -131,17 +86,9 @@ at::Tensor& NPUNativeFunctions::maximum_out(const at::Tensor& self, const at::Te
   const auto common = at::result_type(self, other);
   return binaryOut("Maximum", self, other, common, common, out);
 }
-at::Tensor NPUNativeFunctions::maximum(const at::Tensor& self, const at::Tensor& other) {
-  const auto common = at::result_type(self, other);
-  return binaryNew("Maximum", self, other, common, common);
-}
 at::Tensor& NPUNativeFunctions::minimum_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
   const auto common = at::result_type(self, other);
   return binaryOut("Minimum", self, other, common, common, out);
-}
-at::Tensor NPUNativeFunctions::minimum(const at::Tensor& self, const at::Tensor& other) {
-  const auto common = at::result_type(self, other);
-  return binaryNew("Minimum", self, other, common, common);
 }
 
 // ---- pow ----------------------------------------------------------------------------
@@ -149,28 +96,11 @@ at::Tensor& NPUNativeFunctions::pow_out(const at::Tensor& self, const at::Tensor
   const auto common = at::result_type(self, exponent);
   return binaryOut("Pow", self, exponent, common, common, out);
 }
-at::Tensor NPUNativeFunctions::pow(const at::Tensor& self, const at::Tensor& exponent) {
-  const auto common = at::result_type(self, exponent);
-  return binaryNew("Pow", self, exponent, common, common);
-}
-at::Tensor& NPUNativeFunctions::pow_(at::Tensor& self, const at::Tensor& exponent) {
-  checkInplaceShape(self, exponent);
-  return pow_out(self, exponent, self);
-}
 at::Tensor& NPUNativeFunctions::pow_out(const at::Tensor& self, const at::Scalar& exponent, at::Tensor& out) {
   return pow_out(self, at::native::wrapped_scalar_tensor(exponent), out);
 }
-at::Tensor NPUNativeFunctions::pow(const at::Tensor& self, const at::Scalar& exponent) {
-  return pow(self, at::native::wrapped_scalar_tensor(exponent));
-}
-at::Tensor& NPUNativeFunctions::pow_(at::Tensor& self, const at::Scalar& exponent) {
-  return pow_out(self, at::native::wrapped_scalar_tensor(exponent), self);
-}
 at::Tensor& NPUNativeFunctions::pow_out(const at::Scalar& self, const at::Tensor& exponent, at::Tensor& out) {
   return pow_out(at::native::wrapped_scalar_tensor(self), exponent, out);
-}
-at::Tensor NPUNativeFunctions::pow(const at::Scalar& self, const at::Tensor& exponent) {
-  return pow(at::native::wrapped_scalar_tensor(self), exponent);
 }
 
 }  // namespace native
