@@ -1,5 +1,5 @@
 // More reductions on the Reduce* kernels: prod, nansum, count_nonzero,
-// aminmax, trace.
+// aminmax, trace; renorm on Renorm.
 #include "PrivateUse1NativeFunctions.h"
 #include "csrc/aten/NPUTensorUtils.h"
 #include "csrc/aten/ReduceHelpers.h"
@@ -58,6 +58,21 @@ at::Tensor NPUNativeFunctions::trace(const at::Tensor& self) {
   const auto type = sumType(self, c10::nullopt, nullptr);
   at::Tensor out = torch_npu::emptyNpu({}, type, self.device());
   return reduceOut("ReduceSum", self.diagonal(), c10::nullopt, false, type, out);
+}
+
+// renorm.out is structured: the meta function checked p > 0, maxnorm >= 0 and
+// self.dim() > 1. Renorm gives each slice's factor (float32 for fp16/bf16
+// self, so the product is rounded once, as PyTorch's), then out = self * factor.
+at::Tensor& NPUNativeFunctions::renorm_out(const at::Tensor& self, const at::Scalar& p, int64_t dim,
+                                           const at::Scalar& maxnorm, at::Tensor& out) {
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  std::vector<int64_t> sizes(self.dim(), 1);
+  sizes[dim] = self.size(dim);
+  at::Tensor factor = torch_npu::emptyNpu(sizes, at::kFloat, self.device());
+  torch_npu::OpCommand("Renorm").Input(self).Output(factor)
+      .Attr("p", static_cast<float>(p.toDouble())).Attr("dim", dim)
+      .Attr("maxnorm", static_cast<float>(maxnorm.toDouble())).Run();
+  return at::mul_out(out, self, factor);
 }
 
 }  // namespace native

@@ -141,3 +141,31 @@ TEST(NpuReduceMore, ArgReductionsOfZeroDimInputs) {
     expectPairMatchesCpu([&](const at::Tensor& t) { return t.min(-1, keepdim); }, s);
   }
 }
+
+TEST(NpuReduceMore, Renorm) {
+  for (auto dtype : floatAndHalf()) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const at::Tensor x = at::randn({4, 6, 5}).mul(2).to(dtype);
+    for (double p : {1.0, 2.0, 3.5, static_cast<double>(INFINITY)}) {
+      for (int64_t dim : {0, 1, -1}) {
+        expectMatchesCpu([&](const at::Tensor& t) { return t.renorm(p, dim, 3.0); }, x, 2);
+      }
+    }
+    expectMatchesCpu([](const at::Tensor& t) { return t.transpose(0, 2).renorm(2, 1, 1.0); }, x, 2);
+    expectMatchesCpu([](const at::Tensor& t) { return t.renorm(2, 0, 0.0); }, x);
+    expectMatchesCpu([](const at::Tensor& t) { return t.renorm(2, 1, 1.0); }, at::randn({3, 0}).to(dtype));
+    expectMatchesCpu([](const at::Tensor& t) { return t.renorm(2, 0, 1.0); }, at::randn({0, 3}).to(dtype));
+    // (No backward check: PyTorch 1.13's renorm_backward computes in float64, which the NPU's
+    // elementwise kernels do not support.)
+  }
+  at::Tensor y = at::randn({3, 4}).mul(3);
+  at::Tensor z = y.to(npu());
+  z.renorm_(1, 0, 2.0);
+  expectClose(z, y.renorm(1, 0, 2.0));
+  at::Tensor out = at::empty({0}, at::TensorOptions().device(npu()));
+  at::renorm_out(out, y.to(npu()), 2, 1, 1.5);
+  expectClose(out, y.renorm(2, 1, 1.5));
+  EXPECT_THROW_WITH(y.to(npu()).renorm(0, 0, 1.0), "non-positive-norm not supported");
+  EXPECT_THROW_WITH(y.to(npu()).renorm(2, 0, -1.0), "maxnorm");
+  EXPECT_THROW_WITH(at::randn({3}).to(npu()).renorm(2, 0, 1.0), "at least 2 dimensions");
+}

@@ -1,0 +1,114 @@
+// unique (_unique2, _unique, unique_dim, unique_consecutive), bincount and
+// histc against the CPU.
+#include "reduce_family_util.h"
+
+using namespace torch_npu_test;
+
+namespace {
+
+using TripleFn = std::function<std::tuple<at::Tensor, at::Tensor, at::Tensor>(const at::Tensor&)>;
+
+// fp16 runs against the CPU in fp32 (PyTorch's CPU unique has no fp16 kernel).
+void expectTripleMatchesCpu(const TripleFn& fn, const at::Tensor& x) {
+  const auto got = fn(x.to(npu()));
+  const auto want = fn(x.scalar_type() == at::kHalf ? x.to(at::kFloat) : x);
+  SCOPED_TRACE("unique outputs");
+  expectClose(std::get<0>(got), std::get<0>(want).to(x.scalar_type()), 0, 0);
+  expectClose(std::get<1>(got), std::get<1>(want));
+  expectClose(std::get<2>(got), std::get<2>(want));
+}
+
+// Small integers as floats: many repeats, no NaN (PyTorch 1.13's CPU unique mishandles NaN).
+at::Tensor repeats(at::IntArrayRef sizes, at::ScalarType dtype) { return at::randint(-4, 5, sizes).to(dtype); }
+
+}  // namespace
+
+TEST(NpuUnique, FlattenedSortedAndConsecutive) {
+  for (auto dtype : {at::kFloat, at::kHalf, at::kInt, at::kLong, at::kBool}) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const at::Tensor x = repeats({6, 25}, dtype);
+    for (bool inverse : {false, true}) {
+      for (bool counts : {false, true}) {
+        expectTripleMatchesCpu([&](const at::Tensor& t) { return at::_unique2(t, true, inverse, counts); }, x);
+        expectTripleMatchesCpu([&](const at::Tensor& t) { return at::unique_consecutive(t, inverse, counts); },
+                               std::get<0>(x.to(at::kFloat).sort(1)).to(dtype));
+        expectTripleMatchesCpu([&](const at::Tensor& t) { return at::unique_consecutive(t, inverse, counts); }, x);
+      }
+    }
+    const auto u = at::_unique(x.to(npu()), true, true);
+    const auto w = at::_unique(x.scalar_type() == at::kHalf ? x.to(at::kFloat) : x, true, true);
+    expectClose(std::get<0>(u), std::get<0>(w).to(x.scalar_type()));
+    expectClose(std::get<1>(u), std::get<1>(w));
+    // Non-contiguous, 0-d and empty inputs.
+    expectTripleMatchesCpu([](const at::Tensor& t) { return at::_unique2(t.t(), true, true, true); }, x);
+    expectTripleMatchesCpu([](const at::Tensor& t) { return at::_unique2(t, true, true, true); }, repeats({}, dtype));
+    expectTripleMatchesCpu([](const at::Tensor& t) { return at::_unique2(t, true, true, true); },
+                           repeats({2, 0}, dtype));
+    expectTripleMatchesCpu([](const at::Tensor& t) { return at::unique_consecutive(t, true, true); },
+                           repeats({0}, dtype));
+  }
+  // torch.unique(sorted=False) returns the sorted order too (a valid order; the CPU's order is its hash set's).
+  const at::Tensor x = repeats({40}, at::kFloat);
+  expectClose(std::get<0>(at::_unique2(x.to(npu()), false)), std::get<0>(at::_unique2(x, true)));
+}
+
+TEST(NpuUnique, AlongADim) {
+  for (auto dtype : {at::kFloat, at::kHalf, at::kLong}) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const at::Tensor x = at::randint(0, 2, {3, 5, 2, 3}).to(dtype);  // ties, and an order that depends on the dim
+    for (int64_t dim : {0, 1, 2, -1}) {
+      expectTripleMatchesCpu([&](const at::Tensor& t) { return at::unique_dim(t, dim, true, true, true); }, x);
+      expectTripleMatchesCpu([&](const at::Tensor& t) { return at::unique_dim_consecutive(t, dim, true, true); }, x);
+      expectTripleMatchesCpu([&](const at::Tensor& t) { return at::unique_consecutive(t, true, true, dim); }, x);
+    }
+    expectTripleMatchesCpu([](const at::Tensor& t) { return at::unique_dim(t.transpose(0, 1), 0, true, true, true); },
+                           x);
+    expectTripleMatchesCpu([](const at::Tensor& t) { return at::unique_dim(t, 0, true, true, true); },
+                           at::randn({0, 3}).to(dtype));
+  }
+  EXPECT_THROW_WITH(at::unique_dim(at::randn({3, 0}).to(npu()), 0), "unique cannot be applied");
+  EXPECT_THROW(at::unique_dim(at::randn({3, 2}).to(npu()), 2), c10::Error);
+}
+
+TEST(NpuBincount, CountsWeightsAndMinlength) {
+  const at::Tensor x = at::randint(0, 9, {50});
+  for (auto dtype : {at::kLong, at::kInt, at::kByte}) {
+    SCOPED_TRACE(c10::toString(dtype));
+    expectMatchesCpu([](const at::Tensor& t) { return t.bincount(); }, x.to(dtype));
+    expectMatchesCpu([](const at::Tensor& t) { return t.bincount({}, 20); }, x.to(dtype));
+    expectMatchesCpu([](const at::Tensor& t) { return t.slice(0, 0, 50, 3).bincount(); }, x.to(dtype));  // strided
+  }
+  const at::Tensor w = at::randn({50});
+  expectClose(x.to(npu()).bincount(w.to(npu())), x.bincount(w), 1e-5, 1e-5);
+  const at::Tensor wh = w.to(at::kHalf);
+  const at::Tensor got = x.to(npu()).bincount(wh.to(npu()), 3);
+  EXPECT_EQ(got.scalar_type(), at::kDouble);
+  expectClose(got, x.bincount(wh, 3), 1e-6, 1e-6);
+  expectClose(at::empty({0}, at::kLong).to(npu()).bincount({}, 4), at::empty({0}, at::kLong).bincount({}, 4));
+  EXPECT_THROW_WITH(at::tensor({1, -1}).to(npu()).bincount(), "non-negative");
+  EXPECT_THROW_WITH(at::ones({2, 2}, at::kLong).to(npu()).bincount(), "1-d non-negative integral");
+  EXPECT_THROW_WITH(at::ones({2}).to(npu()).bincount(), "1-d non-negative integral");
+  EXPECT_THROW_WITH(x.to(npu()).bincount(at::ones({3}).to(npu())), "same length");
+  EXPECT_THROW_WITH(x.to(npu()).bincount({}, -1), "minlength should be >= 0");
+}
+
+TEST(NpuHistc, MatchesCpu) {
+  for (auto dtype : floatAndHalf()) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const at::Tensor x = at::randn({30, 40}).to(dtype);
+    expectMatchesCpu([](const at::Tensor& t) { return t.histc(10, -1, 2); }, x);
+    expectMatchesCpu([](const at::Tensor& t) { return t.histc(7); }, x);             // the data's own range
+    expectMatchesCpu([](const at::Tensor& t) { return t.t().histc(5, -3, 3); }, x);  // non-contiguous
+    expectMatchesCpu([](const at::Tensor& t) { return t.histc(4); }, at::full({3}, 2.f).to(dtype));  // [1, 3]
+    expectMatchesCpu([](const at::Tensor& t) { return t.histc(3); }, at::randn({}).to(dtype));
+    expectMatchesCpu([](const at::Tensor& t) { return t.histc(3, 0, 1); }, at::randn({0}).to(dtype));
+  }
+  const at::Tensor x = at::randn({100});
+  at::Tensor out = at::empty({0}, at::TensorOptions().device(npu()));
+  at::histc_out(out, x.to(npu()), 6, -2, 2);
+  expectClose(out, x.histc(6, -2, 2));
+  EXPECT_THROW_WITH(x.to(npu()).histc(0), "bins must be > 0");
+  EXPECT_THROW_WITH(x.to(npu()).histc(3, 2, 1), "max must be larger than min");
+  EXPECT_THROW_WITH(at::tensor({1.f, INFINITY}).to(npu()).histc(3), "is not finite");
+  EXPECT_THROW_WITH(at::ones({3}, at::kLong).to(npu()).histc(3), "floating point");
+}
