@@ -112,3 +112,54 @@ TEST(NpuHistc, MatchesCpu) {
   EXPECT_THROW_WITH(at::tensor({1.f, INFINITY}).to(npu()).histc(3), "is not finite");
   EXPECT_THROW_WITH(at::ones({3}, at::kLong).to(npu()).histc(3), "floating point");
 }
+
+TEST(NpuHistogram, BinCountAndBinEdgesMatchCpu) {
+  using HistFn = std::function<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&)>;
+  const at::Tensor x = at::randn({20, 30});
+  const at::Tensor w = at::rand({20, 30});
+  const at::Tensor edges = at::tensor({-2.f, -0.5f, 0.f, 0.1f, 1.f, 2.5f});
+  const std::vector<HistFn> cases = {
+      [](const at::Tensor& t) { return at::histogram(t, 7); },
+      [](const at::Tensor& t) {
+        return at::histogram(t, 5, at::ArrayRef<double>({-1.0, 1.5}));
+      },
+      [&](const at::Tensor& t) { return at::histogram(t, 4, c10::nullopt, w.to(t.device())); },
+      [&](const at::Tensor& t) {
+        return at::histogram(t, 6, at::ArrayRef<double>({-3.0, 3.0}), w.to(t.device()), true);
+      },
+      [&](const at::Tensor& t) { return at::histogram(t, edges.to(t.device())); },
+      [&](const at::Tensor& t) { return at::histogram(t, edges.to(t.device()), w.to(t.device()), true); },
+      [](const at::Tensor& t) { return at::histogram(t.t(), 3); },  // non-contiguous
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    SCOPED_TRACE(::testing::Message() << "case " << k);
+    expectPairMatchesCpu(cases[k], x);
+  }
+  // Degenerate ranges: a constant input, a 0-d input, an empty input; inf outside the range (NaN is never
+  // counted on the NPU; PyTorch 1.13's CPU kernel converts it to a bin index, which is undefined).
+  expectPairMatchesCpu([](const at::Tensor& t) { return at::histogram(t, 3); }, at::full({4}, 2.f));
+  expectPairMatchesCpu([](const at::Tensor& t) { return at::histogram(t, 3); }, at::tensor(2.f));
+  expectPairMatchesCpu([](const at::Tensor& t) { return at::histogram(t, 2); }, at::empty({0}));
+  expectPairMatchesCpu(
+      [](const at::Tensor& t) {
+        return at::histogram(t, 4, at::ArrayRef<double>({0.0, 1.0}));
+      },
+      at::tensor({0.f, 1.f, INFINITY, -INFINITY, 0.5f, 0.25f}));
+  // fp16 (the CPU reference in fp32): values on a 1/8 grid, edges on a 1/4 grid.
+  const at::Tensor grid = at::randint(-16, 16, {50}).div(8).to(at::kHalf);
+  expectPairMatchesCpu([](const at::Tensor& t) { return at::histogram(t, 8, at::ArrayRef<double>({-2.0, 2.0})); },
+                       grid);
+  at::Tensor hist = at::empty({0}, at::TensorOptions().device(npu())), bin_edges = at::empty_like(hist);
+  at::histogram_out(hist, bin_edges, x.to(npu()), 5);
+  expectClose(hist, std::get<0>(at::histogram(x, 5)));
+  expectClose(bin_edges, std::get<1>(at::histogram(x, 5)));
+  at::histogram_out(hist, bin_edges, x.to(npu()), edges.to(npu()));
+  expectClose(hist, std::get<0>(at::histogram(x, edges)));
+  const at::Tensor xn = x.to(npu());
+  EXPECT_THROW_WITH(at::histogram(xn, 0), "bins must be > 0");
+  EXPECT_THROW_WITH(at::histogram(xn, 3, at::ArrayRef<double>({1.0, 0.0})), "min should not exceed max");
+  EXPECT_THROW_WITH(at::histogram(at::tensor({1.f, INFINITY}).to(npu()), 3), "is not finite");
+  EXPECT_THROW_WITH(at::histogram(xn, edges.to(at::kDouble).to(npu())), "same dtype");
+  EXPECT_THROW_WITH(at::histogram(xn, edges.reshape({2, 3}).to(npu())), "one dimension");
+  EXPECT_THROW_WITH(at::histogram(xn, 3, c10::nullopt, at::ones({3}).to(npu())), "same shape");
+}
