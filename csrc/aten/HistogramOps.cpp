@@ -64,100 +64,158 @@ at::Tensor NPUNativeFunctions::histc(const at::Tensor& self, int64_t bins, const
 namespace {
 
 // Note [histogram from bin edges]
-// An element v of self falls in bin i when edges[i] <= v < edges[i + 1]
-// (the last bin includes its right edge): one SearchSorted (right) per
-// element, like PyTorch's binary search (its linear-interpolation path for a
-// bin count gives the same bins). Elements outside [edges[0], edges[bins]]
-// and NaN get weight 0; Bincount then sums the weights per bin.
-std::tuple<at::Tensor, at::Tensor> histogramOver(const at::Tensor& self, const at::Tensor& edges,
-                                                 const c10::optional<at::Tensor>& weight, bool density) {
-  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "torch.histogram: expected a floating point input, got ",
-              self.scalar_type());
-  TORCH_CHECK(edges.scalar_type() == self.scalar_type(), "torch.histogramdd: input tensor and bins tensors should "
-              "have the same dtype, but got input with dtype ", self.scalar_type(), " and bins with dtype ",
-              edges.scalar_type());
-  TORCH_CHECK(edges.dim() == 1, "torch.histogramdd: bins tensor should have one dimension, but got ", edges.dim(),
-              " dimensions in the bins tensor");
-  const int64_t bins = edges.numel() - 1;
-  TORCH_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+// histogram and histogramdd see their input as N points of D coordinates
+// ([..., D], or the flattened input for D = 1). Coordinate d of a point falls
+// in bin i when edges_d[i] <= v < edges_d[i + 1] (the last bin includes its
+// right edge): one SearchSorted (right) per coordinate, like PyTorch's binary
+// search (its linear-interpolation path for bin counts finds the same bins).
+// A point with a coordinate outside its edges, or NaN, gets weight 0; the
+// row-major index of the point's bin over all dims then goes through
+// Bincount, which sums the weights per bin.
+at::Tensor histogramOver(const at::Tensor& points, at::TensorList edges, const c10::optional<at::Tensor>& weight,
+                         bool density) {
+  TORCH_CHECK(at::isFloatingType(points.scalar_type()), "torch.histogram: expected a floating point input, got ",
+              points.scalar_type());
+  const int64_t dims = static_cast<int64_t>(edges.size());
   const bool weighted = weight.has_value() && weight->defined();
-  TORCH_CHECK(!weighted || weight->sizes() == self.sizes(), "torch.histogramdd: if weight tensor is provided it "
-              "should have the same shape as the input tensor, but got input with shape ", self.sizes(),
-              " and weight with shape ", weight->sizes());
-  TORCH_CHECK(!weighted || weight->scalar_type() == self.scalar_type(), "torch.histogramdd: if weight tensor is "
+  TORCH_CHECK(!weighted || weight->numel() == points.size(0), "torch.histogramdd: if weight tensor is provided it "
+              "should have the same shape as the input tensor excluding its innermost dimension, but got ",
+              weight->numel(), " weights for ", points.size(0), " points");
+  TORCH_CHECK(!weighted || weight->scalar_type() == points.scalar_type(), "torch.histogramdd: if weight tensor is "
               "provided it should have the same dtype as the input tensor");
-  const at::Tensor flat = self.reshape({-1});
-  const at::Tensor inside = flat.ge(edges[0]).logical_and(flat.le(edges[bins]));
+  std::vector<int64_t> bins(dims);
+  at::Tensor index, inside;
+  for (int64_t d = 0; d < dims; ++d) {
+    const at::Tensor& e = edges[d];
+    TORCH_CHECK(e.scalar_type() == points.scalar_type(), "torch.histogramdd: input tensor and bins tensors should "
+                "have the same dtype, but got input with dtype ", points.scalar_type(), " and bins for dimension ", d,
+                " with dtype ", e.scalar_type());
+    TORCH_CHECK(e.dim() == 1, "torch.histogramdd: bins tensor should have one dimension, but got ", e.dim(),
+                " dimensions in the bins tensor for dimension ", d);
+    bins[d] = e.numel() - 1;
+    TORCH_CHECK(bins[d] > 0, "torch.histogram(): bins must be > 0, but got ", bins[d], " for dimension ", d);
+    const at::Tensor v = points.select(1, d);
+    const at::Tensor in = v.ge(e[0]).logical_and(v.le(e[bins[d]]));
+    const at::Tensor bin = at::searchsorted(e, v, false, /*right=*/true).sub(1).clamp(0, bins[d] - 1);
+    index = d == 0 ? bin : index.mul(bins[d]).add(bin);
+    inside = d == 0 ? in : inside.logical_and(in);
+  }
+  const int64_t total = c10::multiply_integers(bins);
   const at::Tensor w = weighted ? weight->reshape({-1}).mul(inside) : inside.to(at::kFloat);
-  const at::Tensor bin = at::searchsorted(edges, flat, false, /*right=*/true).sub(1).clamp(0, bins - 1);
-  at::Tensor hist = at::bincount(bin, w.to(at::kFloat), bins).to(self.scalar_type());
-  if (density) hist = hist.div(hist.sum().mul(edges.narrow(0, 1, bins).sub(edges.narrow(0, 0, bins))));
-  return {hist, edges};
+  at::Tensor hist = at::bincount(index, w.to(at::kFloat), total).to(points.scalar_type()).view(bins);
+  if (density) {
+    hist = hist.div(hist.sum());
+    for (int64_t d = 0; d < dims; ++d) {
+      std::vector<int64_t> shape(dims, 1);
+      shape[d] = bins[d];
+      hist = hist.div(edges[d].narrow(0, 1, bins[d]).sub(edges[d].narrow(0, 0, bins[d])).view(shape));
+    }
+  }
+  return hist;
 }
 
-// bins + 1 evenly spaced edges over [lo, hi], computed on the host from the two range scalars.
-at::Tensor evenEdges(double lo, double hi, int64_t bins, const at::Tensor& self) {
-  TORCH_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
-  std::vector<float> e(static_cast<size_t>(bins + 1));
-  for (int64_t i = 0; i <= bins; ++i) e[i] = static_cast<float>(i == bins ? hi : lo + (hi - lo) * i / bins);
-  return at::tensor(e).to(self.device(), self.scalar_type());
+// self as N points of `dims` coordinates.
+at::Tensor pointsOf(const at::Tensor& self, int64_t dims) {
+  TORCH_CHECK(dims == 1 || self.dim() >= 2, "torch.histogramdd: input tensor should have at least 2 dimensions, but "
+              "got ", self.dim());
+  return dims == 1 ? self.reshape({-1, 1}) : self.reshape({-1, self.size(-1)});
 }
 
-std::tuple<at::Tensor&, at::Tensor&> writeHistogram(const std::tuple<at::Tensor, at::Tensor>& r, at::Tensor& hist,
+// The bins + 1 evenly spaced edges of each dim, over `range` or the data's
+// own range (read back; [0, 1] for no data; an empty range widened by 0.5
+// each way, as PyTorch does), computed on the host from those scalars.
+std::vector<at::Tensor> evenEdges(const at::Tensor& points, at::IntArrayRef bins,
+                                  c10::optional<at::ArrayRef<double>> range) {
+  const int64_t dims = points.size(1);
+  TORCH_CHECK(static_cast<int64_t>(bins.size()) == dims, "torch.histogramdd: expected ", dims,
+              " sequences of bin edges for a ", dims, "-dimensional histogram but got ", bins.size());
+  TORCH_CHECK(!range || static_cast<int64_t>(range->size()) == 2 * dims, "torch.histogramdd: for a ", dims,
+              "-dimensional input tensor, range should have ", 2 * dims, " elements, but got ", range->size());
+  std::vector<double> lo(dims, 0), hi(dims, 1);
+  if (range) {
+    for (int64_t d = 0; d < dims; ++d) {
+      lo[d] = (*range)[2 * d];
+      hi[d] = (*range)[2 * d + 1];
+    }
+  } else if (points.numel() > 0) {
+    const auto extrema = at::aminmax(points, 0);
+    const at::Tensor mins = std::get<0>(extrema).to(at::kCPU, at::kDouble);
+    const at::Tensor maxs = std::get<1>(extrema).to(at::kCPU, at::kDouble);
+    for (int64_t d = 0; d < dims; ++d) {
+      lo[d] = mins[d].item<double>();
+      hi[d] = maxs[d].item<double>();
+    }
+  }
+  std::vector<at::Tensor> edges;
+  for (int64_t d = 0; d < dims; ++d) {
+    TORCH_CHECK(lo[d] <= hi[d], "torch.histogramdd: min should not exceed max, but got min ", lo[d], " max ", hi[d],
+                " for dimension ", d);
+    TORCH_CHECK(std::isfinite(lo[d]) && std::isfinite(hi[d]), "torch.histogramdd: dimension ", d, "'s range [",
+                lo[d], ", ", hi[d], "] is not finite");
+    TORCH_CHECK(bins[d] > 0, "torch.histogram(): bins must be > 0, but got ", bins[d], " for dimension ", d);
+    const double l = lo[d] == hi[d] ? lo[d] - 0.5 : lo[d], h = lo[d] == hi[d] ? hi[d] + 0.5 : hi[d];
+    std::vector<float> e(static_cast<size_t>(bins[d] + 1));
+    for (int64_t i = 0; i <= bins[d]; ++i) e[i] = static_cast<float>(i == bins[d] ? h : l + (h - l) * i / bins[d]);
+    edges.push_back(at::tensor(e).to(points.device(), points.scalar_type()));
+  }
+  return edges;
+}
+
+std::tuple<at::Tensor&, at::Tensor&> writeHistogram(const at::Tensor& h, const at::Tensor& e, at::Tensor& hist,
                                                     at::Tensor& bin_edges) {
-  at::native::resize_output(hist, std::get<0>(r).sizes());
-  at::native::resize_output(bin_edges, std::get<1>(r).sizes());
-  hist.copy_(std::get<0>(r));
-  bin_edges.copy_(std::get<1>(r));
+  at::native::resize_output(hist, h.sizes());
+  at::native::resize_output(bin_edges, e.sizes());
+  hist.copy_(h);
+  bin_edges.copy_(e);
   return {hist, bin_edges};
 }
 
 }  // namespace
 
+std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::histogram(const at::Tensor& self, const at::Tensor& bins,
+                                                                 const c10::optional<at::Tensor>& weight,
+                                                                 bool density) {
+  return {histogramOver(pointsOf(self, 1), {bins}, weight, density), bins};
+}
+std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::histogram(const at::Tensor& self, int64_t bins,
+                                                                 c10::optional<at::ArrayRef<double>> range,
+                                                                 const c10::optional<at::Tensor>& weight,
+                                                                 bool density) {
+  const at::Tensor points = pointsOf(self, 1);
+  const auto edges = evenEdges(points, {bins}, range);
+  return {histogramOver(points, edges, weight, density), edges[0]};
+}
 std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::histogram_out(const at::Tensor& self, const at::Tensor& bins,
                                                                        const c10::optional<at::Tensor>& weight,
                                                                        bool density, at::Tensor& hist,
                                                                        at::Tensor& bin_edges) {
-  return writeHistogram(histogram(self, bins, weight, density), hist, bin_edges);
+  const auto r = histogram(self, bins, weight, density);
+  return writeHistogram(std::get<0>(r), std::get<1>(r), hist, bin_edges);
 }
 std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::histogram_out(const at::Tensor& self, int64_t bins,
                                                                        c10::optional<at::ArrayRef<double>> range,
                                                                        const c10::optional<at::Tensor>& weight,
                                                                        bool density, at::Tensor& hist,
                                                                        at::Tensor& bin_edges) {
-  return writeHistogram(histogram(self, bins, range, weight, density), hist, bin_edges);
+  const auto r = histogram(self, bins, range, weight, density);
+  return writeHistogram(std::get<0>(r), std::get<1>(r), hist, bin_edges);
 }
 
-std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::histogram(const at::Tensor& self, const at::Tensor& bins,
-                                                                 const c10::optional<at::Tensor>& weight,
-                                                                 bool density) {
-  return histogramOver(self, bins, weight, density);
+::std::vector<at::Tensor> NPUNativeFunctions::_histogramdd_bin_edges(const at::Tensor& self, at::IntArrayRef bins,
+                                                                    c10::optional<at::ArrayRef<double>> range,
+                                                                    const c10::optional<at::Tensor>& weight,
+                                                                    bool density) {
+  return evenEdges(pointsOf(self, static_cast<int64_t>(bins.size())), bins, range);
 }
-
-std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::histogram(const at::Tensor& self, int64_t bins,
-                                                                 c10::optional<at::ArrayRef<double>> range,
-                                                                 const c10::optional<at::Tensor>& weight,
-                                                                 bool density) {
-  double lo = 0, hi = 1;  // PyTorch's range of an empty input
-  if (range.has_value()) {
-    TORCH_CHECK(range->size() == 2, "torch.histogramdd: for a 1-dimensional input tensor, range should have 2 "
-                "elements, but got ", range->size());
-    lo = (*range)[0];
-    hi = (*range)[1];
-  } else if (self.numel() > 0) {
-    const auto extrema = at::aminmax(self);
-    lo = std::get<0>(extrema).item<double>();
-    hi = std::get<1>(extrema).item<double>();
-  }
-  TORCH_CHECK(lo <= hi, "torch.histogramdd: min should not exceed max, but got min ", lo, " max ", hi,
-              " for dimension 0");
-  TORCH_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histogramdd: dimension 0's range [", lo, ", ", hi,
-              "] is not finite");
-  if (lo == hi) {
-    lo -= 0.5;
-    hi += 0.5;
-  }
-  return histogramOver(self, evenEdges(lo, hi, bins, self), weight, density);
+at::Tensor NPUNativeFunctions::_histogramdd_from_bin_cts(const at::Tensor& self, at::IntArrayRef bins,
+                                                         c10::optional<at::ArrayRef<double>> range,
+                                                         const c10::optional<at::Tensor>& weight, bool density) {
+  const at::Tensor points = pointsOf(self, static_cast<int64_t>(bins.size()));
+  return histogramOver(points, evenEdges(points, bins, range), weight, density);
+}
+at::Tensor NPUNativeFunctions::_histogramdd_from_bin_tensors(const at::Tensor& self, at::TensorList bins,
+                                                             const c10::optional<at::Tensor>& weight, bool density) {
+  return histogramOver(pointsOf(self, static_cast<int64_t>(bins.size())), bins, weight, density);
 }
 
 }  // namespace native

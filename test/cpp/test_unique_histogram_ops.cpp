@@ -147,8 +147,11 @@ TEST(NpuHistogram, BinCountAndBinEdgesMatchCpu) {
       at::tensor({0.f, 1.f, INFINITY, -INFINITY, 0.5f, 0.25f}));
   // fp16 (the CPU reference in fp32): values on a 1/8 grid, edges on a 1/4 grid.
   const at::Tensor grid = at::randint(-16, 16, {50}).div(8).to(at::kHalf);
-  expectPairMatchesCpu([](const at::Tensor& t) { return at::histogram(t, 8, at::ArrayRef<double>({-2.0, 2.0})); },
-                       grid);
+  expectPairMatchesCpu(
+      [](const at::Tensor& t) {
+        return at::histogram(t, 8, at::ArrayRef<double>({-2.0, 2.0}));
+      },
+      grid);
   at::Tensor hist = at::empty({0}, at::TensorOptions().device(npu())), bin_edges = at::empty_like(hist);
   at::histogram_out(hist, bin_edges, x.to(npu()), 5);
   expectClose(hist, std::get<0>(at::histogram(x, 5)));
@@ -162,4 +165,30 @@ TEST(NpuHistogram, BinCountAndBinEdgesMatchCpu) {
   EXPECT_THROW_WITH(at::histogram(xn, edges.to(at::kDouble).to(npu())), "same dtype");
   EXPECT_THROW_WITH(at::histogram(xn, edges.reshape({2, 3}).to(npu())), "one dimension");
   EXPECT_THROW_WITH(at::histogram(xn, 3, c10::nullopt, at::ones({3}).to(npu())), "same shape");
+}
+
+TEST(NpuHistogram, HistogramddMatchesCpu) {
+  const at::Tensor x = at::randn({40, 3});
+  const at::Tensor w = at::rand({40});
+  const std::vector<at::Tensor> edges = {at::tensor({-2.f, 0.f, 2.f}), at::tensor({-1.f, 0.f, 0.5f, 1.f}),
+                                         at::tensor({-3.f, 3.f})};
+  auto both = [](const at::Tensor& t, const std::function<at::Tensor(const at::Tensor&)>& fn) {
+    expectClose(fn(t.to(npu())), fn(t), 1e-5, 1e-5);
+  };
+  both(x, [](const at::Tensor& t) { return std::get<0>(at::histogramdd(t, {2, 3, 4})); });
+  both(x, [](const at::Tensor& t) { return std::get<1>(at::histogramdd(t, {2, 3, 4}))[1]; });
+  both(x, [&](const at::Tensor& t) {
+    return std::get<0>(
+        at::histogramdd(t, {3, 2, 2}, at::ArrayRef<double>({-1, 1, -2, 2, 0, 1}), w.to(t.device()), true));
+  });
+  both(x, [&](const at::Tensor& t) {
+    std::vector<at::Tensor> e;
+    for (const auto& b : edges) e.push_back(b.to(t.device()));
+    return at::_histogramdd_from_bin_tensors(t, e, w.to(t.device()));
+  });
+  both(x.reshape({4, 10, 3}), [](const at::Tensor& t) { return std::get<0>(at::histogramdd(t, {2, 2, 2})); });
+  both(at::empty({0, 2}), [](const at::Tensor& t) { return std::get<0>(at::histogramdd(t, {2, 3})); });
+  EXPECT_THROW_WITH(at::histogramdd(x.to(npu()), {2, 3}), "sequences of bin edges");
+  EXPECT_THROW_WITH(at::histogramdd(x.to(npu()), {2, 3, 2}, at::ArrayRef<double>({0, 1})), "range should have 6");
+  EXPECT_THROW_WITH(at::histogramdd(at::randn({4}).to(npu()), {2}), "at least 2 dimensions");
 }
