@@ -91,7 +91,8 @@ def _wrapper(g, f, kernel: str, cpp_namespace: str, class_name: str) -> List[str
     super_call = (f"{parent}::set_output_raw_strided(output_idx, sizes, strides, options, names);"
                   if inherits_iterator else "")
     with native_function_manager(f):
-        # The overload name keeps the wrappers of overloaded groups (isin.Tensor_Tensor, isin.Scalar_Tensor) apart.
+        # The overload name keeps the wrappers of overloaded groups (round and
+        # round.decimals, lerp.Scalar and lerp.Tensor) distinct C++ functions.
         overload = f"{f.func.name.overload_name}_" if f.func.name.overload_name else ""
         sig = DispatcherSignature.from_schema(f.func, prefix=f"wrapper_npu_{k.name}_{overload}", symint=True)
         like = _first_tensor_arg(f) if inherits_iterator else ""

@@ -78,7 +78,9 @@ void medianAlong(const char* name, const at::Tensor& self, int64_t dim, bool kee
 }
 
 at::Tensor medianAll(const char* name, const at::Tensor& self, bool ignore_nan) {
-  if (self.numel() == 0) return at::full({}, NAN, self.options());
+  if (self.numel() == 0) {  // PyTorch's result: NaN converted to self's dtype (a host constant)
+    return at::empty({}, self.options().device(at::kCPU)).fill_(NAN).to(self.device());
+  }
   at::Tensor values = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
   at::Tensor indices = torch_npu::emptyNpu({0}, at::kLong, self.device());
   medianAlong(name, self.reshape({-1}), 0, false, ignore_nan, values, indices);
