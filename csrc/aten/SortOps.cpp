@@ -78,9 +78,9 @@ void medianAlong(const char* name, const at::Tensor& self, int64_t dim, bool kee
 }
 
 at::Tensor medianAll(const char* name, const at::Tensor& self, bool ignore_nan) {
-  if (self.numel() == 0) {  // PyTorch's result: NaN converted to self's dtype (a host constant)
-    return at::empty({}, self.options().device(at::kCPU)).fill_(NAN).to(self.device());
-  }
+  // PyTorch's result for no elements: a float NaN cast to self's dtype (integers: by the device's Cast,
+  // which maps NaN to 0; the CPU's x86 conversion gives INT_MIN for int32/int64).
+  if (self.numel() == 0) return at::full({}, NAN, self.options().dtype(at::kFloat)).to(self.scalar_type());
   at::Tensor values = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
   at::Tensor indices = torch_npu::emptyNpu({0}, at::kLong, self.device());
   medianAlong(name, self.reshape({-1}), 0, false, ignore_nan, values, indices);
