@@ -10,6 +10,13 @@ namespace torch_npu_test {
 using UnaryFn = std::function<at::Tensor(const at::Tensor&)>;
 using PairFn = std::function<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&)>;
 
+// Whether the NPU has a kernel for operator `op` (e.g. "aten::flip"), for
+// checks that depend on another family's operators.
+inline bool npuImplements(const char* op) {
+  const auto handle = c10::Dispatcher::singleton().findOp({op, ""});
+  return handle && handle->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1);
+}
+
 // Whether the device saturates fp16 results (the Ascend910A default: NaN
 // becomes 0 and ±inf ±65504 in every fp16 output; SIMULATOR.md §3), found by
 // computing 0/0 in fp16 once.

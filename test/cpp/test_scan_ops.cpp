@@ -29,11 +29,6 @@ at::Tensor scanInput(at::IntArrayRef sizes, at::ScalarType dtype) {
   return at::randint(0, 8, sizes).mul(0.05).add(0.8).to(dtype);
 }
 
-bool npuImplements(const char* op) {
-  const auto handle = c10::Dispatcher::singleton().findOp({op, ""});
-  return handle && handle->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1);
-}
-
 }  // namespace
 
 TEST(NpuScan, MatchCpuOnEveryDimAndDtype) {
@@ -116,6 +111,8 @@ TEST(NpuScan, Backward) {
     if (std::string(c.name).find("indices") != std::string::npos) continue;
     if (c.backward_needs_flip && !have_flip) continue;
     for (auto dtype : floatAndHalf()) {
+      // PyTorch 1.13's logcumsumexp_backward has no float16 kernel (on any device).
+      if (dtype == at::kHalf && std::string(c.name) == "logcumsumexp") continue;
       SCOPED_TRACE(::testing::Message() << c.name << " " << dtype);
       const double rtol = 4 * rtolTwoRoundings(dtype), atol = 4 * atolTwoRoundings(dtype);
       expectSameAutograd([&](const std::vector<at::Tensor>& in) { return c.fn(in[0], 1); }, {scanInput({5, 11}, dtype)},
