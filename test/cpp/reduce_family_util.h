@@ -12,8 +12,8 @@ using PairFn = std::function<std::tuple<at::Tensor, at::Tensor>(const at::Tensor
 
 // Whether the NPU has a kernel for operator `op` (e.g. "aten::flip"), for
 // checks that depend on another family's operators.
-inline bool npuImplements(const char* op) {
-  const auto handle = c10::Dispatcher::singleton().findOp({op, ""});
+inline bool npuImplements(const char* op, const char* overload = "") {
+  const auto handle = c10::Dispatcher::singleton().findOp({op, overload});
   return handle && handle->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1);
 }
 

@@ -128,6 +128,9 @@ TEST(NpuReduceMore, Backward) {
     expectSameAutograd([](const std::vector<at::Tensor>& in) { return in[0].nanmean(); }, {sample({4, 9}, dtype, true)},
                        rtol, atol);
     // (aminmax has no derivative in PyTorch 1.13.)
+    if (npuImplements("aten::index_fill_", "int_Tensor")) {  // trace's backward fills the diagonal with index_fill_
+      expectSameAutograd([](const std::vector<at::Tensor>& in) { return in[0].trace(); }, {x}, rtol, atol);
+    }
     if (npuImplements("aten::flip")) {  // with zeros, prod's backward reverses cumulative products with flip
       const at::Tensor zeros = sample({4, 9}, at::kFloat).index_fill(1, at::tensor({2, 5}, at::kLong), 0).to(dtype);
       expectSameAutograd([](const std::vector<at::Tensor>& in) { return in[0].prod(1); }, {zeros}, rtol, atol);
