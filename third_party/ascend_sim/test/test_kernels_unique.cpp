@@ -68,6 +68,19 @@ TEST(KernelUnique, NaNIsAlwaysUniqueAndZeroDim) {
   EXPECT_EQ(os.inverse.toInts()[0], 0);
 }
 
+TEST(KernelUnique, EmptyInputsReportNoUniqueElements) {
+  for (const std::string op : {"UniqueWithCountsAndSorting", "UniqueConsecutive"}) {
+    HostTensor e(ACL_FLOAT, {0});
+    UniqueOut o(ACL_FLOAT, {0}, {0}, 0);
+    runUnique(op, e, o);
+    EXPECT_EQ(o.num.toInts()[0], 0);
+    HostTensor e2(ACL_INT32, {0, 3});
+    UniqueOut o2(ACL_INT32, {0, 3}, {0}, 0);
+    runUnique(op, e2, o2, attrs({{"axis", int64_t{0}}}));
+    EXPECT_EQ(o2.num.toInts()[0], 0);
+  }
+}
+
 TEST(KernelUnique, ConsecutiveRuns) {
   HostTensor x = HostTensor::floats(ACL_FLOAT, {9}, {1, 1, kNaN, kNaN, 2, 2, 2, 1, 1});
   UniqueOut o(ACL_FLOAT, {9}, {9}, 9);
