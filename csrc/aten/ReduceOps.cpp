@@ -5,19 +5,15 @@
 
 #include "PrivateUse1NativeFunctions.h"
 #include "csrc/aten/NPUTensorUtils.h"
+#include "csrc/aten/ReduceHelpers.h"
 
-namespace at_npu {
-namespace native {
-namespace {
-
-using torch_npu::reducedSizes;
-using torch_npu::reductionDims;
+namespace torch_npu {
 
 at::Tensor& reduceOut(const char* op, const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                       c10::ScalarType compute, at::Tensor& out) {
   const auto dims = reductionDims(self, dim);
-  return torch_npu::runInto(op, out, reducedSizes(self, dims, keepdim), compute, [&](torch_npu::OpCommand& cmd) {
-    torch_npu::addInputAs(cmd, self, compute);
+  return runInto(op, out, reducedSizes(self, dims, keepdim), compute, [&](OpCommand& cmd) {
+    addInputAs(cmd, self, compute);
     cmd.Attr("axes", at::IntArrayRef(dims)).Attr("keep_dims", keepdim);
   });
 }
@@ -27,6 +23,17 @@ c10::ScalarType sumType(const at::Tensor& self, c10::optional<at::ScalarType> dt
   if (out && out->defined()) return out->scalar_type();
   return at::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type();
 }
+
+}  // namespace torch_npu
+
+namespace at_npu {
+namespace native {
+namespace {
+
+using torch_npu::reduceOut;
+using torch_npu::reducedSizes;
+using torch_npu::reductionDims;
+using torch_npu::sumType;
 
 c10::ScalarType meanType(const at::Tensor& self, c10::optional<at::ScalarType> dtype, const at::Tensor* out) {
   const auto type = dtype ? *dtype : (out && out->defined() ? out->scalar_type() : self.scalar_type());
@@ -50,7 +57,8 @@ void argReduce(const char* op, const at::Tensor& self, int64_t dim, bool keepdim
   }
   torch_npu::OpCommand cmd(op);
   cmd.Input(self.dim() == 0 ? self.reshape({1}) : self).Output(i).Output(v);
-  cmd.Attr("dimension", self.dim() == 0 ? int64_t(0) : dim).Attr("keep_dims", keepdim).Run();
+  // A 0-d input runs as [1] reduced without keep_dims: its result is 0-d either way.
+  cmd.Attr("dimension", self.dim() == 0 ? int64_t(0) : dim).Attr("keep_dims", self.dim() > 0 && keepdim).Run();
   torch_npu::finishOut(values, v);
   torch_npu::finishOut(indices, i);
 }
