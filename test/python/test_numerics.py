@@ -87,3 +87,22 @@ def test_device_properties_report_the_preset():
     props = torch.npu.get_device_properties(0)
     assert (props.name, props.cube_core_num, props.vector_core_num) == ("Ascend910A", 32, 32)
     assert props.total_memory > 0 and props.l2_cache_size == 32 * 1024 * 1024
+
+
+def test_910a_copies_keep_fp16_inf_and_nan_while_arithmetic_saturates():
+    """Saturation is an arithmetic effect: layout ops (AsStrided, Transpose, TransData...) copy bits."""
+    code = """
+        import math, torch, torch_npu
+        x = torch.tensor([[float('nan'), float('inf')], [-float('inf'), 1.0]]).half()
+        dev = x.npu()
+        copies = [dev.t().contiguous(), dev[:, :1].contiguous(), dev.unsqueeze(0).expand(2, 2, 2).contiguous(),
+                  torch.cat([dev, dev]), torch.triu(dev), torch_npu.npu_format_cast(dev.reshape(1, 2, 2, 1), 3)]
+        for c in copies:
+            host = c.cpu().float()
+            assert host.isnan().any() and host.isinf().any(), host
+        summed = (dev + 0).cpu().float()
+        assert not summed.isinf().any() and summed.abs().max() == 65504, summed
+        print("ok")
+    """
+    result = run_python(code, env={"ASCEND_SIM_SOC_VERSION": "Ascend910A"})
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr

@@ -99,7 +99,8 @@ KernelCost costConcat(const OpCall& call) {
   return c;
 }
 
-ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ConcatD", &validateConcat, &computeConcat, &costConcat});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ConcatD", &validateConcat, &computeConcat, &costConcat,
+                                     /*moves_data_only=*/true});
 
 }  // namespace
 }  // namespace ascend_sim

@@ -409,9 +409,10 @@ KernelCost costIndexAdd(const OpCall& call) {
   return indexCost(call, blocksFor(call, tasks, std::max(call.outputs[0].numel(), call.inputs[2].numel())));
 }
 
-ASCEND_SIM_REGISTER_KERNEL(KernelDef{"GatherV2", &validateGatherV2, &computeGatherV2, &costGatherV2});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"GatherV2", &validateGatherV2, &computeGatherV2, &costGatherV2,
+                                     /*moves_data_only=*/true});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"GatherElements", &validateGatherElements, &computeGatherElements,
-                                     &costGatherElements});
+                                     &costGatherElements, /*moves_data_only=*/true});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ScatterElements", &validateScatterElements, &computeScatterElements,
                                      &costScatterElements});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"IndexAdd", &validateIndexAdd, &computeIndexAdd, &costIndexAdd});

@@ -145,6 +145,10 @@ struct KernelDef {
   void (*compute)(const OpCall& call);
   // Work counters (called after validate succeeded).
   KernelCost (*cost)(const OpCall& call);
+  // The kernel only moves elements (copies, layouts, gathers): no arithmetic,
+  // so fp16 saturation does not apply to its outputs (an inf or NaN being
+  // copied stays what it is). Optional, default false.
+  bool moves_data_only = false;
 };
 
 // Registry (lazily created, deliberately leaked so kernels registered from

@@ -101,8 +101,10 @@ KernelCost costLayout(const OpCall& call) {
   return c;
 }
 
-ASCEND_SIM_REGISTER_KERNEL(KernelDef{"AsStrided", &validateLayout, &computeLayout, &costLayout});
-ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ViewCopy", &validateLayout, &computeLayout, &costLayout});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"AsStrided", &validateLayout, &computeLayout, &costLayout,
+                                     /*moves_data_only=*/true});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ViewCopy", &validateLayout, &computeLayout, &costLayout,
+                                     /*moves_data_only=*/true});
 
 }  // namespace
 }  // namespace ascend_sim

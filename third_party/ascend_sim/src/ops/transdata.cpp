@@ -110,7 +110,8 @@ KernelCost costTransData(const OpCall& call) {
   return c;
 }
 
-ASCEND_SIM_REGISTER_KERNEL(KernelDef{"TransData", &validateTransData, &computeTransData, &costTransData});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"TransData", &validateTransData, &computeTransData, &costTransData,
+                                     /*moves_data_only=*/true});
 
 }  // namespace
 }  // namespace ascend_sim

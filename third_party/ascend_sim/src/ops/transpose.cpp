@@ -82,8 +82,10 @@ void computeBroadcastTo(const OpCall& call) {
   gather(x, y, y.shape, strides);
 }
 
-ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Transpose", &validateTranspose, &computeTranspose, &vectorCost});
-ASCEND_SIM_REGISTER_KERNEL(KernelDef{"BroadcastTo", &validateBroadcastTo, &computeBroadcastTo, &vectorCost});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Transpose", &validateTranspose, &computeTranspose, &vectorCost,
+                                     /*moves_data_only=*/true});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"BroadcastTo", &validateBroadcastTo, &computeBroadcastTo, &vectorCost,
+                                     /*moves_data_only=*/true});
 
 }  // namespace
 }  // namespace ascend_sim

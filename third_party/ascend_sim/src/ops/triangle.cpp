@@ -48,8 +48,10 @@ void computeTriangle(const OpCall& call) {
   }
 }
 
-ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Triu", &validateTriangle, &computeTriangle, &vectorCost});
-ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Tril", &validateTriangle, &computeTriangle, &vectorCost});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Triu", &validateTriangle, &computeTriangle, &vectorCost,
+                                     /*moves_data_only=*/true});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Tril", &validateTriangle, &computeTriangle, &vectorCost,
+                                     /*moves_data_only=*/true});
 
 }  // namespace
 }  // namespace ascend_sim

@@ -86,7 +86,8 @@ void captureLaunchContext(Runtime& rt, OpCall* call) {
 // output is checked by the Vector unit; on a saturation-mode chip inf/NaN
 // results become ±65504 / 0 and the device's sticky flag is raised (also when
 // the kernel reported an overflowing fp16 intermediate). IEEE chips keep the
-// values and never raise the flag.
+// values and never raise the flag. Kernels that only move data
+// (KernelDef::moves_data_only) are exempt: a copy does no arithmetic.
 void applyFp16Overflow(const OpCall& call, bool kernel_overflow) {
   if (!call.ctx.fp16_saturation) return;
   bool any = kernel_overflow;
@@ -180,7 +181,7 @@ double runOp(const std::shared_ptr<OpLaunch>& launch) {
   bool overflow = false;
   call.ctx.overflow = &overflow;
   launch->kernel->compute(call);
-  applyFp16Overflow(call, overflow);
+  if (!launch->kernel->moves_data_only) applyFp16Overflow(call, overflow);
   return launch->duration_us;
 }
 
