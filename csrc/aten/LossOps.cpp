@@ -74,16 +74,8 @@ at::Tensor& NPUNativeFunctions::_log_softmax_out(const at::Tensor& self, int64_t
                                                  at::Tensor& out) {
   return softmaxOut("LogSoftmaxV2", self, dim, half_to_float, out);
 }
-at::Tensor NPUNativeFunctions::_log_softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  at::Tensor out = torch_npu::emptyNpu({0}, half_to_float ? at::kFloat : self.scalar_type(), self.device());
-  return softmaxOut("LogSoftmaxV2", self, dim, half_to_float, out);
-}
 at::Tensor& NPUNativeFunctions::_softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float,
                                              at::Tensor& out) {
-  return softmaxOut("SoftmaxV2", self, dim, half_to_float, out);
-}
-at::Tensor NPUNativeFunctions::_softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  at::Tensor out = torch_npu::emptyNpu({0}, half_to_float ? at::kFloat : self.scalar_type(), self.device());
   return softmaxOut("SoftmaxV2", self, dim, half_to_float, out);
 }
 
@@ -92,20 +84,10 @@ at::Tensor& NPUNativeFunctions::_log_softmax_backward_data_out(const at::Tensor&
                                                                at::Tensor& out) {
   return softmaxGradOut("LogSoftmaxGrad", grad_output, output, grad_output, dim, input_dtype, out);
 }
-at::Tensor NPUNativeFunctions::_log_softmax_backward_data(const at::Tensor& grad_output, const at::Tensor& output,
-                                                          int64_t dim, at::ScalarType input_dtype) {
-  at::Tensor out = torch_npu::emptyNpu({0}, input_dtype, grad_output.device());
-  return _log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out);
-}
 at::Tensor& NPUNativeFunctions::_softmax_backward_data_out(const at::Tensor& grad_output, const at::Tensor& output,
                                                            int64_t dim, at::ScalarType input_dtype,
                                                            at::Tensor& grad_input) {
   return softmaxGradOut("SoftmaxGrad", output, grad_output, grad_output, dim, input_dtype, grad_input);
-}
-at::Tensor NPUNativeFunctions::_softmax_backward_data(const at::Tensor& grad_output, const at::Tensor& output,
-                                                      int64_t dim, at::ScalarType input_dtype) {
-  at::Tensor out = torch_npu::emptyNpu({0}, input_dtype, grad_output.device());
-  return _softmax_backward_data_out(grad_output, output, dim, input_dtype, out);
 }
 
 ::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::nll_loss_forward_out(
@@ -131,15 +113,6 @@ at::Tensor NPUNativeFunctions::_softmax_backward_data(const at::Tensor& grad_out
   torch_npu::finishOut(total_weight, tw);
   return {output, total_weight};
 }
-::std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::nll_loss_forward(const at::Tensor& self,
-                                                                          const at::Tensor& target,
-                                                                          const c10::optional<at::Tensor>& weight,
-                                                                          int64_t reduction, int64_t ignore_index) {
-  at::Tensor output = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
-  at::Tensor total_weight = torch_npu::emptyNpu({}, self.scalar_type(), self.device());
-  nll_loss_forward_out(self, target, weight, reduction, ignore_index, output, total_weight);
-  return {output, total_weight};
-}
 
 at::Tensor& NPUNativeFunctions::nll_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
                                                       const at::Tensor& target,
@@ -155,13 +128,6 @@ at::Tensor& NPUNativeFunctions::nll_loss_backward_out(const at::Tensor& grad_out
                               torch_npu::addInputAs(cmd, total_weight, self.scalar_type());
                               cmd.Attr("reduction", reductionName(reduction)).Attr("ignore_index", ignore_index);
                             });
-}
-at::Tensor NPUNativeFunctions::nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                                                 const at::Tensor& target, const c10::optional<at::Tensor>& weight,
-                                                 int64_t reduction, int64_t ignore_index,
-                                                 const at::Tensor& total_weight) {
-  at::Tensor grad_input = torch_npu::emptyNpuLike(self);
-  return nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input);
 }
 
 // binary_cross_entropy(_with_logits) on BinaryCrossEntropy(Grad) and
@@ -251,10 +217,6 @@ at::Tensor& NPUNativeFunctions::mse_loss_out(const at::Tensor& self, const at::T
   at::Tensor reduced = reduction == at::Reduction::Mean ? at::mean(squared) : at::sum(squared);
   at::native::resize_output(out, {});
   return torch_npu::finishOut(out, reduced);
-}
-at::Tensor NPUNativeFunctions::mse_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction) {
-  at::Tensor out = torch_npu::emptyNpu({0}, at::result_type(self, target), self.device());
-  return mse_loss_out(self, target, reduction, out);
 }
 
 at::Tensor& NPUNativeFunctions::mse_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self,

@@ -90,34 +90,16 @@ at::Tensor& NPUNativeFunctions::sum_out(const at::Tensor& self, at::OptionalIntA
                                         c10::optional<at::ScalarType> dtype, at::Tensor& out) {
   return reduceOut("ReduceSum", self, dim, keepdim, sumType(self, dtype, &out), out);
 }
-at::Tensor NPUNativeFunctions::sum(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
-                                   c10::optional<at::ScalarType> dtype) {
-  const auto type = sumType(self, dtype, nullptr);
-  at::Tensor out = torch_npu::emptyNpu({0}, type, self.device());
-  return reduceOut("ReduceSum", self, dim, keepdim, type, out);
-}
 
 at::Tensor& NPUNativeFunctions::mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                                          c10::optional<at::ScalarType> dtype, at::Tensor& out) {
   return reduceOut("ReduceMean", self, dim, keepdim, meanType(self, dtype, &out), out);
-}
-at::Tensor NPUNativeFunctions::mean(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
-                                    c10::optional<at::ScalarType> dtype) {
-  const auto type = meanType(self, dtype, nullptr);
-  at::Tensor out = torch_npu::emptyNpu({0}, type, self.device());
-  return reduceOut("ReduceMean", self, dim, keepdim, type, out);
 }
 
 ::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::max_out(const at::Tensor& self, int64_t dim, bool keepdim,
                                                                   at::Tensor& max, at::Tensor& max_values) {
   argReduce("ArgMaxWithValue", self, dim, keepdim, max, max_values);
   return {max, max_values};
-}
-::std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::max(const at::Tensor& self, int64_t dim, bool keepdim) {
-  at::Tensor values = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
-  at::Tensor indices = torch_npu::emptyNpu({0}, at::kLong, self.device());
-  argReduce("ArgMaxWithValue", self, dim, keepdim, values, indices);
-  return {values, indices};
 }
 at::Tensor NPUNativeFunctions::max(const at::Tensor& self) { return fullReduce("ReduceMax", "max", self); }
 
@@ -126,28 +108,14 @@ at::Tensor NPUNativeFunctions::max(const at::Tensor& self) { return fullReduce("
   argReduce("ArgMinWithValue", self, dim, keepdim, min, min_indices);
   return {min, min_indices};
 }
-::std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::min(const at::Tensor& self, int64_t dim, bool keepdim) {
-  at::Tensor values = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
-  at::Tensor indices = torch_npu::emptyNpu({0}, at::kLong, self.device());
-  argReduce("ArgMinWithValue", self, dim, keepdim, values, indices);
-  return {values, indices};
-}
 at::Tensor NPUNativeFunctions::min(const at::Tensor& self) { return fullReduce("ReduceMin", "min", self); }
 
 at::Tensor& NPUNativeFunctions::argmax_out(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim,
                                            at::Tensor& out) {
   return argOnly("ArgMaxWithValue", self, dim, keepdim, out);
 }
-at::Tensor NPUNativeFunctions::argmax(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim) {
-  at::Tensor out = torch_npu::emptyNpu({0}, at::kLong, self.device());
-  return argOnly("ArgMaxWithValue", self, dim, keepdim, out);
-}
 at::Tensor& NPUNativeFunctions::argmin_out(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim,
                                            at::Tensor& out) {
-  return argOnly("ArgMinWithValue", self, dim, keepdim, out);
-}
-at::Tensor NPUNativeFunctions::argmin(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim) {
-  at::Tensor out = torch_npu::emptyNpu({0}, at::kLong, self.device());
   return argOnly("ArgMinWithValue", self, dim, keepdim, out);
 }
 
@@ -155,17 +123,9 @@ at::Tensor& NPUNativeFunctions::amax_out(const at::Tensor& self, at::IntArrayRef
   TORCH_CHECK(self.numel() > 0 || !dim.empty(), "amax(): Expected reduction dim to be specified for input.numel() == 0");
   return reduceOut("ReduceMax", self, dim, keepdim, self.scalar_type(), out);
 }
-at::Tensor NPUNativeFunctions::amax(const at::Tensor& self, at::IntArrayRef dim, bool keepdim) {
-  at::Tensor out = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
-  return amax_out(self, dim, keepdim, out);
-}
 at::Tensor& NPUNativeFunctions::amin_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
   TORCH_CHECK(self.numel() > 0 || !dim.empty(), "amin(): Expected reduction dim to be specified for input.numel() == 0");
   return reduceOut("ReduceMin", self, dim, keepdim, self.scalar_type(), out);
-}
-at::Tensor NPUNativeFunctions::amin(const at::Tensor& self, at::IntArrayRef dim, bool keepdim) {
-  at::Tensor out = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
-  return amin_out(self, dim, keepdim, out);
 }
 
 // any / all on ReduceAny / ReduceAll (the input is viewed as bool first).
@@ -175,35 +135,18 @@ at::Tensor& logicalReduceOut(const char* op, const at::Tensor& self, at::Optiona
   const at::Tensor b = self.scalar_type() == at::kBool ? self : self.ne(0);
   return reduceOut(op, b, dim, keepdim, at::kBool, out);
 }
-at::Tensor newBool(const at::Tensor& self) { return torch_npu::emptyNpu({0}, at::kBool, self.device()); }
 }  // namespace
 
 at::Tensor& NPUNativeFunctions::any_out(const at::Tensor& self, at::Tensor& out) {
   return logicalReduceOut("ReduceAny", self, c10::nullopt, false, out);
 }
-at::Tensor NPUNativeFunctions::any(const at::Tensor& self) {
-  at::Tensor out = newBool(self);
-  return logicalReduceOut("ReduceAny", self, c10::nullopt, false, out);
-}
 at::Tensor& NPUNativeFunctions::any_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
-  return logicalReduceOut("ReduceAny", self, at::IntArrayRef{dim}, keepdim, out);
-}
-at::Tensor NPUNativeFunctions::any(const at::Tensor& self, int64_t dim, bool keepdim) {
-  at::Tensor out = newBool(self);
   return logicalReduceOut("ReduceAny", self, at::IntArrayRef{dim}, keepdim, out);
 }
 at::Tensor& NPUNativeFunctions::all_out(const at::Tensor& self, at::Tensor& out) {
   return logicalReduceOut("ReduceAll", self, c10::nullopt, false, out);
 }
-at::Tensor NPUNativeFunctions::all(const at::Tensor& self) {
-  at::Tensor out = newBool(self);
-  return logicalReduceOut("ReduceAll", self, c10::nullopt, false, out);
-}
 at::Tensor& NPUNativeFunctions::all_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
-  return logicalReduceOut("ReduceAll", self, at::IntArrayRef{dim}, keepdim, out);
-}
-at::Tensor NPUNativeFunctions::all(const at::Tensor& self, int64_t dim, bool keepdim) {
-  at::Tensor out = newBool(self);
   return logicalReduceOut("ReduceAll", self, at::IntArrayRef{dim}, keepdim, out);
 }
 
@@ -230,12 +173,6 @@ at::Tensor& NPUNativeFunctions::linalg_vector_norm_out(const at::Tensor& self, c
   }
   at::native::resize_output(out, result.sizes());
   return torch_npu::finishOut(out, result);
-}
-at::Tensor NPUNativeFunctions::linalg_vector_norm(const at::Tensor& self, const at::Scalar& ord,
-                                                  at::OptionalIntArrayRef dim, bool keepdim,
-                                                  c10::optional<at::ScalarType> dtype) {
-  at::Tensor out = torch_npu::emptyNpu({0}, dtype.value_or(self.scalar_type()), self.device());
-  return linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out);
 }
 // Tensor.norm(p) (torch::nn::utils::clip_grad_norm_ uses it): the vector norm over `dim` (all dims if empty).
 at::Tensor& NPUNativeFunctions::norm_out(const at::Tensor& self, const c10::optional<at::Scalar>& p,
