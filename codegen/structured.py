@@ -30,6 +30,12 @@ ignored: NPU kernels write dense outputs). For TensorIterator-based groups
 (elementwise ops) a new output follows the private storage format of the
 first tensor argument when the shapes agree, exactly as the hand-written
 elementwise ops do (torch_npu::emptyStructuredOutput).
+
+A few structured groups stay hand-written because their functional form
+chooses a private format the generic rule cannot: pooling outputs are born
+NC1HWC0, and activation gradients (threshold/sigmoid/tanh/silu/gelu/
+leaky_relu_backward) first move grad_output into the saved activation's
+private format so the gradient keeps it (gradInFormatOf, docs/formats.md).
 """
 from typing import Dict, List, Sequence
 
