@@ -1,0 +1,30 @@
+"""The examples run end to end (small settings) and print what they promise."""
+import os
+import re
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _run(script, *args, env=None):
+    result = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "examples", script), *args], cwd="/tmp",
+                            capture_output=True, text=True, timeout=600, env=dict(os.environ, **(env or {})))
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize("script", ["transformer_lm.py", "lstm_lm.py"])
+def test_language_models_learn_and_report_throughput(script):
+    out = _run(script, "--steps", "12", "--print-every", "11", "--batch-size", "8", "--bptt", "16")
+    losses = [float(v) for v in re.findall(r"loss\s+([0-9.]+)", out)]
+    assert len(losses) == 2 and losses[-1] < losses[0], out  # it learns
+    assert re.search(r"tokens/s \(host\), [0-9.]+ ms simulated per step", out), out
+
+
+def test_bert_step_reports_both_presets():
+    out = _run("bert_step.py", "--soc", "both", "--layers", "2", "--hidden", "64", "--heads", "4", "--vocab", "500",
+               "--seq", "32", "--steps", "2")
+    for soc in ("Ascend910A", "Ascend910B2"):
+        assert re.search(soc + r": simulated training step [0-9.]+ ms = [0-9.]+ sentences/s", out), out
