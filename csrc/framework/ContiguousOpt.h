@@ -2,14 +2,17 @@
 // Making a strided NPU view contiguous is, in general, CANN's AsStrided on the
 // AI CPU (an order of magnitude slower than the AI Core: OPS.md "Layout").
 // Ascend's torch_npu recognises the common view patterns and runs AI Core ops
-// instead; the two that dominate transformers are handled here:
-//   * a permutation of a dense block of the storage (x.transpose(0, 1),
-//     q.view(T, B*H, d).transpose(0, 1), permute(...)): Transpose;
-//   * an expansion (stride-0 dims, x.expand(...), broadcast masks and biases),
-//     possibly of a permuted block: [Transpose then] BroadcastTo.
+// instead. A view is planned as up to three AI Core steps:
+//   1. StridedSliceD: a forward slice of a dense block of the storage
+//      (x[:, 1:3], chunk()/split() pieces — LSTM gates, packed q/k/v —,
+//      x[..., ::2], select()); the block's dims are the view's dims in storage
+//      order, each block stride a multiple of the next;
+//   2. Transpose: a permutation (x.transpose(0, 1), permute(...),
+//      q.view(T, B*H, d).transpose(0, 1));
+//   3. BroadcastTo: an expansion (stride-0 dims: expand(), broadcast masks).
 // Size-1 dims are ignored (their stride does not matter). Anything else
-// (slices with gaps, overlapping strides, private formats) returns false and
-// the caller uses AsStrided.
+// (overlapping or negative strides, strides that do not nest, private
+// formats) returns false and the caller uses AsStrided.
 #pragma once
 
 #include <ATen/Tensor.h>
@@ -17,8 +20,8 @@
 namespace torch_npu {
 
 // Writes the NPU view `src` into the contiguous NPU tensor `out` (same sizes
-// and dtype) with Transpose / BroadcastTo when src has one of the patterns
-// above; returns false (having done nothing) otherwise.
+// and dtype) with StridedSliceD / Transpose / BroadcastTo when src has the
+// pattern above; returns false (having done nothing) otherwise.
 bool gatherWithAiCoreOps(const at::Tensor& src, const at::Tensor& out);
 
 }  // namespace torch_npu

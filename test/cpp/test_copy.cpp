@@ -196,9 +196,9 @@ TEST(NpuCopy, SameFormatCopyIsOneMemcpy) {
   EXPECT_EQ(torch_npu::npuFormatOf(dst), ACL_FORMAT_FRACTAL_Z);
 }
 
-// Note [Contiguous views on the AI Core]: permuted and expanded views become
-// contiguous through Transpose / BroadcastTo; other strided views through
-// AsStrided. Every path gives the CPU's values.
+// Note [Contiguous views on the AI Core]: sliced, permuted and expanded views
+// become contiguous through StridedSliceD / Transpose / BroadcastTo; other
+// strided views through AsStrided. Every path gives the CPU's values.
 TEST(NpuCopy, PermutedAndExpandedViewsUseAiCoreOps) {
   const at::Tensor x = at::randn({3, 4, 5});
   struct Case {
@@ -212,8 +212,13 @@ TEST(NpuCopy, PermutedAndExpandedViewsUseAiCoreOps) {
       {[](const at::Tensor& t) { return t.slice(0, 0, 1).expand({6, 4, 5}); }, {"BroadcastTo"}},
       {[](const at::Tensor& t) { return t.transpose(1, 2).unsqueeze(2).expand({3, 5, 7, 4}); },
        {"Transpose", "BroadcastTo"}},
-      {[](const at::Tensor& t) { return t.slice(1, 1, 3).transpose(0, 1); }, {"AsStrided"}},
-      {[](const at::Tensor& t) { return t.slice(2, 0, 5, 2); }, {"AsStrided"}},
+      {[](const at::Tensor& t) { return t.slice(1, 1, 3).transpose(0, 1); }, {"StridedSliceD", "Transpose"}},
+      {[](const at::Tensor& t) { return t.slice(2, 0, 5, 2); }, {"StridedSliceD"}},
+      {[](const at::Tensor& t) { return t.chunk(3, 1)[1]; }, {"StridedSliceD"}},  // LSTM gates, packed q/k/v
+      {[](const at::Tensor& t) { return t.select(2, 3).unsqueeze(1).expand({3, 2, 4}); },
+       {"StridedSliceD", "BroadcastTo"}},
+      // Overlapping windows and negative strides are not slices of a block: the AI CPU's AsStrided.
+      {[](const at::Tensor& t) { return t.reshape({-1}).as_strided({5, 4}, {2, 1}); }, {"AsStrided"}},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE("case " + std::to_string(i));

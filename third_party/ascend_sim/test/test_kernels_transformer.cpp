@@ -212,6 +212,37 @@ TEST(KernelLayoutAiCore, TransposeAndBroadcastToMoveEveryElement) {
   EXPECT_KERNEL_ERROR(makeCall("BroadcastTo", {&three}, {&four}), ACL_ERROR_OP_INPUT_NOT_MATCH, "broadcast");
 }
 
+TEST(KernelLayoutAiCore, StridedSliceDTakesForwardSlices) {
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE}) {
+    SCOPED_TRACE(dtypeName(dt));
+    std::vector<int64_t> xv(3 * 5 * 7);
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<int64_t>(i) - 40;
+    HostTensor x = HostTensor::ints(dt, {3, 5, 7}, xv);
+    // x[1:3, 0:5:2, 2:7:3] -> [2, 3, 2]
+    HostTensor y(dt, {2, 3, 2});
+    run(makeCall("StridedSliceD", {&x}, {&y},
+                 attrs({{"begin", std::vector<int64_t>{1, 0, 2}}, {"end", std::vector<int64_t>{3, 5, 7}},
+                        {"strides", std::vector<int64_t>{1, 2, 3}}})));
+    std::vector<int64_t> want;
+    for (int64_t a = 1; a < 3; ++a)
+      for (int64_t b = 0; b < 5; b += 2)
+        for (int64_t c = 2; c < 7; c += 3) want.push_back(xv[(a * 5 + b) * 7 + c]);
+    EXPECT_EQ(y.toInts(), want);
+  }
+  HostTensor x(ACL_FLOAT, {4, 4}), empty(ACL_FLOAT, {0, 4}), y(ACL_FLOAT, {2, 2});
+  run(makeCall("StridedSliceD", {&x}, {&empty},
+               attrs({{"begin", std::vector<int64_t>{2, 0}}, {"end", std::vector<int64_t>{2, 4}},
+                      {"strides", std::vector<int64_t>{1, 1}}})));
+  EXPECT_KERNEL_ERROR(makeCall("StridedSliceD", {&x}, {&y},
+                               attrs({{"begin", std::vector<int64_t>{0, 0}}, {"end", std::vector<int64_t>{2, 5}},
+                                      {"strides", std::vector<int64_t>{1, 2}}})),
+                      ACL_ERROR_OP_ATTR_NOT_MATCH, "is not a forward slice");
+  EXPECT_KERNEL_ERROR(makeCall("StridedSliceD", {&x}, {&y},
+                               attrs({{"begin", std::vector<int64_t>{0, 0}}, {"end", std::vector<int64_t>{3, 4}},
+                                      {"strides", std::vector<int64_t>{1, 2}}})),
+                      ACL_ERROR_OP_INPUT_NOT_MATCH, "output y shape [2,2]");
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace ascend_sim

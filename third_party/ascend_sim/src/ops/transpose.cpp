@@ -1,11 +1,12 @@
-// Transpose and BroadcastTo (OPS.md "Layout"): the AI Core data-movement ops
-// that make permuted and expanded views contiguous (the plugin picks them
-// instead of the AI CPU's AsStrided when a view is a permutation and/or an
-// expansion of a dense block; Note [Contiguous views on the AI Core] in
-// csrc/framework/ContiguousOpt.h).
+// Transpose, BroadcastTo and StridedSliceD (OPS.md "Layout"): the AI Core
+// data-movement ops that make sliced, permuted and expanded views contiguous
+// (the plugin picks them instead of the AI CPU's AsStrided; Note [Contiguous
+// views on the AI Core] in csrc/framework/ContiguousOpt.h).
 //   Transpose(x, attr perm) -> y with y.shape[i] = x.shape[perm[i]] and
 //     y[j0, .., jn-1] = x[k] where k[perm[i]] = j[i];
-//   BroadcastTo(x, attr shape) -> y of `shape`: NumPy broadcasting of x.
+//   BroadcastTo(x, attr shape) -> y of `shape`: NumPy broadcasting of x;
+//   StridedSliceD(x, attrs begin, end, strides) -> y with
+//     y[j] = x[begin + j * strides] per dim (positive strides; end exclusive).
 // Both copy elements as bytes (every dtype), move each output element once
 // and are costed as Vector/MTE work: input bytes read plus output written.
 #include <algorithm>
@@ -82,6 +83,56 @@ void computeBroadcastTo(const OpCall& call) {
   gather(x, y, y.shape, strides);
 }
 
+struct SliceSpec {
+  Shape begin, end, step, out;
+};
+
+SliceSpec sliceOf(const OpCall& call) {
+  const TensorArg& x = call.inputs[0];
+  SliceSpec s{attrInts(call, "begin"), attrInts(call, "end"), attrInts(call, "strides"), {}};
+  if (s.begin.size() != x.shape.size() || s.end.size() != x.shape.size() || s.step.size() != x.shape.size())
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         "attributes 'begin', 'end' and 'strides' must each hold one value per dim of x " + shapeToString(x.shape));
+  for (size_t d = 0; d < x.shape.size(); ++d) {
+    if (s.step[d] <= 0 || s.begin[d] < 0 || s.end[d] > x.shape[d] || s.begin[d] > s.end[d])
+      fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+           "dim " + std::to_string(d) + ": begin " + std::to_string(s.begin[d]) + ", end " + std::to_string(s.end[d]) +
+               ", stride " + std::to_string(s.step[d]) + " is not a forward slice of size " +
+               std::to_string(x.shape[d]));
+    s.out.push_back((s.end[d] - s.begin[d] + s.step[d] - 1) / s.step[d]);
+  }
+  return s;
+}
+
+void validateStridedSlice(const OpCall& call) {
+  validateCommon(call);
+  checkShapeEq(call, call.outputs[0], "output y", sliceOf(call).out, "the slice of x");
+}
+
+void computeStridedSlice(const OpCall& call) {
+  const TensorArg &x = call.inputs[0], &y = call.outputs[0];
+  const SliceSpec s = sliceOf(call);
+  if (numelOf(s.out) == 0) return;
+  const Shape xs = contiguousStrides(x.shape);
+  Shape strides(xs.size());
+  int64_t offset = 0;
+  for (size_t d = 0; d < xs.size(); ++d) {
+    strides[d] = xs[d] * s.step[d];
+    offset += s.begin[d] * xs[d];
+  }
+  TensorArg shifted = x;  // the slice's first element as the base of the gather
+  shifted.data = static_cast<uint8_t*>(x.data) + static_cast<size_t>(offset) * dtypeSize(x.dtype);
+  gather(shifted, y, y.shape, strides);
+}
+
+KernelCost costStridedSlice(const OpCall& call) {
+  KernelCost c;  // only the selected elements move: read once, written once
+  c.vector_bytes = c.mte_bytes = 2 * tensorBytes(call.outputs[0]);
+  return c;
+}
+
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"StridedSliceD", &validateStridedSlice, &computeStridedSlice,
+                                     &costStridedSlice, /*moves_data_only=*/true});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Transpose", &validateTranspose, &computeTranspose, &vectorCost,
                                      /*moves_data_only=*/true});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"BroadcastTo", &validateBroadcastTo, &computeBroadcastTo, &vectorCost,
