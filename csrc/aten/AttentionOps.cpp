@@ -19,5 +19,14 @@ bool NPUNativeFunctions::_nested_tensor_from_mask_left_aligned(const at::Tensor&
   return !rises.any().item<bool>();
 }
 
+// Scaled dot-product attention (nn.functional._scaled_dot_product_attention):
+// PyTorch's math formulation — scores q k^T / sqrt(d) with the mask or causal
+// mask, softmax, dropout, times v — run as NPU ops (BatchMatMul, SoftmaxV2...).
+std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::_scaled_dot_product_attention_forward(
+    const at::Tensor& query, const at::Tensor& key, const at::Tensor& value, const c10::optional<at::Tensor>& attn_mask,
+    double dropout_p, bool need_attn_weights, bool is_causal) {
+  return at::_scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, need_attn_weights, is_causal);
+}
+
 }  // namespace native
 }  // namespace at_npu

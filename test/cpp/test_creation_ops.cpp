@@ -198,3 +198,35 @@ TEST(NpuCreation, Float64StorageAndInt16Arithmetic) {
   expectClose(s.to(npu()).sum(1), s.sum(1));
   expectClose(s.to(npu()).to(at::kFloat), s.to(at::kFloat));
 }
+
+// Sampling with tensor parameters: the CPU defines what is drawn; the NPU's
+// draws must have those properties (and be repeatable under a seed).
+TEST(NpuRandomOps, RandpermBernoulliNormalMultinomial) {
+  torch_npu::NPUGenerator::forDevice(0).set_state(5, 0);
+  at::Tensor p = at::randperm(1000, at::TensorOptions().dtype(at::kLong).device(npu())).cpu();
+  EXPECT_TRUE(at::equal(std::get<0>(p.sort()), at::arange(1000)));
+  EXPECT_FALSE(at::equal(p, at::arange(1000)));
+  EXPECT_EQ(at::randperm(0, at::TensorOptions().device(npu())).numel(), 0);
+  // bernoulli with a probability tensor: the mean of each half follows its p.
+  at::Tensor probs = at::cat({at::full({20000}, 0.2), at::full({20000}, 0.9)});
+  at::Tensor b = at::bernoulli(probs.to(npu())).cpu();
+  EXPECT_NEAR(b.slice(0, 0, 20000).mean().item<double>(), 0.2, 0.02);
+  EXPECT_NEAR(b.slice(0, 20000).mean().item<double>(), 0.9, 0.02);
+  // normal with tensor mean / std.
+  at::Tensor n = at::normal(at::full({40000}, 3.0).to(npu()), at::full({40000}, 0.5).to(npu())).cpu();
+  EXPECT_NEAR(n.mean().item<double>(), 3.0, 0.02);
+  EXPECT_NEAR(n.std().item<double>(), 0.5, 0.02);
+  EXPECT_THROW_WITH(at::normal(at::zeros({2}).to(npu()), at::full({2}, -1.0).to(npu())), "std >= 0.0");
+  // multinomial: frequencies with replacement, distinct draws without, errors like the CPU.
+  const at::Tensor dist = at::tensor({0.1f, 0.0f, 0.6f, 0.3f});
+  at::Tensor m = at::multinomial(dist.to(npu()), 20000, true).cpu();
+  at::Tensor freq = at::bincount(m, {}, 4).to(at::kFloat).div(20000);
+  expectClose(freq, dist, 0, 0.02);
+  at::Tensor w = at::multinomial(dist.repeat({3, 1}).to(npu()), 3, false).cpu();
+  for (int64_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(std::get<0>(at::_unique(w[r])).numel(), 3);
+    EXPECT_FALSE(w[r].eq(1).any().item<bool>());  // probability 0 is never drawn
+  }
+  EXPECT_THROW_WITH(at::multinomial(dist.to(npu()), 5, false), "cannot sample n_sample > prob_dist.size(-1)");
+  EXPECT_THROW_WITH(at::multinomial(at::tensor({0.5f, -0.1f}).to(npu()), 1), "element < 0");
+}

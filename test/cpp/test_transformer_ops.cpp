@@ -152,6 +152,21 @@ TEST(NpuLayerNormOps, ForwardBackwardMatchCpu) {
   EXPECT_THROW_WITH(at::layer_norm(at::ones({2, 8}).to(npu()), {7}), "Given normalized_shape=[7]");
 }
 
+TEST(NpuAttentionOps, ScaledDotProductAttentionMatchesCpu) {
+  const at::Tensor q = at::randn({2, 3, 5, 8}), k = at::randn({2, 3, 6, 8}), v = at::randn({2, 3, 6, 8});
+  const at::Tensor mask = at::randn({5, 6});
+  for (bool causal : {false, true}) {
+    SCOPED_TRACE(causal ? "causal" : "masked");
+    auto run = [&](const std::vector<at::Tensor>& t) {
+      const c10::optional<at::Tensor> m = causal ? c10::nullopt : c10::optional<at::Tensor>(t[3]);
+      return std::get<0>(at::_scaled_dot_product_attention(t[0], t[1], t[2], m, 0.0,
+                                                           false, causal));
+    };
+    expectSameAutograd(run, causal ? std::vector<at::Tensor>{q, k, v} : std::vector<at::Tensor>{q, k, v, mask}, 1e-4,
+                       1e-5);
+  }
+}
+
 TEST(NpuAttentionOps, NestedTensorMaskLeftAligned) {
   const at::Tensor t = at::zeros({2, 4, 3});
   for (const std::vector<int64_t>& rows : std::vector<std::vector<int64_t>>{

@@ -1,4 +1,5 @@
 // Layout (AsStrided / ViewCopy), creation (Fill / Range) and random kernels.
+#include <algorithm>
 #include "kernel_test_util.h"
 
 namespace ascend_sim {
@@ -154,6 +155,32 @@ TEST(KernelRandom, UniformIntKnownAnswerRangeAndWideRange) {
   EXPECT_KERNEL_ERROR(makeCall("StatelessRandomUniformInt", {}, {&y},
                                attrs({{"seed", int64_t{0}}, {"from", int64_t{3}}, {"to", int64_t{3}}})),
                       ACL_ERROR_OP_ATTR_NOT_MATCH, "must be less than 'to'");
+}
+
+TEST(KernelRandom, RandpermIsAPermutationFromTheFisherYatesDraws) {
+  // Reference: Fisher-Yates from the top with the Philox draws of (seed 0, offset 0).
+  const uint64_t kat[4] = {0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u};
+  std::vector<int64_t> want = {0, 1, 2, 3, 4};
+  for (int64_t i = 4, k = 0; i >= 1; --i, ++k) std::swap(want[i], want[kat[k] % static_cast<uint64_t>(i + 1)]);
+  HostTensor y(ACL_INT64, {5});
+  run(makeCall("StatelessRandperm", {}, {&y}, attrs({{"seed", int64_t{0}}, {"offset", int64_t{0}}})));
+  EXPECT_EQ(y.toInts(), want);
+  for (aclDataType dt : {ACL_INT32, ACL_INT64}) {
+    HostTensor a(dt, {1000}), b(dt, {1000});
+    const AttrMap at = attrs({{"seed", int64_t{9}}, {"offset", int64_t{4}}});
+    run(makeCall("StatelessRandperm", {}, {&a}, at));
+    run(makeCall("StatelessRandperm", {}, {&b}, at));
+    EXPECT_EQ(a.toInts(), b.toInts());
+    std::vector<int64_t> sorted = a.toInts();
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t i = 0; i < 1000; ++i) ASSERT_EQ(sorted[i], i);
+  }
+  HostTensor empty(ACL_INT64, {0}), f(ACL_FLOAT, {3}), two(ACL_INT64, {2, 2});
+  run(makeCall("StatelessRandperm", {}, {&empty}, attrs({{"seed", int64_t{1}}})));
+  EXPECT_KERNEL_ERROR(makeCall("StatelessRandperm", {}, {&f}, attrs({{"seed", int64_t{1}}})),
+                      ACL_ERROR_OP_UNSUPPORTED_DTYPE, "float32");
+  EXPECT_KERNEL_ERROR(makeCall("StatelessRandperm", {}, {&two}, attrs({{"seed", int64_t{1}}})),
+                      ACL_ERROR_OP_INPUT_NOT_MATCH, "must be 1-D");
 }
 
 }  // namespace

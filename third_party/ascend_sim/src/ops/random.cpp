@@ -174,6 +174,47 @@ void computeRandomInt(const OpCall& call) {
   }
 }
 
+// StatelessRandperm (OPS.md "Creation"), an AI CPU op: y = a random
+// permutation of 0..n-1 (n = y's length) by Fisher-Yates, from the top:
+// for i = n-1 .. 1, swap y[i] with y[j], j = u_k mod (i + 1), where u_k is
+// draw k = n-1-i of the Philox stream (lane k % 4 of block offset + k / 4).
+// The modulo bias is negligible for n << 2^32 (n must be below 2^31).
+void validateRandperm(const OpCall& call) {
+  checkArity(call, 0, 0, 1);
+  checkDtype(call, call.outputs[0], "output y", kIndexTypes);
+  if (call.outputs[0].shape.size() != 1)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "output y shape " + shapeToString(call.outputs[0].shape) + " must be 1-D");
+  if (call.outputs[0].numel() >= (int64_t{1} << 31))
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "output y must have fewer than 2^31 elements");
+  attrInt(call, "seed");
+  attrInt(call, "offset", 0);
+}
+
+void computeRandperm(const OpCall& call) {
+  const TensorArg& y = call.outputs[0];
+  const uint64_t seed = static_cast<uint64_t>(attrInt(call, "seed"));
+  const uint64_t offset = static_cast<uint64_t>(attrInt(call, "offset", 0));
+  const int64_t n = y.numel();
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  uint32_t block[4] = {0, 0, 0, 0};
+  for (int64_t i = n - 1, k = 0; i >= 1; --i, ++k) {
+    if (k % 4 == 0) philox4x32_10(offset + static_cast<uint64_t>(k / 4), seed, block);
+    const int64_t j = static_cast<int64_t>(block[k % 4] % static_cast<uint32_t>(i + 1));
+    std::swap(perm[i], perm[j]);
+  }
+  storeInt(y.dtype, y.data, 0, n, perm.data());
+}
+
+KernelCost costRandperm(const OpCall& call) {
+  KernelCost c;
+  c.core = CoreType::kAiCpu;
+  c.mte_bytes = 2 * tensorBytes(call.outputs[0]);
+  return c;
+}
+
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"StatelessRandperm", &validateRandperm, &computeRandperm, &costRandperm});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"StatelessRandomUniformInt", &validateRandomInt, &computeRandomInt,
                                      &costRandom});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"StatelessBernoulli", &validateBernoulli, &computeBernoulli, &costRandom});
