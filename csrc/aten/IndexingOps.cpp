@@ -170,46 +170,6 @@ at::Tensor& NPUNativeFunctions::scatter_add_(at::Tensor& self, int64_t dim, cons
   return scatterInto(self, dim, index, src, "add", self);
 }
 
-// Note [index_put on the NPU]
-// The two forms training code uses are supported: a boolean mask over the
-// leading dims with a single value (x[mask] = v, e.g. cross_entropy with
-// label smoothing zeroing ignored targets) via SelectV2, and one integer index
-// tensor on dim 0 (x[idx] = v / x[idx] += v) via ScatterElements / IndexAdd.
-// Other advanced-indexing assignments raise an error naming the form.
-at::Tensor& NPUNativeFunctions::_index_put_impl_(at::Tensor& self, const c10::List<c10::optional<at::Tensor>>& indices,
-                                                 const at::Tensor& values, bool accumulate, bool unsafe) {
-  std::vector<at::Tensor> defined;
-  for (const c10::optional<at::Tensor>& i : indices) {
-    TORCH_CHECK(i.has_value() && i->defined(), "index_put_ on the NPU supports indices on the leading dimensions "
-                "only (no ':' before an index tensor)");
-    defined.push_back(*i);
-  }
-  TORCH_CHECK(defined.size() == 1, "index_put_ on the NPU supports a single index tensor, got ", defined.size());
-  const at::Tensor& index = defined.front();
-  if (index.scalar_type() == at::kBool || index.scalar_type() == at::kByte) {
-    TORCH_CHECK(values.numel() == 1, "index_put_ with a boolean mask on the NPU needs a single value (x[mask] = v); "
-                "assigning a tensor of ", values.numel(), " values is not supported");
-    TORCH_CHECK(index.dim() <= self.dim() && self.sizes().slice(0, index.dim()).equals(index.sizes()),
-                "The shape of the mask ", index.sizes(), " does not match the shape of the indexed tensor ",
-                self.sizes());
-    std::vector<int64_t> mask_view = index.sizes().vec();
-    mask_view.resize(self.dim(), 1);
-    const at::Tensor mask = index.to(at::kBool).view(mask_view).expand(self.sizes());
-    const at::Tensor value = values.reshape({});
-    if (accumulate) return self.add_(at::where(mask, value, at::zeros({}, self.options())));
-    return self.masked_fill_(mask, value);
-  }
-  checkIndex("index_put_", index);
-  TORCH_CHECK(index.dim() == 1, "index_put_ on the NPU supports a 1-D integer index, got ", index.dim(), "-D");
-  std::vector<int64_t> rows = self.sizes().vec();
-  rows[0] = index.size(0);
-  const at::Tensor update = values.to(self.scalar_type()).expand(rows);
-  if (accumulate) return self.index_add_(0, index, update);
-  std::vector<int64_t> index_view(self.dim(), 1);
-  index_view[0] = index.size(0);
-  return self.scatter_(0, index.to(at::kLong).view(index_view).expand(rows), update.contiguous());
-}
-
 ::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::topk_out(const at::Tensor& self, int64_t k, int64_t dim,
                                                                    bool largest, bool sorted, at::Tensor& values,
                                                                    at::Tensor& indices) {

@@ -32,66 +32,12 @@
 #include <string>
 #include <vector>
 
-#include "aicore/thread_pool.h"
-#include "ops/op_utils.h"
+#include "ops/index_util.h"
 
 namespace ascend_sim {
 namespace {
 
 constexpr int64_t kInnerChunk = 1024;
-
-std::string positionString(int64_t flat, const Shape& shape) {
-  if (shape.empty()) return "[]";
-  Shape idx(shape.size(), 0);
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = shape[d] ? flat % shape[d] : 0;
-    flat = shape[d] ? flat / shape[d] : 0;
-  }
-  return shapeToString(idx);
-}
-
-std::vector<int64_t> loadIndices(const TensorArg& t) {
-  std::vector<int64_t> v(static_cast<size_t>(t.numel()));
-  loadInt(t.dtype, t.data, 0, 1, t.numel(), v.data());
-  return v;
-}
-
-// Device fault for the first index outside [0, bound).
-void checkIndexRange(const OpCall& call, const std::vector<int64_t>& idx, const Shape& idx_shape,
-                     const std::string& idx_name, int64_t bound, int64_t axis, const std::string& tensor) {
-  for (size_t p = 0; p < idx.size(); ++p)
-    if (idx[p] < 0 || idx[p] >= bound)
-      fail(call, ACL_ERROR_RT_AICORE_EXCEPTION,
-           "index " + std::to_string(idx[p]) + " at position " + positionString(static_cast<int64_t>(p), idx_shape) +
-               " of " + idx_name + " is out of range [0, " + std::to_string(bound) + ") for axis " +
-               std::to_string(axis) + " of " + tensor + " (size " + std::to_string(bound) + ")");
-}
-
-int64_t blocksFor(const OpCall& call, int64_t units, int64_t numel) {
-  const int64_t chunks = (numel + 1023) / 1024;
-  return std::max<int64_t>(
-      1, std::min<int64_t>({units, chunks, static_cast<int64_t>(std::max(call.ctx.vector_cores, 1))}));
-}
-
-template <typename Fn>
-void splitRange(int64_t n, int64_t blocks, Fn fn) {
-  if (n <= 0) return;
-  parallelFor(blocks, [&](int64_t b) { fn(b * n / blocks, (b + 1) * n / blocks); });
-}
-
-// Offsets, in a tensor with contiguous strides `st`, of the row-major
-// positions of the sub-shape shape[d0..d1) (coordinates taken in `shape`).
-std::vector<int64_t> subOffsets(const Shape& shape, size_t d0, size_t d1, const Shape& st) {
-  std::vector<int64_t> off(1, 0);
-  for (size_t d = d0; d < d1; ++d) {
-    std::vector<int64_t> next;
-    next.reserve(off.size() * static_cast<size_t>(shape[d]));
-    for (int64_t base : off)
-      for (int64_t i = 0; i < shape[d]; ++i) next.push_back(base + i * st[d]);
-    off.swap(next);
-  }
-  return off;
-}
 
 KernelCost indexCost(const OpCall& call, int64_t blocks) {
   KernelCost c = vectorCost(call);
