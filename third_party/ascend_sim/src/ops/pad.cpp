@@ -19,10 +19,10 @@
 // split over those ("planes"), each walked in order, so the bits do not
 // depend on the host thread count.
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "ops/dim_map.h"
 #include "ops/index_util.h"
 
 namespace ascend_sim {
@@ -32,7 +32,7 @@ struct PadGeom {
   bool grad = false;
   bool reflect = true;
   Shape in, out;                           // x and y of the forward
-  std::vector<std::vector<int64_t>> maps;  // per dim: output index -> input index
+  DimMaps maps;                            // per dim: output index -> input index
   int64_t planes = 1;                      // product of the leading unpadded dims (last dim excluded)
 };
 
@@ -86,41 +86,16 @@ PadGeom geomOf(const OpCall& call) {
   return g;
 }
 
-// Source offset in x of the first element of output row r (all dims but
-// the last); the last dim adds maps.back()[j].
-int64_t rowSource(const PadGeom& g, const Shape& st, int64_t r) {
-  int64_t off = 0;
-  for (size_t d = g.out.size() - 1; d-- > 0;) {
-    off += g.maps[d][static_cast<size_t>(r % g.out[d])] * st[d];
-    r /= g.out[d];
-  }
-  return off;
-}
-
 void validatePad(const OpCall& call) { geomOf(call); }
 
 void computePad(const OpCall& call) {
   const PadGeom g = geomOf(call);
-  const Shape st = contiguousStrides(g.in);
+  if (!g.grad) return gatherByDimMaps(call, call.inputs[0], call.outputs[0], g.maps);
   const int64_t n = numelOf(g.out);
   if (n == 0) return;
+  const Shape st = contiguousStrides(g.in);
   const int64_t row = g.out.back(), rows = n / row;
   const std::vector<int64_t>& last = g.maps.back();
-  if (!g.grad) {
-    const TensorArg& x = call.inputs[0];
-    const size_t es = dtypeSize(x.dtype);
-    const char* s = static_cast<const char*>(x.data);
-    char* y = static_cast<char*>(call.outputs[0].data);
-    splitRange(rows, blocksFor(call, rows, n), [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) {
-        const int64_t base = rowSource(g, st, r);
-        char* dst = y + static_cast<size_t>(r * row) * es;
-        for (int64_t j = 0; j < row; ++j)
-          std::memcpy(dst + static_cast<size_t>(j) * es, s + static_cast<size_t>(base + last[j]) * es, es);
-      }
-    });
-    return;
-  }
   const TensorArg& dy = call.inputs[0];
   const TensorArg& dx = call.outputs[0];
   std::vector<float> gy(static_cast<size_t>(n)), gx(static_cast<size_t>(dx.numel()), 0.0f);
@@ -128,7 +103,7 @@ void computePad(const OpCall& call) {
   const int64_t rows_per_plane = rows / g.planes;
   splitRange(g.planes, blocksFor(call, g.planes, n), [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo * rows_per_plane; r < hi * rows_per_plane; ++r) {
-      const int64_t base = rowSource(g, st, r);
+      const int64_t base = dimMapRowSource(g.maps, st, r);
       const float* src = gy.data() + r * row;
       for (int64_t j = 0; j < row; ++j) gx[static_cast<size_t>(base + last[j])] += src[j];
     }
@@ -139,9 +114,8 @@ void computePad(const OpCall& call) {
 KernelCost costPad(const OpCall& call) {
   const PadGeom g = geomOf(call);
   KernelCost c = vectorCost(call);
-  const int64_t n = numelOf(g.out);
-  const int64_t rows = g.out.back() ? n / g.out.back() : 0;
-  c.block_dim = static_cast<uint32_t>(g.grad ? blocksFor(call, g.planes, n) : blocksFor(call, rows, n));
+  c.block_dim = static_cast<uint32_t>(g.grad ? blocksFor(call, g.planes, numelOf(g.out))
+                                             : dimMapBlocks(call, call.outputs[0]));
   return c;
 }
 
