@@ -88,7 +88,11 @@ def _wrapper(g, f, kernel: str, cpp_namespace: str, class_name: str) -> List[str
     super_call = (f"{parent}::set_output_raw_strided(output_idx, sizes, strides, options, names);"
                   if inherits_iterator else "")
     with native_function_manager(f):
-        sig = DispatcherSignature.from_schema(f.func, prefix=f"wrapper_npu_{k.name}_", symint=True)
+        # The overload name keeps the wrappers of overloads (scatter.reduce,
+        # scatter.value_reduce) apart.
+        overload = f.func.name.overload_name
+        prefix = f"wrapper_npu_{k.name}_{overload + '_' if overload else ''}"
+        sig = DispatcherSignature.from_schema(f.func, prefix=prefix, symint=True)
         like = _first_tensor_arg(f) if inherits_iterator else ""
         if k is SchemaKind.functional:
             like_member = "at::Tensor like_;" if like else ""

@@ -73,4 +73,51 @@ std::vector<int64_t> dimsOffsets(const Shape& shape, const std::vector<int64_t>&
   return off;
 }
 
+KernelCost indexCost(const OpCall& call, int64_t blocks) {
+  KernelCost c = vectorCost(call);
+  c.block_dim = static_cast<uint32_t>(blocks);
+  return c;
+}
+
+void checkIndexShape(const OpCall& call, const TensorArg& idx, const std::string& iname, const TensorArg& t,
+                     const std::string& tname, int64_t axis, bool all_dims) {
+  if (idx.shape.size() != t.shape.size())
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         iname + " shape " + shapeToString(idx.shape) + " must have the rank of " + tname + " shape " +
+             shapeToString(t.shape));
+  for (size_t d = 0; d < idx.shape.size(); ++d)
+    if ((all_dims || static_cast<int64_t>(d) != axis) && idx.shape[d] > t.shape[d])
+      fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+           iname + " shape " + shapeToString(idx.shape) + " exceeds " + tname + " shape " + shapeToString(t.shape) +
+               " in dim " + std::to_string(d));
+}
+
+ElemGeom elemGeom(const OpCall& call, const Shape& ishape, const Shape& dshape, const Shape* ushape,
+                  const char* attr) {
+  ElemGeom g;
+  g.axis = normalizeAxis(call, attrInt(call, attr, 0), ishape.size(), attr);
+  const size_t a = static_cast<size_t>(g.axis), r = ishape.size();
+  if (r == 0) {  // 0-d: one element, axis size 1
+    g.data_outer = g.data_inner = g.upd_outer = g.upd_inner = {0};
+    return g;
+  }
+  for (size_t d = 0; d < r; ++d) {
+    if (d < a) g.outer *= ishape[d];
+    else if (d > a) g.inner *= ishape[d];
+  }
+  g.dim = ishape[a];
+  const Shape dst = contiguousStrides(dshape);
+  g.data_outer = subOffsets(ishape, 0, a, dst);
+  g.data_inner = subOffsets(ishape, a + 1, r, dst);
+  g.data_axis_stride = dst[a];
+  g.data_dim = dshape[a];
+  if (ushape) {
+    const Shape ust = contiguousStrides(*ushape);
+    g.upd_outer = subOffsets(ishape, 0, a, ust);
+    g.upd_inner = subOffsets(ishape, a + 1, r, ust);
+    g.upd_axis_stride = ust[a];
+  }
+  return g;
+}
+
 }  // namespace ascend_sim

@@ -50,4 +50,28 @@ std::vector<int64_t> subOffsets(const Shape& shape, size_t d0, size_t d1, const 
 // element strides `st` (indexed like `shape`), dims taken in the given order.
 std::vector<int64_t> dimsOffsets(const Shape& shape, const std::vector<int64_t>& dims, const Shape& st);
 
+// Vector-unit cost of an index op split over `blocks` simulated cores.
+KernelCost indexCost(const OpCall& call, int64_t blocks);
+
+// An index tensor of the data's rank (GatherElements, ScatterElements) seen
+// as [outer, dim, inner] around `axis`, with the offsets of its outer and
+// inner positions in the data tensor and in the updates.
+struct ElemGeom {
+  int64_t axis = 0;
+  int64_t outer = 1, dim = 1, inner = 1;        // of the index tensor around axis
+  std::vector<int64_t> data_outer, data_inner;  // offsets in the data tensor
+  std::vector<int64_t> upd_outer, upd_inner;    // offsets in updates (scatter)
+  int64_t data_axis_stride = 1, upd_axis_stride = 1, data_dim = 1;
+};
+
+// Index shape must have data's rank and idx.size(d) <= t.size(d) (d != axis
+// for the data; every d for the updates when all_dims).
+void checkIndexShape(const OpCall& call, const TensorArg& idx, const std::string& iname, const TensorArg& t,
+                     const std::string& tname, int64_t axis, bool all_dims);
+
+// The geometry of index shape `ishape` over data `dshape` (and updates
+// `ushape` if given) around the axis in attribute `attr`.
+ElemGeom elemGeom(const OpCall& call, const Shape& ishape, const Shape& dshape, const Shape* ushape,
+                  const char* attr);
+
 }  // namespace ascend_sim

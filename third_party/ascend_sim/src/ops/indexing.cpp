@@ -1,8 +1,8 @@
-// GatherV2, GatherElements, ScatterElements, IndexAdd (OPS.md "Indexing,
-// concatenation, sorting, losses"), with PyTorch's semantics (index_select,
-// gather, scatter / scatter_add, index_add). All dtypes (copies are bit-exact
-// byte copies; "add" accumulates floats in fp32 and integers in int64, then
-// rounds / wraps once to the output dtype). Indices are int32 or int64; an
+// GatherV2, GatherElements, IndexAdd (OPS.md "Indexing, concatenation,
+// sorting, losses"), with PyTorch's semantics (index_select, gather,
+// index_add); ScatterElements lives in scatter_elements.cpp. All dtypes
+// (copies are bit-exact byte copies; "add" accumulates floats in fp32 and
+// integers in int64, then rounds / wraps once to the output dtype). Indices are int32 or int64; an
 // index outside [0, size) — negative ones included, as in PyTorch — is a
 // device fault (ACL_ERROR_RT_AICORE_EXCEPTION) naming the value, its position
 // in the index tensor and the bound. All indices are checked before any output
@@ -14,12 +14,7 @@
 // ranges of outer (or, for IndexAdd with one outer slice, of inner chunks);
 // distinct outer indices (inner positions) never touch the same output
 // element, so the split cannot reorder anything:
-//   * ScatterElements "none": updates are applied in row-major order of
-//     `indices`, so with duplicate targets the last one in row-major order
-//     wins (the target of (o, j, i) differs only in j's replacement);
-//   * ScatterElements "add": y = data, then every update is added to its
-//     target in row-major order of `indices` (fp32 / int64 accumulator per
-//     element, one rounding at the end);
+//   * ScatterElements: Note [Scatter reductions] in scatter_elements.cpp;
 //   * IndexAdd: y = x, then for j = 0, 1, ... (ascending position in
 //     `indices`) y[.., indices[j], ..] += alpha * updates[.., j, ..], fp32
 //     (float: alpha * u computed in fp32, then added) or int64 (alpha
@@ -38,12 +33,6 @@ namespace ascend_sim {
 namespace {
 
 constexpr int64_t kInnerChunk = 1024;
-
-KernelCost indexCost(const OpCall& call, int64_t blocks) {
-  KernelCost c = vectorCost(call);
-  c.block_dim = static_cast<uint32_t>(blocks);
-  return c;
-}
 
 // ---- GatherV2: y = x indexed along axis by indices (any shape) -----------------------------
 
@@ -91,58 +80,7 @@ KernelCost costGatherV2(const OpCall& call) {
   return indexCost(call, blocksFor(call, s.outer * call.inputs[1].numel(), call.outputs[0].numel()));
 }
 
-// ---- GatherElements / ScatterElements: index tensors of the data's rank ---------------------
-
-struct ElemGeom {
-  int64_t axis = 0;
-  int64_t outer = 1, dim = 1, inner = 1;     // of the index tensor around axis
-  std::vector<int64_t> data_outer, data_inner;  // offsets in the data tensor
-  std::vector<int64_t> upd_outer, upd_inner;    // offsets in updates (scatter)
-  int64_t data_axis_stride = 1, upd_axis_stride = 1, data_dim = 1;
-};
-
-// Index shape must have data's rank and idx.size(d) <= limit.size(d) (d != axis
-// for the data; every d for the updates when all_dims).
-void checkIndexShape(const OpCall& call, const TensorArg& idx, const std::string& iname, const TensorArg& t,
-                     const std::string& tname, int64_t axis, bool all_dims) {
-  if (idx.shape.size() != t.shape.size())
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         iname + " shape " + shapeToString(idx.shape) + " must have the rank of " + tname + " shape " +
-             shapeToString(t.shape));
-  for (size_t d = 0; d < idx.shape.size(); ++d)
-    if ((all_dims || static_cast<int64_t>(d) != axis) && idx.shape[d] > t.shape[d])
-      fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-           iname + " shape " + shapeToString(idx.shape) + " exceeds " + tname + " shape " + shapeToString(t.shape) +
-               " in dim " + std::to_string(d));
-}
-
-ElemGeom elemGeom(const OpCall& call, const Shape& ishape, const Shape& dshape, const Shape* ushape,
-                  const char* attr) {
-  ElemGeom g;
-  g.axis = normalizeAxis(call, attrInt(call, attr, 0), ishape.size(), attr);
-  const size_t a = static_cast<size_t>(g.axis), r = ishape.size();
-  if (r == 0) {  // 0-d: one element, axis size 1
-    g.data_outer = g.data_inner = g.upd_outer = g.upd_inner = {0};
-    return g;
-  }
-  for (size_t d = 0; d < r; ++d) {
-    if (d < a) g.outer *= ishape[d];
-    else if (d > a) g.inner *= ishape[d];
-  }
-  g.dim = ishape[a];
-  const Shape dst = contiguousStrides(dshape);
-  g.data_outer = subOffsets(ishape, 0, a, dst);
-  g.data_inner = subOffsets(ishape, a + 1, r, dst);
-  g.data_axis_stride = dst[a];
-  g.data_dim = dshape[a];
-  if (ushape) {
-    const Shape ust = contiguousStrides(*ushape);
-    g.upd_outer = subOffsets(ishape, 0, a, ust);
-    g.upd_inner = subOffsets(ishape, a + 1, r, ust);
-    g.upd_axis_stride = ust[a];
-  }
-  return g;
-}
+// ---- GatherElements: index tensors of the data's rank -----------------------------------------
 
 void validateGatherElements(const OpCall& call) {
   checkArity(call, 2, 2, 1);
@@ -181,95 +119,6 @@ void computeGatherElements(const OpCall& call) {
 KernelCost costGatherElements(const OpCall& call) {
   const ElemGeom g = elemGeom(call, call.inputs[1].shape, call.inputs[0].shape, nullptr, "dim");
   return indexCost(call, blocksFor(call, g.outer, call.outputs[0].numel()));
-}
-
-bool scatterAdd(const OpCall& call) {
-  const std::string r = attrString(call, "reduction", "none");
-  if (r == "none") return false;
-  if (r == "add") return true;
-  fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'reduction' is \"" + r + "\"; expected \"none\" or \"add\"");
-}
-
-void validateScatterElements(const OpCall& call) {
-  checkArity(call, 3, 3, 1);
-  const TensorArg& data = call.inputs[0];
-  const TensorArg& idx = call.inputs[1];
-  const TensorArg& upd = call.inputs[2];
-  const TensorArg& y = call.outputs[0];
-  checkDtype(call, data, "input data", kAllTypes);
-  checkDtype(call, idx, "input indices", kIndexTypes);
-  checkSameDtype(call, data, "data", upd, "input updates");
-  checkSameDtype(call, data, "data", y, "output y");
-  checkShapeEq(call, y, "output y", data.shape, "data shape");
-  const int64_t axis = normalizeAxis(call, attrInt(call, "axis", 0), data.shape.size(), "axis");
-  checkIndexShape(call, idx, "input indices", data, "input data", axis, false);
-  checkIndexShape(call, idx, "input indices", upd, "input updates", axis, true);
-  scatterAdd(call);
-}
-
-// Copies data into y unless they share the buffer.
-void copyInto(const TensorArg& y, const TensorArg& data) {
-  if (y.data != data.data && y.numel() > 0)
-    std::memmove(y.data, data.data, static_cast<size_t>(y.numel()) * dtypeSize(y.dtype));
-}
-
-void computeScatterElements(const OpCall& call) {
-  const TensorArg& data = call.inputs[0];
-  const TensorArg& it = call.inputs[1];
-  const TensorArg& upd = call.inputs[2];
-  const TensorArg& y = call.outputs[0];
-  const ElemGeom g = elemGeom(call, it.shape, data.shape, &upd.shape, "axis");
-  const std::vector<int64_t> idx = loadIndices(it);
-  checkIndexRange(call, idx, it.shape, "indices", g.data_dim, g.axis, "data");
-  const int64_t blocks = blocksFor(call, g.outer, std::max<int64_t>(y.numel(), it.numel()));
-  // Walks the index positions of outer range [lo, hi) in row-major order:
-  // fn(target offset in y, source offset in updates).
-  auto walk = [&](int64_t lo, int64_t hi, auto&& fn) {
-    for (int64_t o = lo; o < hi; ++o)
-      for (int64_t j = 0; j < g.dim; ++j)
-        for (int64_t i = 0; i < g.inner; ++i) {
-          const int64_t p = (o * g.dim + j) * g.inner + i;
-          fn(g.data_outer[o] + idx[p] * g.data_axis_stride + g.data_inner[i],
-             g.upd_outer[o] + j * g.upd_axis_stride + g.upd_inner[i]);
-        }
-  };
-  if (!scatterAdd(call)) {
-    copyInto(y, data);
-    const size_t es = dtypeSize(y.dtype);
-    const char* src = static_cast<const char*>(upd.data);
-    char* dst = static_cast<char*>(y.data);
-    splitRange(g.outer, blocks, [&](int64_t lo, int64_t hi) {
-      walk(lo, hi, [&](int64_t t, int64_t s) {
-        std::memcpy(dst + static_cast<size_t>(t) * es, src + static_cast<size_t>(s) * es, es);
-      });
-    });
-    return;
-  }
-  const int64_t n = y.numel();
-  if (isFloatDtype(y.dtype)) {
-    std::vector<float> acc(static_cast<size_t>(n)), u(static_cast<size_t>(upd.numel()));
-    loadFloat(data.dtype, data.data, 0, 1, n, acc.data());
-    loadFloat(upd.dtype, upd.data, 0, 1, upd.numel(), u.data());
-    splitRange(g.outer, blocks, [&](int64_t lo, int64_t hi) {
-      walk(lo, hi, [&](int64_t t, int64_t s) { acc[t] += u[s]; });
-    });
-    storeFloat(y.dtype, y.data, 0, n, acc.data());
-  } else {
-    std::vector<int64_t> acc(static_cast<size_t>(n)), u(static_cast<size_t>(upd.numel()));
-    loadInt(data.dtype, data.data, 0, 1, n, acc.data());
-    loadInt(upd.dtype, upd.data, 0, 1, upd.numel(), u.data());
-    splitRange(g.outer, blocks, [&](int64_t lo, int64_t hi) {
-      walk(lo, hi, [&](int64_t t, int64_t s) {
-        acc[t] = static_cast<int64_t>(static_cast<uint64_t>(acc[t]) + static_cast<uint64_t>(u[s]));
-      });
-    });
-    storeInt(y.dtype, y.data, 0, n, acc.data());
-  }
-}
-
-KernelCost costScatterElements(const OpCall& call) {
-  const ElemGeom g = elemGeom(call, call.inputs[1].shape, call.inputs[0].shape, &call.inputs[2].shape, "axis");
-  return indexCost(call, blocksFor(call, g.outer, std::max(call.outputs[0].numel(), call.inputs[1].numel())));
 }
 
 // ---- IndexAdd: y = x; y[.., indices[j], ..] += alpha * updates[.., j, ..] -----------------
@@ -358,8 +207,6 @@ KernelCost costIndexAdd(const OpCall& call) {
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"GatherV2", &validateGatherV2, &computeGatherV2, &costGatherV2});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"GatherElements", &validateGatherElements, &computeGatherElements,
                                      &costGatherElements});
-ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ScatterElements", &validateScatterElements, &computeScatterElements,
-                                     &costScatterElements});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"IndexAdd", &validateIndexAdd, &computeIndexAdd, &costIndexAdd});
 
 }  // namespace
