@@ -27,7 +27,8 @@ const char* reductionFor(c10::string_view reduce) {
 }
 
 // out = self with src scattered along dim (index of self's rank, or empty);
-// a 0-d src is broadcast to the index's shape.
+// a 0-d src is broadcast to the index's shape. As PyTorch, a 0-d self or
+// index counts as 1-D of one element.
 at::Tensor& scatterInto(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
                         const char* reduction, bool include_self, at::Tensor& out) {
   TORCH_CHECK(index.scalar_type() == at::kLong || index.scalar_type() == at::kInt,
@@ -37,14 +38,18 @@ at::Tensor& scatterInto(const at::Tensor& self, int64_t dim, const at::Tensor& i
     if (!out.is_same(self)) out.copy_(self);
     return out;
   }
-  TORCH_CHECK(self.dim() == index.dim(), "Index tensor must have the same number of dimensions as self tensor");
+  TORCH_CHECK(std::max<int64_t>(self.dim(), 1) == std::max<int64_t>(index.dim(), 1),
+              "Index tensor must have the same number of dimensions as self tensor");
   dim = at::maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  return torch_npu::runInto("ScatterElements", out, self.sizes(), self.scalar_type(), [&](torch_npu::OpCommand& cmd) {
-    cmd.Input(self).Input(index);
-    torch_npu::addInputAs(cmd, src.dim() == 0 && index.dim() > 0 ? src.expand(index.sizes()) : src,
-                          self.scalar_type());
-    cmd.Attr("axis", dim).Attr("reduction", reduction).Attr("include_self", include_self);
-  });
+  auto lift = [](const at::Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; };
+  const at::Tensor idx = lift(index);
+  const at::Tensor updates = src.dim() == 0 ? src.expand(idx.sizes()) : lift(src);
+  at::Tensor result = torch_npu::prepareOut("ScatterElements", out, self.sizes(), self.scalar_type());
+  torch_npu::OpCommand cmd("ScatterElements");
+  cmd.Input(lift(self)).Input(idx);
+  torch_npu::addInputAs(cmd, updates, self.scalar_type());
+  cmd.Output(lift(result)).Attr("axis", dim).Attr("reduction", reduction).Attr("include_self", include_self).Run();
+  return torch_npu::finishOut(out, result);
 }
 
 // A 1-D index along `dim` as an index of `sizes` (each slice j of `dim` gets index[j]).

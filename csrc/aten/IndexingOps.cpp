@@ -107,11 +107,18 @@ at::Tensor& NPUNativeFunctions::index_add_(at::Tensor& self, int64_t dim, const 
 
 at::Tensor& NPUNativeFunctions::gather_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                            bool sparse_grad, at::Tensor& out) {
+  if (index.numel() == 0) {  // as the CPU: nothing is read, the index dtype is not checked
+    at::native::resize_output(out, index.sizes());
+    return out;
+  }
   checkIndex("gather", index);
   dim = at::maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  return torch_npu::runInto("GatherElements", out, index.sizes(), self.scalar_type(), [&](torch_npu::OpCommand& cmd) {
-    cmd.Input(self).Input(index).Attr("dim", dim);
-  });
+  // PyTorch treats 0-d self / index as 1-D of one element.
+  const at::Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
+  const at::Tensor idx = index.dim() == 0 ? index.reshape({1}) : index;
+  at::Tensor result = torch_npu::prepareOut("GatherElements", out, index.sizes(), self.scalar_type());
+  torch_npu::OpCommand("GatherElements").Input(x).Input(idx).Output(result.view(idx.sizes())).Attr("dim", dim).Run();
+  return torch_npu::finishOut(out, result);
 }
 at::Tensor NPUNativeFunctions::gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
   at::Tensor out = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());

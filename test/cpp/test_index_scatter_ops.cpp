@@ -1,6 +1,6 @@
 // scatter(reduce=), scatter_reduce (every reduce, include_self both ways),
-// index_copy, index_fill, index_reduce, take, put_ and index_select on 0-d
-// inputs against the CPU: forward and backward, fp32 and fp16, integer
+// index_copy, index_fill, index_reduce, take, put_, and index_select /
+// gather on 0-d inputs against the CPU: forward and backward, fp32 and fp16, integer
 // dtypes, empty indices, negative indices, non-contiguous inputs, errors.
 #include "npu_test_util.h"
 
@@ -54,6 +54,10 @@ std::vector<IndexRow> rows(at::ScalarType dtype) {
                [=](const auto& in) { return in[0].put(on(longs({-1, 0, 7}), in[0]), in[1], false); }});
   r.push_back({"index_select 0-d", {at::randn({}).to(dtype)},
                [=](const auto& in) { return in[0].index_select(0, on(longs({0}), in[0])); }});
+  r.push_back({"gather 0-d self", {at::randn({}).to(dtype)},
+               [=](const auto& in) { return in[0].gather(0, on(longs({0}), in[0])); }});
+  r.push_back({"gather 0-d index", {at::randn({}).to(dtype)},
+               [=](const auto& in) { return in[0].gather(0, on(longs({0}).squeeze(0), in[0])); }});
   return r;
 }
 
