@@ -1,6 +1,7 @@
 // Layout ops of the dense family: flip (ReverseV2), roll (Roll),
-// Tensor.unfold (a view: metadata only) and its backward (an accumulating
-// index_put_ of every window element back to its source).
+// repeat_interleave.Tensor (RepeatInterleave), Tensor.unfold (a view:
+// metadata only) and its backward (an accumulating index_put_ of every
+// window element back to its source).
 #include <ATen/ATen.h>
 #include <ATen/NativeFunctions.h>
 #include <ATen/WrapDimUtilsMulti.h>
@@ -63,6 +64,26 @@ at::Tensor NPUNativeFunctions::unfold_backward(const at::Tensor& grad_in, at::In
   for (int64_t d = 0; d < dim; ++d) indices.push_back(c10::nullopt);
   indices.push_back(index);
   return grad.index_put_(indices, grad_in.movedim(-1, dim + 1), /*accumulate=*/true);
+}
+
+// The output size is the sum of the repeats: a host sync unless the caller
+// passes output_size (Note [Ops whose output size depends on the data]).
+at::Tensor NPUNativeFunctions::repeat_interleave(const at::Tensor& repeats, c10::optional<int64_t> output_size) {
+  TORCH_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+  TORCH_CHECK(repeats.scalar_type() == at::kLong || repeats.scalar_type() == at::kInt,
+              "repeats has to be Long or Int tensor");
+  if (repeats.numel() == 0) return torch_npu::emptyNpu({0}, repeats.scalar_type(), repeats.device());
+  int64_t total = 0;
+  if (output_size.has_value()) {
+    total = *output_size;
+  } else {
+    TORCH_CHECK(repeats.min().item<int64_t>() >= 0, "repeats can not be negative");
+    total = repeats.sum().item<int64_t>();
+  }
+  const at::Tensor index = at::arange(repeats.numel(), repeats.options());
+  at::Tensor out = torch_npu::emptyNpu({total}, repeats.scalar_type(), repeats.device());
+  torch_npu::OpCommand("RepeatInterleave").Input(index).Input(repeats).Output(out).Attr("axis", int64_t{0}).Run();
+  return out;
 }
 
 }  // namespace native

@@ -1,6 +1,7 @@
-// flip, roll, unfold (+ unfold_backward) and the composites built on them
-// (repeat, tile, rot90, fliplr) against the CPU: forward and backward, fp32
-// and fp16, 0-d and empty tensors, non-contiguous inputs, integers, errors.
+// flip, roll, unfold (+ unfold_backward), diag, eye, repeat_interleave and
+// the composites built on them (repeat, tile, rot90, fliplr, diagflat,
+// diag_embed) against the CPU: forward and backward, fp32 and fp16, 0-d and
+// empty tensors, non-contiguous inputs, integers, errors.
 #include "npu_test_util.h"
 
 using namespace torch_npu_test;
@@ -30,6 +31,13 @@ std::vector<LayoutRow> rows() {
       {"tile", {3, 4}, [](const auto& in) { return in[0].tile({2}); }},
       {"rot90", {3, 4, 5}, [](const auto& in) { return at::rot90(in[0], 1, {1, 2}); }},
       {"fliplr", {3, 4}, [](const auto& in) { return at::fliplr(in[0]); }},
+      {"diag of a vector", {4}, [](const auto& in) { return at::diag(in[0], 1); }},
+      {"diag of a matrix", {4, 5}, [](const auto& in) { return at::diag(in[0], -1); }},
+      {"diagflat", {2, 3}, [](const auto& in) { return at::diagflat(in[0]); }},
+      {"diag_embed", {2, 3}, [](const auto& in) { return at::diag_embed(in[0], 1, 0, 2); }},
+      {"repeat_interleave", {4, 3}, [](const auto& in) {
+         return at::repeat_interleave(in[0], at::tensor({2, 0, 3, 1}, at::kLong).to(in[0].device()), 0);
+       }},
   };
 }
 
@@ -53,7 +61,12 @@ TEST(NpuLayout, EmptyNonContiguousAndIntegers) {
       expectSameAutograd([&](const auto& in) { return row.fn({in[0].transpose(0, 1)}); }, {at::randn(swapped)});
       std::vector<int64_t> empty = row.shape;
       empty[0] = 0;
-      if (std::string(row.name).rfind("unfold", 0) != 0) expectSameAutograd(row.fn, {at::randn(empty)});
+      // Not for unfold (window larger than the dim), repeat_interleave (one
+      // repeat per row) and diag (the CPU overflows on an empty matrix).
+      const std::string name(row.name);
+      const bool skip = name.rfind("unfold", 0) == 0 || name.rfind("repeat_interleave", 0) == 0 ||
+                        name.rfind("diag of", 0) == 0;
+      if (!skip) expectSameAutograd(row.fn, {at::randn(empty)});
     }
     const at::Tensor ints = at::randint(-100, 100, row.shape, at::kLong);
     expectClose(row.fn({ints.to(npu())}), row.fn({ints}));
@@ -75,4 +88,27 @@ TEST(NpuLayout, Errors) {
   EXPECT_THROW_WITH(x.roll({1, 2}), "shifts and dimensions must align");
   EXPECT_THROW_WITH(x.roll({1}, {3}), "Dimension out of range");
   EXPECT_THROW_WITH(x.unfold(1, 5, 1), "maximum size for tensor at dimension 1 is 4 but size is 5");
+  EXPECT_THROW_WITH(at::diag(at::randn({2, 2, 2}).to(npu())), "diag(): Supports 1D or 2D tensors. Got 3D");
+  EXPECT_THROW_WITH(at::eye(-1, at::TensorOptions().device(npu())), "n must be greater or equal to 0, got -1");
+  const at::Tensor r = at::tensor({1, -1}, at::kLong).to(npu());
+  EXPECT_THROW_WITH(at::repeat_interleave(r), "repeats can not be negative");
+  EXPECT_THROW_WITH(at::repeat_interleave(r.view({1, 2})), "repeat_interleave only accept 1D vector as repeat");
+  EXPECT_THROW_WITH(at::repeat_interleave(r.to(at::kFloat)), "repeats has to be Long or Int tensor");
+}
+
+TEST(NpuLayout, EyeAndRepeatInterleaveIndices) {
+  for (auto dtype : {at::kFloat, at::kHalf, at::kLong}) {
+    expectClose(at::eye(3, 5, at::TensorOptions().dtype(dtype).device(npu())), at::eye(3, 5, dtype));
+    expectClose(at::eye(4, at::TensorOptions().dtype(dtype).device(npu())), at::eye(4, dtype));
+  }
+  expectClose(at::eye(0, 3, at::TensorOptions().device(npu())), at::eye(0, 3));
+  at::Tensor out = at::empty({2, 2}, at::TensorOptions().device(npu())).t();
+  at::eye_out(out, 2);
+  expectClose(out, at::eye(2));
+  for (auto dtype : {at::kLong, at::kInt}) {
+    const at::Tensor r = at::tensor({2, 0, 3, 1}, at::kLong).to(dtype);
+    expectClose(at::repeat_interleave(r.to(npu())), at::repeat_interleave(r));
+    expectClose(at::repeat_interleave(r.to(npu()), 6), at::repeat_interleave(r, 6));
+  }
+  expectClose(at::repeat_interleave(at::empty({0}, at::kLong).to(npu())), at::repeat_interleave(at::empty({0}, at::kLong)));
 }
