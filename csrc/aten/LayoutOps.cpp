@@ -1,5 +1,6 @@
 // Layout ops of the dense family: flip (ReverseV2), roll (Roll),
-// repeat_interleave.Tensor (RepeatInterleave), Tensor.unfold (a view:
+// repeat_interleave.Tensor (RepeatInterleave), channel_shuffle (a permuted
+// copy, as PyTorch's CPU kernel), Tensor.unfold (a view:
 // metadata only) and its backward (an accumulating index_put_ of every
 // window element back to its source).
 #include <ATen/ATen.h>
@@ -84,6 +85,17 @@ at::Tensor NPUNativeFunctions::repeat_interleave(const at::Tensor& repeats, c10:
   at::Tensor out = torch_npu::emptyNpu({total}, repeats.scalar_type(), repeats.device());
   torch_npu::OpCommand("RepeatInterleave").Input(index).Input(repeats).Output(out).Attr("axis", int64_t{0}).Run();
   return out;
+}
+
+at::Tensor NPUNativeFunctions::channel_shuffle(const at::Tensor& self, int64_t groups) {
+  TORCH_CHECK(self.dim() > 2, "channel_shuffle expects input to have at least 3 dimensions, but got input with sizes ",
+              self.sizes());
+  TORCH_CHECK(groups > 0, "Number of groups to divide channels in must be positive. Value of groups:", groups);
+  const int64_t c = self.size(1);
+  TORCH_CHECK(c % groups == 0, "Number of channels must be divisible by groups. Got ", c, " channels and ", groups,
+              " groups.");
+  if (self.numel() == 0) return self.clone();
+  return self.reshape({self.size(0), groups, c / groups, -1}).permute({0, 2, 1, 3}).contiguous().view(self.sizes());
 }
 
 }  // namespace native

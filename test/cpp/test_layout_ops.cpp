@@ -96,6 +96,22 @@ TEST(NpuLayout, Errors) {
   EXPECT_THROW_WITH(at::repeat_interleave(r.to(at::kFloat)), "repeats has to be Long or Int tensor");
 }
 
+TEST(NpuLayout, ChannelAndPixelShuffle) {
+  // channel_shuffle has no derivative in PyTorch: forward only.
+  for (auto dtype : floatAndHalf()) {
+    const at::Tensor x = at::randn({2, 8, 3, 4}).to(dtype);
+    expectClose(at::channel_shuffle(x.to(npu()), 4), at::channel_shuffle(x.to(at::kFloat), 4).to(dtype));
+    expectClose(at::channel_shuffle(x.to(npu()).transpose(2, 3), 2),
+                at::channel_shuffle(x.to(at::kFloat).transpose(2, 3), 2).to(dtype));
+    expectSameAutograd([](const auto& in) { return at::pixel_unshuffle(at::pixel_shuffle(in[0], 2), 2).mul(2); },
+                       {x}, rtolFor(dtype), atolFor(dtype));
+  }
+  expectClose(at::channel_shuffle(at::randn({0, 6, 2}).to(npu()), 3), at::empty({0, 6, 2}));
+  EXPECT_THROW_WITH(at::channel_shuffle(at::randn({2, 6, 2}).to(npu()), 4),
+                    "Number of channels must be divisible by groups. Got 6 channels and 4 groups.");
+  EXPECT_THROW_WITH(at::channel_shuffle(at::randn({2, 6}).to(npu()), 2), "at least 3 dimensions");
+}
+
 TEST(NpuLayout, EyeAndRepeatInterleaveIndices) {
   for (auto dtype : {at::kFloat, at::kHalf, at::kLong}) {
     expectClose(at::eye(3, 5, at::TensorOptions().dtype(dtype).device(npu())), at::eye(3, 5, dtype));

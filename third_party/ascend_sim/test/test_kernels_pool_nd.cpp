@@ -73,7 +73,7 @@ RefWindow window(const PoolCase& c, int64_t q) {
   w.sequential = c.op == "AdaptiveAvgPool3d";
   const bool cip = c.attrs.has("count_include_pad") ? c.attrs.get<bool>("count_include_pad") : true;
   const int64_t div = c.attrs.has("divisor_override") ? c.attrs.get<int64_t>("divisor_override") : 0;
-  w.divisor = div > 0 ? static_cast<double>(div) : (cip ? include : clipped);
+  w.divisor = div != 0 ? static_cast<double>(div) : (cip ? include : clipped);
   std::vector<int64_t> offs = {0};
   for (size_t a = 0; a < r; ++a) {
     std::vector<int64_t> next;
@@ -108,6 +108,8 @@ const std::vector<PoolCase>& cases() {
        attrs({{"ksize", V{3}}, {"strides", V{2}}, {"pads", V{1}}, {"dilations", V{1, 2, 1}}}), true},
       {"MaxPool3DWithArgmax", {1, 2, 5, 5, 5}, {1, 2, 3, 3, 3},
        attrs({{"ksize", V{2}}, {"strides", V{2}}, {"ceil_mode", true}}), true},
+      {"AvgPool3D", {1, 1, 4, 4, 4}, {1, 1, 2, 2, 2},
+       attrs({{"ksize", V{2}}, {"strides", V{2}}, {"divisor_override", int64_t{-3}}}), false},
       {"AvgPool3D", {0, 2, 5, 5, 5}, {0, 2, 2, 2, 2}, attrs({{"ksize", V{2}}, {"strides", V{2}}}), false},
   };
   return v;

@@ -16,7 +16,7 @@
 //            replaces it (PyTorch's CPU rule: the last NaN wins); argmax =
 //            the element's flat index in the (n, c) plane; an empty window
 //            gives −inf and argmax −1
-//   avg      sum / divisor: divisor_override, else the product of the pool
+//   avg      sum / divisor: divisor_override (any non-zero value), else the product of the pool
 //            sizes (count_include_pad) or of the clipped lengths; a window
 //            with no input element gives 0
 //   adaptive avg  sum / k_d / k_h / k_w (one division per dim, as PyTorch)
@@ -143,8 +143,7 @@ NdPool geomOf(const OpCall& call) {
                                                      shapeToString(g.out) + " for kernel " + shapeToString(g.k));
     }
     g.count_include_pad = attrBool(call, "count_include_pad", true);
-    g.divisor = attrInt(call, "divisor_override", 0);
-    if (g.divisor < 0) fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "divisor_override must be >= 0 (0 = none)");
+    g.divisor = attrInt(call, "divisor_override", 0);  // non-zero: the divisor (negative too, as PyTorch)
   }
   const TensorArg& pooled = g.grad ? vin : vout;
   checkShape(call, pooled, g.grad ? vin_name : vout_name, g, g.out);
@@ -223,7 +222,7 @@ float divide(const NdPool& g, const Plan& p, const int64_t* o, float v) {
     return v;
   }
   int64_t div = 1;
-  if (g.divisor > 0) {
+  if (g.divisor != 0) {
     div = g.divisor;
   } else {
     for (size_t a = 0; a < g.rank; ++a) {
