@@ -2,19 +2,13 @@
 // the composites built on them (repeat, tile, rot90, fliplr, diagflat,
 // diag_embed) against the CPU: forward and backward, fp32 and fp16, 0-d and
 // empty tensors, non-contiguous inputs, integers, errors.
-#include "npu_test_util.h"
+#include "op_rows.h"
 
 using namespace torch_npu_test;
 
 namespace {
 
-struct LayoutRow {
-  const char* name;
-  std::vector<int64_t> shape;
-  TensorFn fn;
-};
-
-std::vector<LayoutRow> rows() {
+std::vector<OpRow> rows() {
   return {
       {"flip", {3, 4, 5}, [](const auto& in) { return in[0].flip({0, 2}); }},
       {"flip last", {3, 4, 5}, [](const auto& in) { return in[0].flip({-1}); }},
@@ -43,31 +37,15 @@ std::vector<LayoutRow> rows() {
 
 }  // namespace
 
-TEST(NpuLayout, ForwardBackwardAgainstCpu) {
-  for (const LayoutRow& row : rows()) {
-    for (auto dtype : floatAndHalf()) {
-      SCOPED_TRACE(std::string(row.name) + " " + c10::toString(dtype));
-      expectSameAutograd(row.fn, {at::randn(row.shape).to(dtype)}, rtolFor(dtype), atolFor(dtype));
-    }
-  }
-}
+TEST(NpuLayout, ForwardBackwardAgainstCpu) { expectRowsMatchCpu(rows()); }
 
 TEST(NpuLayout, EmptyNonContiguousAndIntegers) {
-  for (const LayoutRow& row : rows()) {
+  // Not on an empty batch: unfold (window larger than the dim), repeat_interleave
+  // (one repeat per row), diag (the CPU overflows on an empty matrix).
+  expectRowsOnEmptyBatch(rows(), {"unfold", "repeat_interleave", "diag of"});
+  expectRowsOnTransposedInput(rows(), 0, 1);
+  for (const OpRow& row : rows()) {
     SCOPED_TRACE(row.name);
-    if (row.shape.size() >= 2) {
-      std::vector<int64_t> swapped = row.shape;
-      std::swap(swapped[0], swapped[1]);
-      expectSameAutograd([&](const auto& in) { return row.fn({in[0].transpose(0, 1)}); }, {at::randn(swapped)});
-      std::vector<int64_t> empty = row.shape;
-      empty[0] = 0;
-      // Not for unfold (window larger than the dim), repeat_interleave (one
-      // repeat per row) and diag (the CPU overflows on an empty matrix).
-      const std::string name(row.name);
-      const bool skip = name.rfind("unfold", 0) == 0 || name.rfind("repeat_interleave", 0) == 0 ||
-                        name.rfind("diag of", 0) == 0;
-      if (!skip) expectSameAutograd(row.fn, {at::randn(empty)});
-    }
     const at::Tensor ints = at::randint(-100, 100, row.shape, at::kLong);
     expectClose(row.fn({ints.to(npu())}), row.fn({ints}));
   }

@@ -2,17 +2,11 @@
 // unbatched, negative pads), the composite constant and circular pads,
 // forward and backward, fp32 and fp16, empty batches, non-contiguous and
 // integer inputs, out= forms and errors.
-#include "npu_test_util.h"
+#include "op_rows.h"
 
 using namespace torch_npu_test;
 
 namespace {
-
-struct PadRow {
-  const char* name;
-  std::vector<int64_t> shape;
-  TensorFn fn;
-};
 
 TensorFn padFn(std::vector<int64_t> pad, const char* mode) {
   return [pad, mode](const std::vector<at::Tensor>& in) {
@@ -28,7 +22,7 @@ TensorFn padFn(std::vector<int64_t> pad, const char* mode) {
   };
 }
 
-std::vector<PadRow> rows() {
+std::vector<OpRow> rows() {
   return {
       {"reflection_pad1d", {2, 3, 7}, padFn({3, 2}, "reflect1")},
       {"reflection_pad1d unbatched", {3, 7}, padFn({2, 6}, "reflect1")},
@@ -48,26 +42,13 @@ std::vector<PadRow> rows() {
 
 }  // namespace
 
-TEST(NpuPad, ForwardBackwardAgainstCpu) {
-  for (const PadRow& row : rows()) {
-    for (auto dtype : floatAndHalf()) {
-      SCOPED_TRACE(std::string(row.name) + " " + c10::toString(dtype));
-      expectSameAutograd(row.fn, {at::randn(row.shape).to(dtype)}, rtolFor(dtype), atolFor(dtype));
-    }
-  }
-}
+TEST(NpuPad, ForwardBackwardAgainstCpu) { expectRowsMatchCpu(rows()); }
 
 TEST(NpuPad, EmptyBatchNonContiguousAndIntegers) {
-  for (const PadRow& row : rows()) {
+  expectRowsOnEmptyBatch(rows(), {"unbatched"});
+  expectRowsOnTransposedInput(rows(), 0, 1);
+  for (const OpRow& row : rows()) {
     SCOPED_TRACE(row.name);
-    if (row.shape.size() >= 3 && std::string(row.name).find("unbatched") == std::string::npos) {
-      std::vector<int64_t> empty = row.shape;
-      empty[0] = 0;
-      expectSameAutograd(row.fn, {at::randn(empty)});
-    }
-    std::vector<int64_t> swapped = row.shape;
-    std::swap(swapped[0], swapped[1]);
-    expectSameAutograd([&](const auto& in) { return row.fn({in[0].transpose(0, 1)}); }, {at::randn(swapped)});
     // Integers: bit copies on the NPU (the CPU pads floats only; small integers are exact).
     const at::Tensor ints = at::randint(-100, 100, row.shape, at::kLong);
     expectClose(row.fn({ints.to(npu())}), row.fn({ints.to(at::kFloat)}).to(at::kLong));

@@ -2,21 +2,15 @@
 // avg_pool3d, max_pool3d_with_indices and max_unpool1d/2d/3d against the
 // CPU: forward and backward, fp32 and fp16, unbatched inputs, empty batches,
 // non-contiguous inputs and PyTorch's argument errors.
-#include "npu_test_util.h"
+#include "op_rows.h"
 
 using namespace torch_npu_test;
 
 namespace {
 
-struct PoolRow {
-  const char* name;
-  std::vector<int64_t> shape;
-  TensorFn fn;
-};
-
 at::Tensor first(const std::tuple<at::Tensor, at::Tensor>& t) { return std::get<0>(t); }
 
-std::vector<PoolRow> rows() {
+std::vector<OpRow> rows() {
   return {
       {"adaptive_max_pool2d", {2, 3, 7, 5}, [](const auto& in) { return first(at::adaptive_max_pool2d(in[0], {3, 4})); }},
       {"adaptive_max_pool2d unbatched", {3, 7, 5},
@@ -54,29 +48,11 @@ std::vector<PoolRow> rows() {
 
 }  // namespace
 
-TEST(NpuPoolNd, ForwardBackwardAgainstCpu) {
-  for (const PoolRow& row : rows()) {
-    for (auto dtype : floatAndHalf()) {
-      SCOPED_TRACE(std::string(row.name) + " " + c10::toString(dtype));
-      expectSameAutograd(row.fn, {at::randn(row.shape).to(dtype)}, rtolTwoRoundings(dtype), atolTwoRoundings(dtype));
-    }
-  }
-}
+TEST(NpuPoolNd, ForwardBackwardAgainstCpu) { expectRowsMatchCpu(rows(), true); }
 
 TEST(NpuPoolNd, EmptyBatchAndNonContiguous) {
-  for (const PoolRow& row : rows()) {
-    SCOPED_TRACE(row.name);
-    if (std::string(row.name).find("unbatched") == std::string::npos && row.name != std::string("avg_pool3d divisor") &&
-        row.name != std::string("max_pool3d ceil")) {
-      std::vector<int64_t> empty = row.shape;
-      empty[0] = 0;
-      expectSameAutograd(row.fn, {at::randn(empty)});
-    }
-    std::vector<int64_t> swapped = row.shape;
-    std::swap(swapped[swapped.size() - 1], swapped[swapped.size() - 2]);
-    const int64_t d = static_cast<int64_t>(row.shape.size());
-    expectSameAutograd([&](const auto& in) { return row.fn({in[0].transpose(d - 1, d - 2)}); }, {at::randn(swapped)});
-  }
+  expectRowsOnEmptyBatch(rows(), {"unbatched", "avg_pool3d divisor", "max_pool3d ceil"});
+  expectRowsOnTransposedInput(rows(), -1, -2);
 }
 
 TEST(NpuPoolNd, Errors) {

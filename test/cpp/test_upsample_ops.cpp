@@ -2,7 +2,7 @@
 // trilinear) against the CPU, forward and backward, sizes and scale factors,
 // both align_corners modes, fp32 and fp16, empty batches, non-contiguous and
 // NC1HWC0 inputs, out= forms and PyTorch's argument errors.
-#include "npu_test_util.h"
+#include "op_rows.h"
 
 using namespace torch_npu_test;
 
@@ -11,13 +11,7 @@ namespace {
 using OptSizes = at::OptionalIntArrayRef;
 using OptScales = c10::optional<at::ArrayRef<double>>;
 
-struct UpsampleRow {
-  const char* name;
-  std::vector<int64_t> shape;
-  TensorFn fn;
-};
-
-std::vector<UpsampleRow> rows() {
+std::vector<OpRow> rows() {
   static const std::vector<double> s17{1.7}, s17x2{1.7, 0.6}, s25x3{2.5, 1.0, 0.6};
   return {
       {"nearest1d size", {2, 3, 5}, [](const auto& in) { return at::upsample_nearest1d(in[0], at::IntArrayRef{9}); }},
@@ -61,26 +55,11 @@ std::vector<UpsampleRow> rows() {
 
 }  // namespace
 
-TEST(NpuUpsample, ForwardBackwardAgainstCpu) {
-  for (const UpsampleRow& row : rows()) {
-    for (auto dtype : floatAndHalf()) {
-      SCOPED_TRACE(std::string(row.name) + " " + c10::toString(dtype));
-      expectSameAutograd(row.fn, {at::randn(row.shape).to(dtype)}, rtolTwoRoundings(dtype), atolTwoRoundings(dtype));
-    }
-  }
-}
+TEST(NpuUpsample, ForwardBackwardAgainstCpu) { expectRowsMatchCpu(rows(), true); }
 
 TEST(NpuUpsample, EmptyBatchNonContiguousAndPrivateFormat) {
-  for (const UpsampleRow& row : rows()) {
-    SCOPED_TRACE(row.name);
-    std::vector<int64_t> empty = row.shape;
-    empty[0] = 0;
-    expectSameAutograd(row.fn, {at::randn(empty)});
-    // A non-contiguous input: the last two dims swapped, then swapped back by a transpose.
-    std::vector<int64_t> swapped = row.shape;
-    std::swap(swapped[1], swapped[2]);
-    expectSameAutograd([&](const auto& in) { return row.fn({in[0].transpose(1, 2)}); }, {at::randn(swapped)});
-  }
+  expectRowsOnEmptyBatch(rows());
+  expectRowsOnTransposedInput(rows(), 1, 2);
   forBothFormatModes([](bool) {
     AutogradCheck check;
     check.npu_formats = {ACL_FORMAT_NC1HWC0};
