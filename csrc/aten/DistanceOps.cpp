@@ -1,5 +1,7 @@
-// linalg_cross (Cross) and cdist's _cdist_forward / _cdist_backward (Cdist /
-// CdistGrad, Note [Cdist numerics]). Batch dims of cdist broadcast and are
+// linalg_cross (Cross), cdist's _cdist_forward / _cdist_backward (Cdist /
+// CdistGrad, Note [Cdist numerics]) and pdist's _pdist_forward /
+// _pdist_backward (the upper triangle of cdist(x, x); its gradient is
+// CdistGrad with the pair gradients mirrored to both rows of each pair). Batch dims of cdist broadcast and are
 // flattened into one, as PyTorch's CPU implementation does; p = 2 is always
 // computed directly (PyTorch may switch to a matmul formulation for more
 // than 25 rows, which only changes rounding).
@@ -25,6 +27,19 @@ std::vector<int64_t> batchOf(const at::Tensor& a, const at::Tensor& b, int64_t* 
 at::Tensor flatBatch(const at::Tensor& t, std::vector<int64_t> batch, int64_t product) {
   batch.insert(batch.end(), {t.size(-2), t.size(-1)});
   return t.expand(batch).reshape({product, t.size(-2), t.size(-1)});
+}
+
+// Flat positions i·n + j (i < j, row-major) of the upper triangle of an n x n matrix, on `device`.
+at::Tensor upperPairs(int64_t n, c10::Device device) {
+  const at::Tensor ij = at::triu_indices(n, n, 1);
+  return ij[0].mul(n).add(ij[1]).to(device);
+}
+
+// The n x n symmetric matrix with `pairs` (upper triangle, row-major) mirrored, zero diagonal.
+at::Tensor symmetricFromPairs(const at::Tensor& pairs, int64_t n) {
+  const at::Tensor upper =
+      at::zeros({n * n}, pairs.options()).index_put_({upperPairs(n, pairs.device())}, pairs).view({n, n});
+  return upper.add(upper.t());
 }
 
 }  // namespace
@@ -81,6 +96,25 @@ at::Tensor NPUNativeFunctions::_cdist_backward(const at::Tensor& grad, const at:
   std::vector<int64_t> sizes = batch;
   sizes.insert(sizes.end(), {x1.size(-2), x1.size(-1)});
   return grad_x1.view(sizes);
+}
+
+at::Tensor NPUNativeFunctions::_pdist_forward(const at::Tensor& self, double p) {
+  TORCH_CHECK(self.is_contiguous(), "_pdist_forward requires contiguous input");
+  TORCH_CHECK(self.dim() == 2, "pdist only supports 2D tensors, got: ", self.dim(), "D");
+  TORCH_CHECK(p >= 0, "pdist only supports non-negative p values");
+  const int64_t n = self.size(0);
+  if (n <= 1) return torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
+  const at::Tensor full = _cdist_forward(self, self, p, 2);
+  return full.view({-1}).index_select(0, upperPairs(n, self.device()));
+}
+
+at::Tensor NPUNativeFunctions::_pdist_backward(const at::Tensor& grad, const at::Tensor& self, double p,
+                                               const at::Tensor& pdist) {
+  TORCH_CHECK(self.is_contiguous(), "_pdist_backward requires self to be contiguous");
+  TORCH_CHECK(pdist.is_contiguous(), "_pdist_backward requires pdist to be contiguous");
+  const int64_t n = self.size(0);
+  if (n <= 1 || self.size(1) == 0) return at::zeros_like(self);
+  return _cdist_backward(symmetricFromPairs(grad, n), self, self, p, symmetricFromPairs(pdist, n));
 }
 
 }  // namespace native

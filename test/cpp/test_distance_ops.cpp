@@ -1,5 +1,5 @@
-// linalg_cross / cross and cdist (_cdist_forward, _cdist_backward) against
-// the CPU: forward and backward, fp32 and fp16, broadcast batch dims, every
+// linalg_cross / cross, cdist (_cdist_forward, _cdist_backward) and pdist
+// (_pdist_forward, _pdist_backward) against the CPU: forward and backward, fp32 and fp16, broadcast batch dims, every
 // p, empty sets, non-contiguous inputs and errors.
 #include "npu_test_util.h"
 
@@ -54,4 +54,17 @@ TEST(NpuDistance, CdistAgainstCpu) {
                     "cdist only supports non-negative p values");
   EXPECT_THROW_WITH(at::_cdist_forward(at::randn({4}).to(npu()), at::randn({3, 4}).to(npu()), 2.0, 0),
                     "cdist only supports at least 2D tensors, X1 got: 1D");
+}
+
+TEST(NpuDistance, PdistAgainstCpu) {
+  for (double p : {0.0, 1.0, 1.5, 2.0, 3.0, std::numeric_limits<double>::infinity()}) {
+    SCOPED_TRACE(c10::str("p ", p));
+    expectSameAutograd([p](const auto& in) { return at::pdist(in[0], p); }, {at::randn({6, 4})}, 1e-4, 1e-4);
+  }
+  const at::Tensor h = at::randn({6, 4}).to(at::kHalf);
+  expectClose(at::pdist(h.to(npu())), at::pdist(h.to(at::kFloat)).to(at::kHalf), rtolFor(at::kHalf), atolFor(at::kHalf));
+  expectSameAutograd([](const auto& in) { return at::pdist(in[0]); }, {at::randn({1, 4})});
+  expectSameAutograd([](const auto& in) { return at::pdist(in[0]); }, {at::randn({5, 0})});
+  EXPECT_THROW_WITH(at::pdist(at::randn({3, 4, 5}).to(npu())), "pdist only supports 2D tensors, got: 3D");
+  EXPECT_THROW_WITH(at::pdist(at::randn({3, 4}).to(npu()), -1.0), "pdist only supports non-negative p values");
 }
