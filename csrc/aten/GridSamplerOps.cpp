@@ -1,6 +1,7 @@
-// grid_sampler_2d and its backward (nn.functional.grid_sample) on the
-// simulator's GridSampler2D / GridSampler2DGrad (Note [Grid sampler
-// numerics]), after PyTorch's own argument checks (GridSamplerUtils.h).
+// grid_sampler_2d / grid_sampler_3d and their backward
+// (nn.functional.grid_sample) on the simulator's GridSampler2D / 3D (+Grad)
+// (Note [Grid sampler numerics]), after PyTorch's own argument checks
+// (GridSamplerUtils.h).
 #include <ATen/ATen.h>
 #include <ATen/native/GridSamplerUtils.h>
 
@@ -21,19 +22,19 @@ void modeAttrs(torch_npu::OpCommand& cmd, int64_t interpolation_mode, int64_t pa
   cmd.Attr("align_corners", align_corners);
 }
 
-void checkGrid(const at::Tensor& input, const at::Tensor& grid) {
+void checkGrid(const at::Tensor& input, const at::Tensor& grid, int64_t interpolation_mode, bool volumetric) {
   at::native::check_grid_sampler_common(input, grid);
-  at::native::check_grid_sampler_2d(input, grid);
+  if (volumetric) at::native::check_grid_sampler_3d(input, grid, interpolation_mode);
+  else at::native::check_grid_sampler_2d(input, grid);
 }
 
-}  // namespace
-
-at::Tensor NPUNativeFunctions::grid_sampler_2d(const at::Tensor& input, const at::Tensor& grid,
-                                               int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
-  checkGrid(input, grid);
-  at::Tensor out = torch_npu::emptyNpu({input.size(0), input.size(1), grid.size(1), grid.size(2)},
-                                       input.scalar_type(), input.device());
-  torch_npu::OpCommand cmd("GridSampler2D");
+at::Tensor sample(const char* op, const at::Tensor& input, const at::Tensor& grid, int64_t interpolation_mode,
+                  int64_t padding_mode, bool align_corners) {
+  checkGrid(input, grid, interpolation_mode, input.dim() == 5);
+  std::vector<int64_t> sizes = {input.size(0), input.size(1)};
+  sizes.insert(sizes.end(), grid.sizes().begin() + 1, grid.sizes().end() - 1);
+  at::Tensor out = torch_npu::emptyNpu(sizes, input.scalar_type(), input.device());
+  torch_npu::OpCommand cmd(op);
   cmd.Input(input);
   torch_npu::addInputAs(cmd, grid, input.scalar_type());
   cmd.Output(out);
@@ -42,17 +43,18 @@ at::Tensor NPUNativeFunctions::grid_sampler_2d(const at::Tensor& input, const at
   return out;
 }
 
-::std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::grid_sampler_2d_backward(
-    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& grid, int64_t interpolation_mode,
-    int64_t padding_mode, bool align_corners, ::std::array<bool, 2> output_mask) {
-  checkGrid(input, grid);
+::std::tuple<at::Tensor, at::Tensor> sampleBackward(const char* op, const at::Tensor& grad_output,
+                                                    const at::Tensor& input, const at::Tensor& grid,
+                                                    int64_t interpolation_mode, int64_t padding_mode,
+                                                    bool align_corners, ::std::array<bool, 2> output_mask) {
+  checkGrid(input, grid, interpolation_mode, input.dim() == 5);
   at::Tensor grad_input = torch_npu::emptyNpu(input.sizes(), input.scalar_type(), input.device());
   at::Tensor grad_grid = torch_npu::emptyNpu(grid.sizes(), input.scalar_type(), input.device());
   if (grad_input.numel() == 0 || grad_grid.numel() == 0) {  // nothing to sample: zero gradients
     grad_input.zero_();
     grad_grid.zero_();
   } else {
-    torch_npu::OpCommand cmd("GridSampler2DGrad");
+    torch_npu::OpCommand cmd(op);
     torch_npu::addInputAs(cmd, grad_output, input.scalar_type());
     cmd.Input(input);
     torch_npu::addInputAs(cmd, grid, input.scalar_type());
@@ -61,6 +63,29 @@ at::Tensor NPUNativeFunctions::grid_sampler_2d(const at::Tensor& input, const at
     cmd.Run();
   }
   return {output_mask[0] ? grad_input : at::Tensor(), output_mask[1] ? grad_grid.to(grid.scalar_type()) : at::Tensor()};
+}
+
+}  // namespace
+
+at::Tensor NPUNativeFunctions::grid_sampler_2d(const at::Tensor& input, const at::Tensor& grid,
+                                               int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  return sample("GridSampler2D", input, grid, interpolation_mode, padding_mode, align_corners);
+}
+::std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::grid_sampler_2d_backward(
+    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& grid, int64_t interpolation_mode,
+    int64_t padding_mode, bool align_corners, ::std::array<bool, 2> output_mask) {
+  return sampleBackward("GridSampler2DGrad", grad_output, input, grid, interpolation_mode, padding_mode,
+                        align_corners, output_mask);
+}
+at::Tensor NPUNativeFunctions::grid_sampler_3d(const at::Tensor& input, const at::Tensor& grid,
+                                               int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  return sample("GridSampler3D", input, grid, interpolation_mode, padding_mode, align_corners);
+}
+::std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::grid_sampler_3d_backward(
+    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& grid, int64_t interpolation_mode,
+    int64_t padding_mode, bool align_corners, ::std::array<bool, 2> output_mask) {
+  return sampleBackward("GridSampler3DGrad", grad_output, input, grid, interpolation_mode, padding_mode,
+                        align_corners, output_mask);
 }
 
 }  // namespace native

@@ -1,5 +1,6 @@
-// grid_sampler_2d (nn.functional.grid_sample) against the CPU: every
-// interpolation / padding / align_corners combination, forward and backward
+// grid_sampler_2d / grid_sampler_3d (nn.functional.grid_sample) against the
+// CPU: every interpolation / padding / align_corners combination (3-D:
+// bilinear and nearest), forward and backward
 // (input and grid gradients), fp32 and fp16, empty batches, non-contiguous
 // inputs and PyTorch's argument errors.
 #include "npu_test_util.h"
@@ -30,6 +31,22 @@ TEST(NpuGridSampler, AllModesAgainstCpu) {
       }
     }
   }
+}
+
+TEST(NpuGridSampler, VolumetricAgainstCpu) {
+  for (int64_t interp : {0, 1}) {
+    for (int64_t padding : {0, 1, 2}) {
+      for (bool align : {false, true}) {
+        SCOPED_TRACE(c10::str("interp ", interp, " padding ", padding, " align ", align));
+        expectSameAutograd(
+            [=](const auto& in) { return at::grid_sampler_3d(in[0], in[1], interp, padding, align); },
+            {at::randn({2, 2, 4, 5, 3}), at::rand({2, 3, 2, 4, 3}).mul(2.6).sub(1.3)}, 1e-4, 1e-4);
+      }
+    }
+  }
+  const at::Tensor x = at::randn({1, 1, 2, 2, 2}).to(npu());
+  EXPECT_THROW_WITH(at::grid_sampler(x, at::rand({1, 1, 1, 1, 3}).to(npu()), 2, 0, false),
+                    "bicubic interpolation only supports 4D input");
 }
 
 TEST(NpuGridSampler, EmptyNonContiguousAndErrors) {

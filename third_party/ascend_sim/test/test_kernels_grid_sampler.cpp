@@ -1,4 +1,5 @@
-// GridSampler2D / GridSampler2DGrad (Note [Grid sampler numerics]) against
+// GridSampler2D / GridSampler3D and their gradients (Note [Grid sampler
+// numerics]) against
 // a double reference written from the definitions (reflection by folding):
 // every interpolation x padding x align_corners combination, fp32 and fp16;
 // dx checked as the transpose of the reference's (linear) sampling, dgrid
@@ -145,6 +146,77 @@ TEST(KernelGridSampler, ForwardAndGradients) {
       }
     }
   }
+}
+
+namespace {
+
+// Weighted taps of a 3-D grid point (x, y, z) in a D x H x W volume (trilinear / nearest).
+std::vector<std::pair<int64_t, double>> taps3d(const double* gv, int64_t d, int64_t h, int64_t w, const Mode& m) {
+  const int64_t size[3] = {w, h, d};
+  double ic[3];
+  for (int k = 0; k < 3; ++k) ic[k] = padRef(unnorm(gv[k], size[k], m.align), size[k], m);
+  std::vector<std::pair<int64_t, double>> t;
+  auto add = [&](const int64_t* c, double wt) {
+    for (int k = 0; k < 3; ++k)
+      if (c[k] < 0 || c[k] >= size[k]) return;
+    t.push_back({(c[2] * h + c[1]) * w + c[0], wt});
+  };
+  if (m.interp == "nearest") {
+    const int64_t c[3] = {static_cast<int64_t>(std::nearbyint(ic[0])), static_cast<int64_t>(std::nearbyint(ic[1])),
+                          static_cast<int64_t>(std::nearbyint(ic[2]))};
+    add(c, 1.0);
+    return t;
+  }
+  for (int corner = 0; corner < 8; ++corner) {
+    int64_t c[3];
+    double wt = 1;
+    for (int k = 0; k < 3; ++k) {
+      const double lo = std::floor(ic[k]), frac = ic[k] - lo;
+      const int bit = (corner >> k) & 1;
+      c[k] = static_cast<int64_t>(lo) + bit;
+      wt *= bit ? frac : 1 - frac;
+    }
+    add(c, wt);
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST(KernelGridSampler, Volumetric3d) {
+  const int64_t N = 2, C = 2, D = 4, H = 5, W = 3, P = 7;  // grid [N, 1, 1, P, 3]
+  for (const Mode& m : modes()) {
+    if (m.interp == "bicubic") continue;
+    SCOPED_TRACE(m.interp + " " + m.padding + (m.align ? " align" : ""));
+    const HostTensor x = HostTensor::floats(ACL_FLOAT, {N, C, D, H, W}, randomFloats(N * C * D * H * W, -2, 2, 8));
+    const HostTensor grid = HostTensor::floats(ACL_FLOAT, {N, 1, 1, P, 3}, randomFloats(N * P * 3, -1.3f, 1.3f, 9));
+    HostTensor y(ACL_FLOAT, {N, C, 1, 1, P});
+    run(makeCall("GridSampler3D", {&x, &grid}, {&y}, modeAttrs(m)));
+    const HostTensor dy = HostTensor::floats(ACL_FLOAT, {N, C, 1, 1, P}, randomFloats(N * C * P, -1, 1, 10));
+    HostTensor dx(ACL_FLOAT, {N, C, D, H, W}), dgrid(ACL_FLOAT, {N, 1, 1, P, 3});
+    run(makeCall("GridSampler3DGrad", {&dy, &x, &grid}, {&dx, &dgrid}, modeAttrs(m)));
+    const std::vector<float> xs = x.toFloats(), gs = grid.toFloats(), ys = y.toFloats(), gy = dy.toFloats();
+    const std::vector<float> gx = dx.toFloats();
+    std::vector<double> want_dx(xs.size(), 0.0);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t q = 0; q < P; ++q) {
+        const double gv[3] = {gs[(n * P + q) * 3], gs[(n * P + q) * 3 + 1], gs[(n * P + q) * 3 + 2]};
+        const auto t = taps3d(gv, D, H, W, m);
+        for (int64_t c = 0; c < C; ++c) {
+          double want = 0;
+          for (auto [off, wt] : t) {
+            want += wt * xs[static_cast<size_t>((n * C + c) * D * H * W + off)];
+            want_dx[static_cast<size_t>((n * C + c) * D * H * W + off)] += wt * gy[static_cast<size_t>((n * C + c) * P + q)];
+          }
+          EXPECT_NEAR(ys[static_cast<size_t>((n * C + c) * P + q)], want, 1e-5 * (1 + std::fabs(want)));
+        }
+      }
+    for (size_t i = 0; i < want_dx.size(); ++i) EXPECT_NEAR(gx[i], want_dx[i], 1e-5 * (1 + std::fabs(want_dx[i]))) << i;
+  }
+  const HostTensor x(ACL_FLOAT, {1, 1, 2, 2, 2}), grid(ACL_FLOAT, {1, 1, 1, 1, 3});
+  HostTensor y(ACL_FLOAT, {1, 1, 1, 1, 1});
+  EXPECT_KERNEL_ERROR(makeCall("GridSampler3D", {&x, &grid}, {&y}, modeAttrs({"bicubic", "zeros", false})),
+                      ACL_ERROR_OP_ATTR_NOT_MATCH, "bicubic is 2-D only");
 }
 
 TEST(KernelGridSampler, EmptyThreadsAndErrors) {

@@ -1,25 +1,27 @@
-// GridSampler2D and GridSampler2DGrad (OPS.md "Dense prediction, padding,
-// layout and indexing"): PyTorch's grid_sampler_2d and its backward.
+// GridSampler2D / GridSampler3D and their gradients (OPS.md "Dense
+// prediction, padding, layout and indexing"): PyTorch's grid_sampler_2d /
+// grid_sampler_3d and their backward.
 //
 // Note [Grid sampler numerics]
-// x [N, C, H, W], grid [N, Ho, Wo, 2] (x then y, normalised to [−1, 1]) →
-// y [N, C, Ho, Wo]. Per grid point, in fp32 with PyTorch's CPU formulas
+// x [N, C, (D,) H, W], grid [N, (Do,) Ho, Wo, r] (x, y(, z), normalised to
+// [−1, 1]) → y [N, C, (Do,) Ho, Wo]. Per grid point, in fp32 with PyTorch's CPU formulas
 // (GridSampler.h): the coordinate is unnormalised ((g + 1)/2·(size − 1) with
 // align_corners, else ((g + 1)·size − 1)/2), then padded: "border" clamps to
 // [0, size − 1], "reflection" reflects about the pixel edges (centres with
 // align_corners) and clamps; "zeros" leaves it and out-of-range taps read 0.
-//   bilinear  the four neighbours ⌊ix⌋, ⌊ix⌋+1 (×) ⌊iy⌋, ⌊iy⌋+1 with weights
-//             (1 − dx)(1 − dy) ..., summed nw, ne, sw, se
-//   nearest   the neighbour at (round-half-even ix, iy)
-//   bicubic   4 × 4 taps around ⌊ix⌋, ⌊iy⌋ of the unpadded coordinate, Keys
+//   bilinear  the 2^r neighbours ⌊c⌋, ⌊c⌋ + 1 per dim with weights
+//             ((⌊c⌋ + 1 − c) or (c − ⌊c⌋)) multiplied x·y·z, summed with x
+//             fastest (nw, ne, sw, se; trilinear: top then bottom)
+//   nearest   the neighbour at the round-half-even coordinates
+//   bicubic   (2-D only) 4 × 4 taps around ⌊ix⌋, ⌊iy⌋ of the unpadded coordinate, Keys
 //             a = −0.75 weights, each tap's position padded on its own; each
 //             row is interpolated along x first, then the rows along y
 // Backward: dx = 0; for every n, every grid point in row-major order and every
 // channel, each tap adds weight·dy to dx (fp32) and the grid gradient
 // accumulates the weight derivatives times the tap values and dy, then is
 // scaled by the chain rule of the unnormalisation and padding (0 where a
-// coordinate was clamped). Work split: forward over (n, output row), backward
-// over n; every element is computed in the fixed order above.
+// coordinate was clamped). Work split: forward over (n, output point),
+// backward over n; every element is computed in the fixed order above.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -36,48 +38,62 @@ struct GridGeom {
   Interp interp = Interp::kBilinear;
   Padding padding = Padding::kZeros;
   bool align = false;
-  int64_t n = 0, c = 0, h = 0, w = 0, ho = 0, wo = 0;
+  int rank = 2;                    // spatial dims
+  int64_t n = 0, c = 0;
+  int64_t size[3] = {1, 1, 1};     // input spatial sizes, x (W), y (H), z (D) order
+  int64_t stride[3] = {1, 1, 1};   // their strides in an (n, c) plane
+  int64_t plane = 1, points = 1;   // input plane size, output points per sample
 };
 
-void check4d(const OpCall& call, const TensorArg& t, const std::string& name) {
-  if (t.shape.size() != 4) fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, name + " shape " + shapeToString(t.shape) + " must be 4-D");
-}
+bool isGrad(const OpCall& call) { return call.op_type.size() > 4 && call.op_type.compare(call.op_type.size() - 4, 4, "Grad") == 0; }
 
 GridGeom geomOf(const OpCall& call) {
-  const bool grad = call.op_type == "GridSampler2DGrad";
+  const bool grad = isGrad(call);
   checkArity(call, grad ? 3 : 2, grad ? 3 : 2, grad ? 2 : 1);
+  GridGeom g;
+  g.rank = call.op_type.rfind("GridSampler3D", 0) == 0 ? 3 : 2;
   const TensorArg& x = call.inputs[grad ? 1 : 0];
   const TensorArg& grid = call.inputs[grad ? 2 : 1];
   checkDtype(call, x, "input x", kFloatTypes);
   checkSameDtype(call, x, "x", grid, "input grid");
-  check4d(call, x, "input x");
-  check4d(call, grid, "input grid");
-  GridGeom g;
-  g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
-  g.ho = grid.shape[1], g.wo = grid.shape[2];
-  checkShapeEq(call, grid, "input grid", {g.n, g.ho, g.wo, 2}, "[N, Ho, Wo, 2] =");
+  const size_t rank = static_cast<size_t>(g.rank) + 2;
+  for (const TensorArg* t : {&x, &grid})
+    if (t->shape.size() != rank)
+      fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+           std::string(t == &x ? "input x" : "input grid") + " shape " + shapeToString(t->shape) + " must be " +
+               std::to_string(rank) + "-D");
+  g.n = x.shape[0], g.c = x.shape[1];
+  for (int k = 0; k < g.rank; ++k) {
+    g.size[k] = x.shape[rank - 1 - static_cast<size_t>(k)];
+    g.stride[k] = k == 0 ? 1 : g.stride[k - 1] * g.size[k - 1];
+  }
+  g.plane = g.stride[g.rank - 1] * g.size[g.rank - 1];
+  Shape grid_want = {g.n}, y_want = {g.n, g.c};
+  for (size_t d = 1; d + 1 < rank; ++d) grid_want.push_back(grid.shape[d]), y_want.push_back(grid.shape[d]);
+  g.points = numelOf(y_want) / std::max<int64_t>(1, g.n * g.c);
+  grid_want.push_back(g.rank);
+  checkShapeEq(call, grid, "input grid", grid_want, "[N, *out, spatial rank] =");
   const std::string interp = attrString(call, "interpolation_mode", "bilinear");
   const std::string padding = attrString(call, "padding_mode", "zeros");
   if (interp == "bilinear") g.interp = Interp::kBilinear;
   else if (interp == "nearest") g.interp = Interp::kNearest;
-  else if (interp == "bicubic") g.interp = Interp::kBicubic;
-  else fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'interpolation_mode' is \"" + interp + "\"; expected \"bilinear\", \"nearest\" or \"bicubic\"");
+  else if (interp == "bicubic" && g.rank == 2) g.interp = Interp::kBicubic;
+  else fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'interpolation_mode' is \"" + interp + "\"; expected \"bilinear\", \"nearest\"" + (g.rank == 2 ? " or \"bicubic\"" : " (bicubic is 2-D only)"));
   if (padding == "zeros") g.padding = Padding::kZeros;
   else if (padding == "border") g.padding = Padding::kBorder;
   else if (padding == "reflection") g.padding = Padding::kReflection;
   else fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'padding_mode' is \"" + padding + "\"; expected \"zeros\", \"border\" or \"reflection\"");
   g.align = attrBool(call, "align_corners", false);
-  const Shape ys = {g.n, g.c, g.ho, g.wo};
   if (grad) {
     checkSameDtype(call, x, "x", call.inputs[0], "input dy");
-    checkShapeEq(call, call.inputs[0], "input dy", ys, "[N, C, Ho, Wo] =");
+    checkShapeEq(call, call.inputs[0], "input dy", y_want, "[N, C, *out] =");
     checkSameDtype(call, x, "x", call.outputs[0], "output dx");
     checkShapeEq(call, call.outputs[0], "output dx", x.shape, "x shape");
     checkSameDtype(call, x, "x", call.outputs[1], "output dgrid");
     checkShapeEq(call, call.outputs[1], "output dgrid", grid.shape, "grid shape");
   } else {
     checkSameDtype(call, x, "x", call.outputs[0], "output y");
-    checkShapeEq(call, call.outputs[0], "output y", ys, "[N, C, Ho, Wo] =");
+    checkShapeEq(call, call.outputs[0], "output y", y_want, "[N, C, *out] =");
   }
   return g;
 }
@@ -170,63 +186,92 @@ void cubicWeightGrads(float t, float w[4]) {
 // ---- taps of one grid point ---------------------------------------------------------------------
 
 struct Tap {
-  int64_t off = -1;        // offset in the (n, c) plane, −1 out of range
-  float w = 0;             // weight
-  float dwx = 0, dwy = 0;  // d weight / d ix, d iy (before the chain-rule factors)
+  int64_t off = -1;            // offset in the (n, c) plane, −1 out of range
+  float w = 0;                 // weight
+  float dw[3] = {0, 0, 0};     // d weight / d coordinate (x, y, z), before the chain-rule factors
 };
 
 // Bicubic taps are stored x-major (tap i·4 + j reads x offset i, y offset j:
 // PyTorch's backward order); wx / wy are their separable weights.
 struct Point {
   std::vector<Tap> taps;
-  float gx = 1, gy = 1;  // chain-rule factors of the grid coordinates
+  float gmul[3] = {1, 1, 1};  // chain-rule factors of the grid coordinates
   float wx[4] = {0, 0, 0, 0}, wy[4] = {0, 0, 0, 0};
 };
 
-int64_t offsetOf(const GridGeom& g, int64_t ix, int64_t iy) {
-  return ix >= 0 && ix < g.w && iy >= 0 && iy < g.h ? iy * g.w + ix : -1;
+// Plane offset of integer coordinates (x, y, z order), −1 outside.
+int64_t offsetOf(const GridGeom& g, const int64_t* c) {
+  int64_t off = 0;
+  for (int k = 0; k < g.rank; ++k) {
+    if (c[k] < 0 || c[k] >= g.size[k]) return -1;
+    off += c[k] * g.stride[k];
+  }
+  return off;
 }
 
-Point pointOf(const GridGeom& g, float gxv, float gyv) {
+Point bicubicPoint(const GridGeom& g, const float* gv) {
   Point p;
-  if (g.interp == Interp::kBicubic) {
-    const float ix = unnormalize(gxv, g.w, g.align, &p.gx), iy = unnormalize(gyv, g.h, g.align, &p.gy);
-    const float fx = std::floor(ix), fy = std::floor(iy), tx = ix - fx, ty = iy - fy;
-    float* wx = p.wx;
-    float* wy = p.wy;
-    float dwx[4], dwy[4];
-    cubicWeights(tx, wx), cubicWeights(ty, wy), cubicWeightGrads(tx, dwx), cubicWeightGrads(ty, dwy);
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) {
-        float unused;
-        const float px = pad(g, fx - 1 + static_cast<float>(i), g.w, &unused);
-        const float py = pad(g, fy - 1 + static_cast<float>(j), g.h, &unused);
-        Tap t;
-        t.off = offsetOf(g, static_cast<int64_t>(px), static_cast<int64_t>(py));
-        t.w = wx[i] * wy[j];
-        t.dwx = -dwx[i] * wy[j];
-        t.dwy = -dwy[j] * wx[i];
-        p.taps.push_back(t);
-      }
-    return p;
-  }
-  const float ix = sourceIndex(g, gxv, g.w, &p.gx), iy = sourceIndex(g, gyv, g.h, &p.gy);
+  const float ix = unnormalize(gv[0], g.size[0], g.align, &p.gmul[0]);
+  const float iy = unnormalize(gv[1], g.size[1], g.align, &p.gmul[1]);
+  const float fx = std::floor(ix), fy = std::floor(iy), tx = ix - fx, ty = iy - fy;
+  float dwx[4], dwy[4];
+  cubicWeights(tx, p.wx), cubicWeights(ty, p.wy), cubicWeightGrads(tx, dwx), cubicWeightGrads(ty, dwy);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      float unused;
+      const int64_t c[2] = {static_cast<int64_t>(pad(g, fx - 1 + static_cast<float>(i), g.size[0], &unused)),
+                            static_cast<int64_t>(pad(g, fy - 1 + static_cast<float>(j), g.size[1], &unused))};
+      Tap t;
+      t.off = offsetOf(g, c);
+      t.w = p.wx[i] * p.wy[j];
+      t.dw[0] = -dwx[i] * p.wy[j];
+      t.dw[1] = -dwy[j] * p.wx[i];
+      p.taps.push_back(t);
+    }
+  return p;
+}
+
+Point pointOf(const GridGeom& g, const float* gv) {
+  if (g.interp == Interp::kBicubic) return bicubicPoint(g, gv);
+  Point p;
+  float ic[3];
+  for (int k = 0; k < g.rank; ++k) ic[k] = sourceIndex(g, gv[k], g.size[k], &p.gmul[k]);
   if (g.interp == Interp::kNearest) {
+    int64_t c[3];
+    for (int k = 0; k < g.rank; ++k) c[k] = static_cast<int64_t>(std::nearbyint(ic[k]));
     Tap t;
-    t.off = offsetOf(g, static_cast<int64_t>(std::nearbyint(ix)), static_cast<int64_t>(std::nearbyint(iy)));
+    t.off = offsetOf(g, c);
     t.w = 1;
     p.taps.push_back(t);
-    p.gx = p.gy = 0;
+    p.gmul[0] = p.gmul[1] = p.gmul[2] = 0;
     return p;
   }
-  const int64_t x0 = static_cast<int64_t>(std::floor(ix)), y0 = static_cast<int64_t>(std::floor(iy));
-  const float xw = static_cast<float>(x0 + 1) - ix, xe = ix - static_cast<float>(x0);  // weights of x0, x0 + 1
-  const float yn = static_cast<float>(y0 + 1) - iy, ys = iy - static_cast<float>(y0);  // weights of y0, y0 + 1
-  // nw, ne, sw, se with d/dix and d/diy of each weight.
-  const int64_t xs[4] = {x0, x0 + 1, x0, x0 + 1}, yv[4] = {y0, y0, y0 + 1, y0 + 1};
-  const float w[4] = {xw * yn, xe * yn, xw * ys, xe * ys};
-  const float dx[4] = {-yn, yn, -ys, ys}, dy[4] = {-xw, -xe, xw, xe};
-  for (int k = 0; k < 4; ++k) p.taps.push_back({offsetOf(g, xs[k], yv[k]), w[k], dx[k], dy[k]});
+  // Per dim: the lower corner and the weights of lower / upper ((lo + 1) − c, c − lo).
+  int64_t lo[3];
+  float wt[3][2];
+  for (int k = 0; k < g.rank; ++k) {
+    lo[k] = static_cast<int64_t>(std::floor(ic[k]));
+    wt[k][0] = static_cast<float>(lo[k] + 1) - ic[k];
+    wt[k][1] = ic[k] - static_cast<float>(lo[k]);
+  }
+  for (int corner = 0; corner < (1 << g.rank); ++corner) {  // x fastest
+    Tap t;
+    int64_t c[3];
+    t.w = 1;
+    for (int k = 0; k < g.rank; ++k) {
+      const int bit = (corner >> k) & 1;
+      c[k] = lo[k] + bit;
+      t.w *= wt[k][bit];
+    }
+    for (int k = 0; k < g.rank; ++k) {
+      float d = ((corner >> k) & 1) ? 1.0f : -1.0f;
+      for (int j = 0; j < g.rank; ++j)
+        if (j != k) d *= wt[j][(corner >> j) & 1];
+      t.dw[k] = d;
+    }
+    t.off = offsetOf(g, c);
+    p.taps.push_back(t);
+  }
   return p;
 }
 
@@ -244,31 +289,28 @@ void computeForward(const OpCall& call, const GridGeom& g) {
   const std::vector<float> x = load(call.inputs[0]), grid = load(call.inputs[1]);
   const TensorArg& y = call.outputs[0];
   std::vector<float> out(static_cast<size_t>(y.numel()));
-  const int64_t rows = g.n * g.ho, plane = g.h * g.w, opl = g.ho * g.wo;
-  splitRange(rows, blocksFor(call, rows, y.numel()), [&](int64_t lo, int64_t hi) {
-    for (int64_t r = lo; r < hi; ++r) {
-      const int64_t n = r / g.ho, oh = r % g.ho;
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        const float* gp = &grid[static_cast<size_t>(((n * g.ho + oh) * g.wo + ow) * 2)];
-        const Point p = pointOf(g, gp[0], gp[1]);
-        for (int64_t c = 0; c < g.c; ++c) {
-          const float* src = x.data() + (n * g.c + c) * plane;
-          float acc = 0;
-          if (g.interp == Interp::kBicubic) {  // each row (fixed y tap) first, then the column
-            for (int j = 0; j < 4; ++j) {
-              float row = 0;
-              for (int i = 0; i < 4; ++i) {
-                const Tap& t = p.taps[static_cast<size_t>(i * 4 + j)];
-                row += (t.off >= 0 ? src[t.off] : 0.0f) * p.wx[i];
-              }
-              acc += row * p.wy[j];
+  const int64_t total = g.n * g.points;
+  splitRange(total, blocksFor(call, total, y.numel()), [&](int64_t lo, int64_t hi) {
+    for (int64_t at = lo; at < hi; ++at) {
+      const int64_t n = at / g.points, q = at % g.points;
+      const Point p = pointOf(g, &grid[static_cast<size_t>(at * g.rank)]);
+      for (int64_t c = 0; c < g.c; ++c) {
+        const float* src = x.data() + (n * g.c + c) * g.plane;
+        float acc = 0;
+        if (g.interp == Interp::kBicubic) {  // each row (fixed y tap) along x first, then the rows along y
+          for (int j = 0; j < 4; ++j) {
+            float row = 0;
+            for (int i = 0; i < 4; ++i) {
+              const Tap& t = p.taps[static_cast<size_t>(i * 4 + j)];
+              row += (t.off >= 0 ? src[t.off] : 0.0f) * p.wx[i];
             }
-          } else {
-            for (const Tap& t : p.taps)
-              if (t.off >= 0) acc += src[t.off] * t.w;
+            acc += row * p.wy[j];
           }
-          out[static_cast<size_t>((n * g.c + c) * opl + oh * g.wo + ow)] = acc;
+        } else {
+          for (const Tap& t : p.taps)
+            if (t.off >= 0) acc += src[t.off] * t.w;
         }
+        out[static_cast<size_t>((n * g.c + c) * g.points + q)] = acc;
       }
     }
   });
@@ -278,26 +320,23 @@ void computeForward(const OpCall& call, const GridGeom& g) {
 void computeBackward(const OpCall& call, const GridGeom& g) {
   const std::vector<float> dy = load(call.inputs[0]), x = load(call.inputs[1]), grid = load(call.inputs[2]);
   std::vector<float> dx(x.size(), 0.0f), dgrid(grid.size(), 0.0f);
-  const int64_t plane = g.h * g.w, opl = g.ho * g.wo;
   splitRange(g.n, blocksFor(call, g.n, static_cast<int64_t>(x.size())), [&](int64_t lo, int64_t hi) {
     for (int64_t n = lo; n < hi; ++n)
-      for (int64_t q = 0; q < opl; ++q) {
-        const size_t gi = static_cast<size_t>((n * opl + q) * 2);
-        const Point p = pointOf(g, grid[gi], grid[gi + 1]);
-        float gix = 0, giy = 0;
+      for (int64_t q = 0; q < g.points; ++q) {
+        const size_t gi = static_cast<size_t>((n * g.points + q) * g.rank);
+        const Point p = pointOf(g, &grid[gi]);
+        float gc[3] = {0, 0, 0};
         for (int64_t c = 0; c < g.c; ++c) {
-          const float go = dy[static_cast<size_t>((n * g.c + c) * opl + q)];
-          float* dplane = dx.data() + (n * g.c + c) * plane;
-          const float* xplane = x.data() + (n * g.c + c) * plane;
+          const float go = dy[static_cast<size_t>((n * g.c + c) * g.points + q)];
+          float* dplane = dx.data() + (n * g.c + c) * g.plane;
+          const float* xplane = x.data() + (n * g.c + c) * g.plane;
           for (const Tap& t : p.taps) {
             if (t.off < 0) continue;
             dplane[t.off] += t.w * go;
-            gix += xplane[t.off] * t.dwx * go;
-            giy += xplane[t.off] * t.dwy * go;
+            for (int k = 0; k < g.rank; ++k) gc[k] += xplane[t.off] * t.dw[k] * go;
           }
         }
-        dgrid[gi] = p.gx * gix;
-        dgrid[gi + 1] = p.gy * giy;
+        for (int k = 0; k < g.rank; ++k) dgrid[gi + static_cast<size_t>(k)] = p.gmul[k] * gc[k];
       }
   });
   storeFloat(call.outputs[0].dtype, call.outputs[0].data, 0, call.outputs[0].numel(), dx.data());
@@ -306,21 +345,24 @@ void computeBackward(const OpCall& call, const GridGeom& g) {
 
 void computeGrid(const OpCall& call) {
   const GridGeom g = geomOf(call);
-  if (call.op_type == "GridSampler2DGrad") computeBackward(call, g);
+  if (isGrad(call)) computeBackward(call, g);
   else computeForward(call, g);
 }
 
 KernelCost costGrid(const OpCall& call) {
   const GridGeom g = geomOf(call);
   KernelCost c = vectorCost(call);
-  const double taps = g.interp == Interp::kBicubic ? 16 : g.interp == Interp::kBilinear ? 4 : 1;
-  c.flops = 2 * taps * static_cast<double>(g.n * g.c * g.ho * g.wo);
-  c.block_dim = static_cast<uint32_t>(blocksFor(call, g.n * g.ho, g.n * g.c * g.ho * g.wo));
+  const double taps = g.interp == Interp::kBicubic ? 16 : g.interp == Interp::kBilinear ? (1 << g.rank) : 1;
+  c.flops = 2 * taps * static_cast<double>(g.n * g.c * g.points);
+  c.block_dim = static_cast<uint32_t>(isGrad(call) ? blocksFor(call, g.n, g.n * g.c * g.plane)
+                                                   : blocksFor(call, g.n * g.points, g.n * g.c * g.points));
   return c;
 }
 
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"GridSampler2D", &validateGrid, &computeGrid, &costGrid});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"GridSampler2DGrad", &validateGrid, &computeGrid, &costGrid});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"GridSampler3D", &validateGrid, &computeGrid, &costGrid});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"GridSampler3DGrad", &validateGrid, &computeGrid, &costGrid});
 
 }  // namespace
 }  // namespace ascend_sim
