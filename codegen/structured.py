@@ -68,9 +68,6 @@ def find_structured_groups(names: Sequence[str], grouped, yaml_path: str):
                 f'at::meta::structured_{g.functional.func.name.name}); list its forms under "supported" instead')
         if g.out.func.kind() is not SchemaKind.out:
             raise StructuredError(f'{yaml_path}: "{name}" is not an out= operator')
-        if any("SymInt" in str(a.type) for a in g.out.func.arguments.flat_all):
-            raise StructuredError(f'{yaml_path}: "{name}" takes SymInt arguments, which structured NPU '
-                                  f'kernels do not support yet; list its forms under "supported"')
         groups.append(g)
     return groups
 

@@ -1,5 +1,6 @@
-// cat, index_select, index_add, gather, scatter(_add) on ConcatD, GatherV2,
-// IndexAdd, GatherElements and ScatterElements (OPS.md). Index tensors may be
+// cat, index_select, index_add, gather and topk on ConcatD, GatherV2,
+// IndexAdd, GatherElements and TopKV2 (OPS.md); scatter lives in
+// IndexScatterOps.cpp. Index tensors may be
 // int32 or int64; an out-of-range index is a device fault that names it.
 #include <ATen/ATen.h>
 #include <ATen/WrapDimUtils.h>
@@ -15,25 +16,6 @@ namespace {
 void checkIndex(const char* op, const at::Tensor& index) {
   TORCH_CHECK(index.scalar_type() == at::kLong || index.scalar_type() == at::kInt, op,
               "(): Expected dtype int32/int64 for index, got ", index.scalar_type());
-}
-
-// torch.scatter / scatter_add into `out` (which starts as a copy of self).
-at::Tensor& scatterInto(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
-                        const char* reduction, at::Tensor& out) {
-  checkIndex("scatter", index);
-  TORCH_CHECK(self.dim() == index.dim() || index.numel() == 0, "Index tensor must have the same number of dimensions "
-              "as self tensor");
-  dim = at::maybe_wrap_dim(dim, self.dim());
-  return torch_npu::runInto("ScatterElements", out, self.sizes(), self.scalar_type(), [&](torch_npu::OpCommand& cmd) {
-    cmd.Input(self).Input(index);
-    torch_npu::addInputAs(cmd, src.dim() == 0 && index.dim() > 0 ? src.expand(index.sizes()) : src,
-                          self.scalar_type());
-    cmd.Attr("axis", dim).Attr("reduction", reduction);
-  });
-}
-
-at::Tensor valueLike(const at::Tensor& self, const at::Scalar& value, const at::Tensor& index) {
-  return at::full(index.sizes(), value, self.options());
 }
 
 }  // namespace
@@ -85,10 +67,16 @@ at::Tensor& NPUNativeFunctions::index_select_out(const at::Tensor& self, int64_t
   checkIndex("index_select", index);
   TORCH_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   dim = at::maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  if (self.dim() == 0) {  // as the CPU: a 0-d result, the first index must address the scalar
+    TORCH_CHECK(index.numel() >= 1, "index_select(): Index to scalar can have only 1 value, got 0 value(s)");
+    const at::Tensor one = at::index_select(self.reshape({1}), 0, index.reshape({-1}).slice(0, 0, 1));
+    at::native::resize_output(out, {});
+    return out.copy_(one.reshape({}));
+  }
   std::vector<int64_t> sizes = self.sizes().vec();
-  if (!sizes.empty()) sizes[dim] = index.numel();
+  sizes[dim] = index.numel();
   return torch_npu::runInto("GatherV2", out, sizes, self.scalar_type(), [&](torch_npu::OpCommand& cmd) {
-    cmd.Input(self.dim() == 0 ? self.reshape({1}) : self).Input(index.reshape({-1})).Attr("axis", dim);
+    cmd.Input(self).Input(index.reshape({-1})).Attr("axis", dim);
   });
 }
 at::Tensor NPUNativeFunctions::index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
@@ -119,95 +107,22 @@ at::Tensor& NPUNativeFunctions::index_add_(at::Tensor& self, int64_t dim, const 
 
 at::Tensor& NPUNativeFunctions::gather_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                            bool sparse_grad, at::Tensor& out) {
+  if (index.numel() == 0) {  // as the CPU: nothing is read, the index dtype is not checked
+    at::native::resize_output(out, index.sizes());
+    return out;
+  }
   checkIndex("gather", index);
   dim = at::maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  return torch_npu::runInto("GatherElements", out, index.sizes(), self.scalar_type(), [&](torch_npu::OpCommand& cmd) {
-    cmd.Input(self).Input(index).Attr("dim", dim);
-  });
+  // PyTorch treats 0-d self / index as 1-D of one element.
+  const at::Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
+  const at::Tensor idx = index.dim() == 0 ? index.reshape({1}) : index;
+  at::Tensor result = torch_npu::prepareOut("GatherElements", out, index.sizes(), self.scalar_type());
+  torch_npu::OpCommand("GatherElements").Input(x).Input(idx).Output(result.view(idx.sizes())).Attr("dim", dim).Run();
+  return torch_npu::finishOut(out, result);
 }
 at::Tensor NPUNativeFunctions::gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
   at::Tensor out = torch_npu::emptyNpu({0}, self.scalar_type(), self.device());
   return gather_out(self, dim, index, sparse_grad, out);
-}
-
-at::Tensor& NPUNativeFunctions::scatter_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
-                                            const at::Tensor& src, at::Tensor& out) {
-  return scatterInto(self, dim, index, src, "none", out);
-}
-at::Tensor NPUNativeFunctions::scatter(const at::Tensor& self, int64_t dim, const at::Tensor& index,
-                                       const at::Tensor& src) {
-  at::Tensor out = torch_npu::emptyNpuLike(self);
-  return scatterInto(self, dim, index, src, "none", out);
-}
-at::Tensor& NPUNativeFunctions::scatter_(at::Tensor& self, int64_t dim, const at::Tensor& index,
-                                         const at::Tensor& src) {
-  return scatterInto(self, dim, index, src, "none", self);
-}
-at::Tensor& NPUNativeFunctions::scatter_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
-                                            const at::Scalar& value, at::Tensor& out) {
-  return scatterInto(self, dim, index, valueLike(self, value, index), "none", out);
-}
-at::Tensor NPUNativeFunctions::scatter(const at::Tensor& self, int64_t dim, const at::Tensor& index,
-                                       const at::Scalar& value) {
-  at::Tensor out = torch_npu::emptyNpuLike(self);
-  return scatterInto(self, dim, index, valueLike(self, value, index), "none", out);
-}
-at::Tensor& NPUNativeFunctions::scatter_(at::Tensor& self, int64_t dim, const at::Tensor& index,
-                                         const at::Scalar& value) {
-  return scatterInto(self, dim, index, valueLike(self, value, index), "none", self);
-}
-at::Tensor& NPUNativeFunctions::scatter_add_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
-                                                const at::Tensor& src, at::Tensor& out) {
-  return scatterInto(self, dim, index, src, "add", out);
-}
-at::Tensor NPUNativeFunctions::scatter_add(const at::Tensor& self, int64_t dim, const at::Tensor& index,
-                                           const at::Tensor& src) {
-  at::Tensor out = torch_npu::emptyNpuLike(self);
-  return scatterInto(self, dim, index, src, "add", out);
-}
-at::Tensor& NPUNativeFunctions::scatter_add_(at::Tensor& self, int64_t dim, const at::Tensor& index,
-                                             const at::Tensor& src) {
-  return scatterInto(self, dim, index, src, "add", self);
-}
-
-// Note [index_put on the NPU]
-// The two forms training code uses are supported: a boolean mask over the
-// leading dims with a single value (x[mask] = v, e.g. cross_entropy with
-// label smoothing zeroing ignored targets) via SelectV2, and one integer index
-// tensor on dim 0 (x[idx] = v / x[idx] += v) via ScatterElements / IndexAdd.
-// Other advanced-indexing assignments raise an error naming the form.
-at::Tensor& NPUNativeFunctions::_index_put_impl_(at::Tensor& self, const c10::List<c10::optional<at::Tensor>>& indices,
-                                                 const at::Tensor& values, bool accumulate, bool unsafe) {
-  std::vector<at::Tensor> defined;
-  for (const c10::optional<at::Tensor>& i : indices) {
-    TORCH_CHECK(i.has_value() && i->defined(), "index_put_ on the NPU supports indices on the leading dimensions "
-                "only (no ':' before an index tensor)");
-    defined.push_back(*i);
-  }
-  TORCH_CHECK(defined.size() == 1, "index_put_ on the NPU supports a single index tensor, got ", defined.size());
-  const at::Tensor& index = defined.front();
-  if (index.scalar_type() == at::kBool || index.scalar_type() == at::kByte) {
-    TORCH_CHECK(values.numel() == 1, "index_put_ with a boolean mask on the NPU needs a single value (x[mask] = v); "
-                "assigning a tensor of ", values.numel(), " values is not supported");
-    TORCH_CHECK(index.dim() <= self.dim() && self.sizes().slice(0, index.dim()).equals(index.sizes()),
-                "The shape of the mask ", index.sizes(), " does not match the shape of the indexed tensor ",
-                self.sizes());
-    std::vector<int64_t> mask_view = index.sizes().vec();
-    mask_view.resize(self.dim(), 1);
-    const at::Tensor mask = index.to(at::kBool).view(mask_view).expand(self.sizes());
-    const at::Tensor value = values.reshape({});
-    if (accumulate) return self.add_(at::where(mask, value, at::zeros({}, self.options())));
-    return self.masked_fill_(mask, value);
-  }
-  checkIndex("index_put_", index);
-  TORCH_CHECK(index.dim() == 1, "index_put_ on the NPU supports a 1-D integer index, got ", index.dim(), "-D");
-  std::vector<int64_t> rows = self.sizes().vec();
-  rows[0] = index.size(0);
-  const at::Tensor update = values.to(self.scalar_type()).expand(rows);
-  if (accumulate) return self.index_add_(0, index, update);
-  std::vector<int64_t> index_view(self.dim(), 1);
-  index_view[0] = index.size(0);
-  return self.scatter_(0, index.to(at::kLong).view(index_view).expand(rows), update.contiguous());
 }
 
 ::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::topk_out(const at::Tensor& self, int64_t k, int64_t dim,

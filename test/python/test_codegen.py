@@ -105,6 +105,30 @@ def test_structured_generates_three_forms_from_the_out_kernel(tmp_path):
     assert "floor" not in (out / "RegisterPrivateUse1.cpp").read_text()
 
 
+def test_structured_symint_arguments_reach_the_kernel_as_int_arrays(tmp_path):
+    kernel = ("at::Tensor& NPUNativeFunctions::upsample_nearest2d_out(const at::Tensor& self, at::IntArrayRef "
+              "output_size, c10::optional<double> scales_h, c10::optional<double> scales_w, at::Tensor& out) {}\n")
+    result, _, _, out = _run(tmp_path, HEADER + "structured:\n  - upsample_nearest2d.out\n", kernel)
+    assert result.returncode == 0, result.stderr
+    source = (out / "RegisterStructuredPrivateUse1.cpp").read_text()
+    assert "c10::SymIntArrayRef output_size" in source  # the dispatcher's (SymInt) signature
+    assert ("NPUNativeFunctions::upsample_nearest2d_out(self, c10::asIntArrayRefSlow(output_size), scales_h, "
+            "scales_w, out);") in source
+
+
+def test_structured_overloads_get_distinct_wrappers(tmp_path):
+    kernels = ("at::Tensor& NPUNativeFunctions::scatter_out(const at::Tensor& self, int64_t dim, const at::Tensor& "
+               "index, const at::Tensor& src, c10::string_view reduce, at::Tensor& out) {}\n"
+               "at::Tensor& NPUNativeFunctions::scatter_out(const at::Tensor& self, int64_t dim, const at::Tensor& "
+               "index, const at::Scalar& value, c10::string_view reduce, at::Tensor& out) {}\n")
+    result, _, _, out = _run(tmp_path, HEADER + "structured:\n  - scatter.reduce_out\n  - scatter.value_reduce_out\n",
+                             kernels)
+    assert result.returncode == 0, result.stderr
+    source = (out / "RegisterStructuredPrivateUse1.cpp").read_text()
+    assert 'm.impl("scatter.reduce", TORCH_FN(wrapper_npu_functional_reduce_scatter));' in source
+    assert 'm.impl("scatter.value_reduce", TORCH_FN(wrapper_npu_functional_value_reduce_scatter));' in source
+
+
 @pytest.mark.parametrize("yaml_text,message", [
     (HEADER + "structured:\n  - floor\n",
      'structured entry "floor" must name the out= overload of an operator group (e.g. "floor.out"); '

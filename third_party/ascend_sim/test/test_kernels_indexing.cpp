@@ -241,8 +241,8 @@ TEST(KernelScatter, FaultsAndErrors) {
                       "index 4 at position [0,1] of indices is out of range [0, 4) for axis 1 of data (size 4)");
   HostTensor ok = HostTensor::ints(ACL_INT64, {2, 2}, {0, 1, 1, 2});
   EXPECT_KERNEL_ERROR(makeCall("ScatterElements", {&data, &ok, &upd}, {&y},
-                               attrs({{"axis", int64_t{1}}, {"reduction", std::string("mul")}})),
-                      ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'reduction' is \"mul\"; expected \"none\" or \"add\"");
+                               attrs({{"axis", int64_t{1}}, {"reduction", std::string("xor")}})),
+                      ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'reduction' is \"xor\"; expected \"none\", \"add\", \"mul\", \"max\", \"min\" or \"mean\"");
   HostTensor small(ACL_FLOAT, {1, 2});
   EXPECT_KERNEL_ERROR(makeCall("ScatterElements", {&data, &ok, &small}, {&y}), ACL_ERROR_OP_INPUT_NOT_MATCH,
                       "input indices shape [2,2] exceeds input updates shape [1,2] in dim 0");

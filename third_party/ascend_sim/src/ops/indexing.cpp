@@ -1,8 +1,8 @@
-// GatherV2, GatherElements, ScatterElements, IndexAdd (OPS.md "Indexing,
-// concatenation, sorting, losses"), with PyTorch's semantics (index_select,
-// gather, scatter / scatter_add, index_add). All dtypes (copies are bit-exact
-// byte copies; "add" accumulates floats in fp32 and integers in int64, then
-// rounds / wraps once to the output dtype). Indices are int32 or int64; an
+// GatherV2, GatherElements, IndexAdd (OPS.md "Indexing, concatenation,
+// sorting, losses"), with PyTorch's semantics (index_select, gather,
+// index_add); ScatterElements lives in scatter_elements.cpp. All dtypes
+// (copies are bit-exact byte copies; "add" accumulates floats in fp32 and
+// integers in int64, then rounds / wraps once to the output dtype). Indices are int32 or int64; an
 // index outside [0, size) — negative ones included, as in PyTorch — is a
 // device fault (ACL_ERROR_RT_AICORE_EXCEPTION) naming the value, its position
 // in the index tensor and the bound. All indices are checked before any output
@@ -14,12 +14,7 @@
 // ranges of outer (or, for IndexAdd with one outer slice, of inner chunks);
 // distinct outer indices (inner positions) never touch the same output
 // element, so the split cannot reorder anything:
-//   * ScatterElements "none": updates are applied in row-major order of
-//     `indices`, so with duplicate targets the last one in row-major order
-//     wins (the target of (o, j, i) differs only in j's replacement);
-//   * ScatterElements "add": y = data, then every update is added to its
-//     target in row-major order of `indices` (fp32 / int64 accumulator per
-//     element, one rounding at the end);
+//   * ScatterElements: Note [Scatter reductions] in scatter_elements.cpp;
 //   * IndexAdd: y = x, then for j = 0, 1, ... (ascending position in
 //     `indices`) y[.., indices[j], ..] += alpha * updates[.., j, ..], fp32
 //     (float: alpha * u computed in fp32, then added) or int64 (alpha
@@ -32,72 +27,12 @@
 #include <string>
 #include <vector>
 
-#include "aicore/thread_pool.h"
-#include "ops/op_utils.h"
+#include "ops/index_util.h"
 
 namespace ascend_sim {
 namespace {
 
 constexpr int64_t kInnerChunk = 1024;
-
-std::string positionString(int64_t flat, const Shape& shape) {
-  if (shape.empty()) return "[]";
-  Shape idx(shape.size(), 0);
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = shape[d] ? flat % shape[d] : 0;
-    flat = shape[d] ? flat / shape[d] : 0;
-  }
-  return shapeToString(idx);
-}
-
-std::vector<int64_t> loadIndices(const TensorArg& t) {
-  std::vector<int64_t> v(static_cast<size_t>(t.numel()));
-  loadInt(t.dtype, t.data, 0, 1, t.numel(), v.data());
-  return v;
-}
-
-// Device fault for the first index outside [0, bound).
-void checkIndexRange(const OpCall& call, const std::vector<int64_t>& idx, const Shape& idx_shape,
-                     const std::string& idx_name, int64_t bound, int64_t axis, const std::string& tensor) {
-  for (size_t p = 0; p < idx.size(); ++p)
-    if (idx[p] < 0 || idx[p] >= bound)
-      fail(call, ACL_ERROR_RT_AICORE_EXCEPTION,
-           "index " + std::to_string(idx[p]) + " at position " + positionString(static_cast<int64_t>(p), idx_shape) +
-               " of " + idx_name + " is out of range [0, " + std::to_string(bound) + ") for axis " +
-               std::to_string(axis) + " of " + tensor + " (size " + std::to_string(bound) + ")");
-}
-
-int64_t blocksFor(const OpCall& call, int64_t units, int64_t numel) {
-  const int64_t chunks = (numel + 1023) / 1024;
-  return std::max<int64_t>(
-      1, std::min<int64_t>({units, chunks, static_cast<int64_t>(std::max(call.ctx.vector_cores, 1))}));
-}
-
-template <typename Fn>
-void splitRange(int64_t n, int64_t blocks, Fn fn) {
-  if (n <= 0) return;
-  parallelFor(blocks, [&](int64_t b) { fn(b * n / blocks, (b + 1) * n / blocks); });
-}
-
-// Offsets, in a tensor with contiguous strides `st`, of the row-major
-// positions of the sub-shape shape[d0..d1) (coordinates taken in `shape`).
-std::vector<int64_t> subOffsets(const Shape& shape, size_t d0, size_t d1, const Shape& st) {
-  std::vector<int64_t> off(1, 0);
-  for (size_t d = d0; d < d1; ++d) {
-    std::vector<int64_t> next;
-    next.reserve(off.size() * static_cast<size_t>(shape[d]));
-    for (int64_t base : off)
-      for (int64_t i = 0; i < shape[d]; ++i) next.push_back(base + i * st[d]);
-    off.swap(next);
-  }
-  return off;
-}
-
-KernelCost indexCost(const OpCall& call, int64_t blocks) {
-  KernelCost c = vectorCost(call);
-  c.block_dim = static_cast<uint32_t>(blocks);
-  return c;
-}
 
 // ---- GatherV2: y = x indexed along axis by indices (any shape) -----------------------------
 
@@ -145,58 +80,7 @@ KernelCost costGatherV2(const OpCall& call) {
   return indexCost(call, blocksFor(call, s.outer * call.inputs[1].numel(), call.outputs[0].numel()));
 }
 
-// ---- GatherElements / ScatterElements: index tensors of the data's rank ---------------------
-
-struct ElemGeom {
-  int64_t axis = 0;
-  int64_t outer = 1, dim = 1, inner = 1;     // of the index tensor around axis
-  std::vector<int64_t> data_outer, data_inner;  // offsets in the data tensor
-  std::vector<int64_t> upd_outer, upd_inner;    // offsets in updates (scatter)
-  int64_t data_axis_stride = 1, upd_axis_stride = 1, data_dim = 1;
-};
-
-// Index shape must have data's rank and idx.size(d) <= limit.size(d) (d != axis
-// for the data; every d for the updates when all_dims).
-void checkIndexShape(const OpCall& call, const TensorArg& idx, const std::string& iname, const TensorArg& t,
-                     const std::string& tname, int64_t axis, bool all_dims) {
-  if (idx.shape.size() != t.shape.size())
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         iname + " shape " + shapeToString(idx.shape) + " must have the rank of " + tname + " shape " +
-             shapeToString(t.shape));
-  for (size_t d = 0; d < idx.shape.size(); ++d)
-    if ((all_dims || static_cast<int64_t>(d) != axis) && idx.shape[d] > t.shape[d])
-      fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-           iname + " shape " + shapeToString(idx.shape) + " exceeds " + tname + " shape " + shapeToString(t.shape) +
-               " in dim " + std::to_string(d));
-}
-
-ElemGeom elemGeom(const OpCall& call, const Shape& ishape, const Shape& dshape, const Shape* ushape,
-                  const char* attr) {
-  ElemGeom g;
-  g.axis = normalizeAxis(call, attrInt(call, attr, 0), ishape.size(), attr);
-  const size_t a = static_cast<size_t>(g.axis), r = ishape.size();
-  if (r == 0) {  // 0-d: one element, axis size 1
-    g.data_outer = g.data_inner = g.upd_outer = g.upd_inner = {0};
-    return g;
-  }
-  for (size_t d = 0; d < r; ++d) {
-    if (d < a) g.outer *= ishape[d];
-    else if (d > a) g.inner *= ishape[d];
-  }
-  g.dim = ishape[a];
-  const Shape dst = contiguousStrides(dshape);
-  g.data_outer = subOffsets(ishape, 0, a, dst);
-  g.data_inner = subOffsets(ishape, a + 1, r, dst);
-  g.data_axis_stride = dst[a];
-  g.data_dim = dshape[a];
-  if (ushape) {
-    const Shape ust = contiguousStrides(*ushape);
-    g.upd_outer = subOffsets(ishape, 0, a, ust);
-    g.upd_inner = subOffsets(ishape, a + 1, r, ust);
-    g.upd_axis_stride = ust[a];
-  }
-  return g;
-}
+// ---- GatherElements: index tensors of the data's rank -----------------------------------------
 
 void validateGatherElements(const OpCall& call) {
   checkArity(call, 2, 2, 1);
@@ -235,95 +119,6 @@ void computeGatherElements(const OpCall& call) {
 KernelCost costGatherElements(const OpCall& call) {
   const ElemGeom g = elemGeom(call, call.inputs[1].shape, call.inputs[0].shape, nullptr, "dim");
   return indexCost(call, blocksFor(call, g.outer, call.outputs[0].numel()));
-}
-
-bool scatterAdd(const OpCall& call) {
-  const std::string r = attrString(call, "reduction", "none");
-  if (r == "none") return false;
-  if (r == "add") return true;
-  fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'reduction' is \"" + r + "\"; expected \"none\" or \"add\"");
-}
-
-void validateScatterElements(const OpCall& call) {
-  checkArity(call, 3, 3, 1);
-  const TensorArg& data = call.inputs[0];
-  const TensorArg& idx = call.inputs[1];
-  const TensorArg& upd = call.inputs[2];
-  const TensorArg& y = call.outputs[0];
-  checkDtype(call, data, "input data", kAllTypes);
-  checkDtype(call, idx, "input indices", kIndexTypes);
-  checkSameDtype(call, data, "data", upd, "input updates");
-  checkSameDtype(call, data, "data", y, "output y");
-  checkShapeEq(call, y, "output y", data.shape, "data shape");
-  const int64_t axis = normalizeAxis(call, attrInt(call, "axis", 0), data.shape.size(), "axis");
-  checkIndexShape(call, idx, "input indices", data, "input data", axis, false);
-  checkIndexShape(call, idx, "input indices", upd, "input updates", axis, true);
-  scatterAdd(call);
-}
-
-// Copies data into y unless they share the buffer.
-void copyInto(const TensorArg& y, const TensorArg& data) {
-  if (y.data != data.data && y.numel() > 0)
-    std::memmove(y.data, data.data, static_cast<size_t>(y.numel()) * dtypeSize(y.dtype));
-}
-
-void computeScatterElements(const OpCall& call) {
-  const TensorArg& data = call.inputs[0];
-  const TensorArg& it = call.inputs[1];
-  const TensorArg& upd = call.inputs[2];
-  const TensorArg& y = call.outputs[0];
-  const ElemGeom g = elemGeom(call, it.shape, data.shape, &upd.shape, "axis");
-  const std::vector<int64_t> idx = loadIndices(it);
-  checkIndexRange(call, idx, it.shape, "indices", g.data_dim, g.axis, "data");
-  const int64_t blocks = blocksFor(call, g.outer, std::max<int64_t>(y.numel(), it.numel()));
-  // Walks the index positions of outer range [lo, hi) in row-major order:
-  // fn(target offset in y, source offset in updates).
-  auto walk = [&](int64_t lo, int64_t hi, auto&& fn) {
-    for (int64_t o = lo; o < hi; ++o)
-      for (int64_t j = 0; j < g.dim; ++j)
-        for (int64_t i = 0; i < g.inner; ++i) {
-          const int64_t p = (o * g.dim + j) * g.inner + i;
-          fn(g.data_outer[o] + idx[p] * g.data_axis_stride + g.data_inner[i],
-             g.upd_outer[o] + j * g.upd_axis_stride + g.upd_inner[i]);
-        }
-  };
-  if (!scatterAdd(call)) {
-    copyInto(y, data);
-    const size_t es = dtypeSize(y.dtype);
-    const char* src = static_cast<const char*>(upd.data);
-    char* dst = static_cast<char*>(y.data);
-    splitRange(g.outer, blocks, [&](int64_t lo, int64_t hi) {
-      walk(lo, hi, [&](int64_t t, int64_t s) {
-        std::memcpy(dst + static_cast<size_t>(t) * es, src + static_cast<size_t>(s) * es, es);
-      });
-    });
-    return;
-  }
-  const int64_t n = y.numel();
-  if (isFloatDtype(y.dtype)) {
-    std::vector<float> acc(static_cast<size_t>(n)), u(static_cast<size_t>(upd.numel()));
-    loadFloat(data.dtype, data.data, 0, 1, n, acc.data());
-    loadFloat(upd.dtype, upd.data, 0, 1, upd.numel(), u.data());
-    splitRange(g.outer, blocks, [&](int64_t lo, int64_t hi) {
-      walk(lo, hi, [&](int64_t t, int64_t s) { acc[t] += u[s]; });
-    });
-    storeFloat(y.dtype, y.data, 0, n, acc.data());
-  } else {
-    std::vector<int64_t> acc(static_cast<size_t>(n)), u(static_cast<size_t>(upd.numel()));
-    loadInt(data.dtype, data.data, 0, 1, n, acc.data());
-    loadInt(upd.dtype, upd.data, 0, 1, upd.numel(), u.data());
-    splitRange(g.outer, blocks, [&](int64_t lo, int64_t hi) {
-      walk(lo, hi, [&](int64_t t, int64_t s) {
-        acc[t] = static_cast<int64_t>(static_cast<uint64_t>(acc[t]) + static_cast<uint64_t>(u[s]));
-      });
-    });
-    storeInt(y.dtype, y.data, 0, n, acc.data());
-  }
-}
-
-KernelCost costScatterElements(const OpCall& call) {
-  const ElemGeom g = elemGeom(call, call.inputs[1].shape, call.inputs[0].shape, &call.inputs[2].shape, "axis");
-  return indexCost(call, blocksFor(call, g.outer, std::max(call.outputs[0].numel(), call.inputs[1].numel())));
 }
 
 // ---- IndexAdd: y = x; y[.., indices[j], ..] += alpha * updates[.., j, ..] -----------------
@@ -413,8 +208,6 @@ ASCEND_SIM_REGISTER_KERNEL(KernelDef{"GatherV2", &validateGatherV2, &computeGath
                                      /*moves_data_only=*/true});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"GatherElements", &validateGatherElements, &computeGatherElements,
                                      &costGatherElements, /*moves_data_only=*/true});
-ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ScatterElements", &validateScatterElements, &computeScatterElements,
-                                     &costScatterElements});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"IndexAdd", &validateIndexAdd, &computeIndexAdd, &costIndexAdd});
 
 }  // namespace

@@ -20,7 +20,7 @@
 //    dx[argmax] += dy (fp32); argmax −1 is skipped, other indices outside
 //    [0, H·W) are a device fault.
 //  * Avg: sum of the in-range elements in row-major order (fp32), divided by
-//    divisor_override if non-zero, else by the window size clipped to the
+//    divisor_override if non-zero (negative allowed), else by the window size clipped to the
 //    padded input (count_include_pad) or to the input; a window entirely in
 //    the padding gives 0. Grad: for each output in ascending order
 //    delta = dy / divisor, added to every in-range dx of its window.
@@ -184,7 +184,7 @@ PoolGeom geomOf(const OpCall& call) {
       setInput(&g, xs);
       parseWindow(call, &g, false);
       g.count_include_pad = attrBool(call, "count_include_pad", true);
-      g.divisor = attrInt(call, "divisor_override", 0);
+      g.divisor = attrInt(call, "divisor_override", 0);  // any non-zero value, negative ones too (as PyTorch)
       if (op == PoolOp::kAvg)
         checkOutShape(call, g, act(call.outputs[0], "output y"), "output y");
       else
