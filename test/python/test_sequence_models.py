@@ -142,6 +142,40 @@ def test_packed_sequences_and_cells_train_like_the_cpu():
     train_parity(Packed(), batches, lambda out, _: out)
 
 
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_speech_recognizer_with_ctc_loss_trains_like_the_cpu(zero_infinity):
+    """Conv1d front end, bidirectional GRU, log-softmax and nn.CTCLoss with
+    per-utterance input lengths (DeepSpeech-style)."""
+    torch.manual_seed(5)
+
+    class Recognizer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv1d(8, 12, kernel_size=3, padding=1)
+            self.rnn = nn.GRU(12, 10, bidirectional=True)
+            self.out = nn.Linear(20, 6)  # 5 labels + blank 0
+
+        def forward(self, features):  # [N, 8, T]
+            h = torch.relu(self.conv(features)).permute(2, 0, 1)  # [T, N, 12]
+            h, _ = self.rnn(h)
+            return self.out(h).log_softmax(-1)  # [T, N, C]
+
+    ctc = nn.CTCLoss(blank=0, zero_infinity=zero_infinity)
+    input_lengths = torch.tensor([14, 11, 9])
+    target_lengths = torch.tensor([5, 3, 4])
+
+    def batches(step):
+        g = torch.Generator().manual_seed(step)
+        targets = torch.randint(1, 6, (3, 5), generator=g)
+        return (torch.randn(3, 8, 14, generator=g),), targets
+
+    def loss(log_probs, targets):
+        lengths = (input_lengths.to(log_probs.device), target_lengths.to(log_probs.device))
+        return ctc(log_probs, targets, *lengths)
+
+    train_parity(Recognizer(), batches, loss)
+
+
 def test_eval_mode_transformer_with_padding_matches_the_cpu(npu):
     """Eval with a padding mask asks for the nested-tensor fast path, which the NPU declines."""
     torch.manual_seed(5)
