@@ -65,10 +65,20 @@ bool defined(const c10::optional<at::Tensor>& t) { return t.has_value() && t->de
   torch_npu::OpCommand("BNTrainingReduce").InputKeepFormat(x, kBnFormats).Output(sum).Output(square_sum).Run();
   // Running statistics are updated in place (outputs alias inputs).
   const bool track = defined(running_mean) && defined(running_var);
-  at::Tensor rm = track ? *running_mean : at::zeros({c}, sum.options());
-  at::Tensor rv = track ? *running_var : at::ones({c}, sum.options());
-  TORCH_CHECK(rm.scalar_type() == at::kFloat && rv.scalar_type() == at::kFloat,
-              "batch_norm on the NPU keeps running statistics in float32, got ", rm.scalar_type());
+  // BNTrainingUpdate keeps the statistics in float32; running statistics of
+  // another dtype (a model converted with .half()) are updated through a
+  // float32 copy written back below, as the CPU does in its accumulate type.
+  const bool stats_as_is = !track || (running_mean->scalar_type() == at::kFloat && running_mean->is_contiguous() &&
+                                      running_var->scalar_type() == at::kFloat && running_var->is_contiguous());
+  if (track) {
+    TORCH_CHECK(running_mean->numel() == c && running_var->numel() == c, "batch_norm: expected running statistics of ",
+                c, " elements, got ", running_mean->sizes(), " and ", running_var->sizes());
+    TORCH_CHECK(at::isFloatingType(running_mean->scalar_type()) && at::isFloatingType(running_var->scalar_type()),
+                "batch_norm: running statistics must be floating point, got ", running_mean->scalar_type(), " and ",
+                running_var->scalar_type());
+  }
+  at::Tensor rm = !track ? at::zeros({c}, sum.options()) : stats_as_is ? *running_mean : running_mean->to(at::kFloat).contiguous();
+  at::Tensor rv = !track ? at::ones({c}, sum.options()) : stats_as_is ? *running_var : running_var->to(at::kFloat).contiguous();
   at::Tensor save_mean = at::empty({c}, sum.options()), save_invstd = at::empty({c}, sum.options());
   torch_npu::OpCommand cmd("BNTrainingUpdate");
   cmd.InputKeepFormat(x, kBnFormats).Input(sum).Input(square_sum);
@@ -77,6 +87,10 @@ bool defined(const c10::optional<at::Tensor>& t) { return t.has_value() && t->de
   cmd.OutputKeepFormat(y, kBnFormats).OutputKeepFormat(rm, kBnFormats).OutputKeepFormat(rv, kBnFormats);
   cmd.Output(save_mean).Output(save_invstd);
   cmd.Attr("epsilon", static_cast<float>(eps)).Attr("factor", static_cast<float>(momentum)).Run();
+  if (!stats_as_is) {
+    running_mean->copy_(rm);
+    running_var->copy_(rv);
+  }
   return {y.view(input.sizes()), save_mean, save_invstd};
 }
 

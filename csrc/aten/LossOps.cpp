@@ -24,9 +24,11 @@ at::Tensor& softmaxOut(const char* op, const at::Tensor& self, int64_t dim, bool
               self.scalar_type());
   const auto dtype = half_to_float ? at::kFloat : self.scalar_type();
   const int64_t axis = c10::maybe_wrap_dim(dim, self.dim());
-  if (self.dim() == 0) {  // softmax of a scalar is 1, log_softmax 0
+  if (self.dim() == 0) {  // as a one-element vector: 1 (log: 0) when finite, NaN for ±inf and NaN, as the CPU
+    at::Tensor vector_out = at::empty({0}, out.options());
+    softmaxOut(op, self.reshape({1}), 0, half_to_float, vector_out);
     at::native::resize_output(out, {});
-    return out.fill_(std::string(op) == "SoftmaxV2" ? 1 : 0);
+    return out.copy_(vector_out.reshape({}));
   }
   return torch_npu::runInto(op, out, self.sizes(), dtype, [&](torch_npu::OpCommand& cmd) {
     torch_npu::addInputAs(cmd, self, dtype);

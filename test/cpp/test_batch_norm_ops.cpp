@@ -111,6 +111,33 @@ TEST(NpuBatchNorm, RepeatedTrainingStepsAccumulateRunningStats) {
   expectClose(var_npu, var_cpu, 1e-5, 1e-6);
 }
 
+// A model converted with .half(): parameters and running statistics in fp16.
+// The statistics are updated in fp32 and rounded once into the fp16 buffers;
+// the reference is the fp32 CPU on the same (fp16-rounded) values.
+TEST(NpuBatchNorm, HalfRunningStatisticsAreUpdated) {
+  const at::Tensor x = at::randn({4, 19, 5, 6}).add(1).to(at::kHalf);
+  const at::Tensor w = at::rand({19}).add(0.5).to(at::kHalf), b = at::randn({19}).to(at::kHalf);
+  at::Tensor mean_cpu = at::randn({19}).to(at::kHalf).to(at::kFloat), var_cpu = at::rand({19}).add(0.5).to(at::kHalf).to(at::kFloat);
+  at::Tensor mean_npu = mean_cpu.to(at::kHalf).to(npu()), var_npu = var_cpu.to(at::kHalf).to(npu());
+  const at::Tensor y_npu = at::batch_norm(x.to(npu()), w.to(npu()), b.to(npu()), mean_npu, var_npu, true, 0.1, 1e-5, false);
+  const at::Tensor y_cpu = at::batch_norm(x.to(at::kFloat), w.to(at::kFloat), b.to(at::kFloat), mean_cpu, var_cpu, true, 0.1,
+                                          1e-5, false);
+  expectClose(y_npu, y_cpu.to(at::kHalf), 2 * kHalfRtol, 2 * kHalfAtol);
+  EXPECT_EQ(mean_npu.scalar_type(), at::kHalf);
+  expectClose(mean_npu, mean_cpu.to(at::kHalf), kHalfRtol, kHalfAtol);
+  expectClose(var_npu, var_cpu.to(at::kHalf), kHalfRtol, kHalfAtol);
+  // A non-contiguous float32 running statistic is updated in place too.
+  at::Tensor stats_cpu = at::zeros({19, 2}), stats_npu = stats_cpu.to(npu());
+  at::Tensor rv_cpu = at::ones({19}), rv_npu = rv_cpu.to(npu());
+  const at::Tensor xf = at::randn({4, 19, 3, 3});
+  at::batch_norm(xf.to(npu()), {}, {}, stats_npu.select(1, 1), rv_npu, true, 0.1, 1e-5, false);
+  at::batch_norm(xf, {}, {}, stats_cpu.select(1, 1), rv_cpu, true, 0.1, 1e-5, false);
+  expectClose(stats_npu, stats_cpu, 1e-5, 1e-6);
+  EXPECT_THROW_WITH(at::batch_norm(xf.to(npu()), {}, {}, at::zeros({19}, at::kLong).to(npu()), rv_npu, true, 0.1, 1e-5,
+                                   false),
+                    "running statistics must be floating point");
+}
+
 TEST(NpuBatchNorm, Errors) {
   const at::Tensor x = at::randn({2, 19, 7, 9}).to(npu());
   EXPECT_THROW_WITH(at::batch_norm(x, at::ones({18}).to(npu()), {}, {}, {}, true, 0.1, 1e-5, false), "18");

@@ -61,6 +61,9 @@ const std::vector<ConvCase>& convCases() {
       {"transposed s2 op1", {2, 19, 7, 9}, {19, 3, 3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 1, true, true},
       {"transposed groups", {1, 33, 7, 9}, {33, 3, 3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 3, true, true},
       {"transposed s1 p0", {2, 3, 13, 11}, {3, 19, 2, 3}, {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, false, true},
+      // output_padding >= stride (allowed below max(stride, dilation)): trailing rows no window reaches
+      {"transposed op >= stride", {2, 4, 5, 4}, {4, 3, 4, 5}, {3, 2}, {1, 2}, {4, 4}, {2, 3}, 2, true, true},
+      {"transposed dilated s1 op2", {1, 3, 6, 5}, {3, 5, 3, 2}, {1, 1}, {0, 1}, {3, 3}, {2, 1}, 1, false, true},
   };
   return cases;
 }

@@ -35,6 +35,14 @@ TEST(NpuSoftmax, ForwardBackwardAlongDims) {
   const at::Tensor big = at::tensor({1000.f, 999.f, -1000.f, 0.f, 0.f, 0.f}).reshape({2, 3});
   expectClose(at::softmax(big.to(npu()), 1), at::softmax(big, 1));
   expectClose(at::log_softmax(big.to(npu()), 1), at::log_softmax(big, 1));
+  // 0-d inputs: 1 (log: 0) when finite, NaN for ±inf and NaN (a fully masked scalar).
+  for (float v : {2.5f, -INFINITY, INFINITY, NAN}) {
+    SCOPED_TRACE(v);
+    const at::Tensor s = at::scalar_tensor(v);
+    expectClose(at::softmax(s.to(npu()), 0), at::softmax(s, 0));
+    expectClose(at::log_softmax(s.to(npu()), -1), at::log_softmax(s, -1));
+  }
+  expectSameAutograd([](const std::vector<at::Tensor>& in) { return at::softmax(in[0], 0); }, {at::scalar_tensor(0.3)});
 }
 
 TEST(NpuSoftmax, HalfAndHalfToFloat) {

@@ -393,6 +393,49 @@ TEST(KernelConv, BackwardIsAdjointOfForward) {
 
 // fp16 operands: products are exact in fp32, so the result is the fp32 chain over the fp16
 // values rounded once to fp16 — bit for bit.
+// Note [Cropped convolution outputs]: y may lack trailing rows/columns of its
+// natural Ho x Wo (by fewer than max(stride, dilation)), as transposed
+// convolutions with output_padding produce. Conv2D then computes the first
+// windows, and the backward ops act as if the missing dy entries were zero.
+TEST(KernelConv, CroppedOutputsAreTheLeadingWindows) {
+  Cfg c{2, 4, 12, 11, 6, 3, 2};
+  c.sh = 2, c.sw = 1, c.dh = 1, c.dw = 3, c.pt = c.pb = 1, c.groups = 2;
+  const Shape full = c.ys(), cropped = {c.n, c.co, c.ho() - 1, c.wo() - 2};  // < max(2, 1) and < max(1, 3)
+  FTensor x = nchw(ACL_FLOAT, c.xs(), 11), w = nchw(ACL_FLOAT, c.fs(), 12);
+  FTensor y_full(ACL_FORMAT_NCHW, ACL_FLOAT, full), y_crop(ACL_FORMAT_NCHW, ACL_FLOAT, cropped);
+  runOk(opCall("Conv2D", {&x, &w}, {&y_full}, convAttrs(c)));
+  runOk(opCall("Conv2D", {&x, &w}, {&y_crop}, convAttrs(c)));
+  const std::vector<float> yf = y_full.values(), yc = y_crop.values();
+  // dy: random on the cropped shape, and the same values zero-padded to the full shape
+  FTensor dy_crop = nchw(ACL_FLOAT, cropped, 13);
+  const std::vector<float> dyc = dy_crop.values();
+  std::vector<float> dyf(static_cast<size_t>(numelOf(full)), 0.0f);
+  for (int64_t nc = 0; nc < c.n * c.co; ++nc)
+    for (int64_t h = 0; h < cropped[2]; ++h)
+      for (int64_t x0 = 0; x0 < cropped[3]; ++x0) {
+        const float crop_y = yc[(nc * cropped[2] + h) * cropped[3] + x0];
+        ASSERT_EQ(crop_y, yf[(nc * full[2] + h) * full[3] + x0]) << "y at " << nc << "," << h << "," << x0;
+        dyf[(nc * full[2] + h) * full[3] + x0] = dyc[(nc * cropped[2] + h) * cropped[3] + x0];
+      }
+  FTensor dy_full(ACL_FORMAT_NCHW, ACL_FLOAT, full);
+  storeFloat(ACL_FLOAT, dy_full.arg.data, 0, static_cast<int64_t>(dyf.size()), dyf.data());
+  for (const char* op : {"Conv2DBackpropInput", "Conv2DBackpropFilter"}) {
+    const bool bpi = std::string(op) == "Conv2DBackpropInput";
+    FTensor out_crop(ACL_FORMAT_NCHW, ACL_FLOAT, bpi ? c.xs() : c.fs()), out_full(ACL_FORMAT_NCHW, ACL_FLOAT, bpi ? c.xs() : c.fs());
+    const AttrMap a = bpi ? withShape(convAttrs(c), "input_size", c.xs()) : withShape(convAttrs(c), "filter_size", c.fs());
+    runOk(opCall(op, {bpi ? &w : &x, &dy_crop}, {&out_crop}, a));
+    runOk(opCall(op, {bpi ? &w : &x, &dy_full}, {&out_full}, a));
+    expectBits(out_crop.values(), out_full.values(), op);
+  }
+  // Cropping by max(stride, dilation) or more is a shape error.
+  FTensor y_short(ACL_FORMAT_NCHW, ACL_FLOAT, {c.n, c.co, c.ho() - 2, c.wo()});
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&y_short}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      "(N, Co, Ho, Wo)");
+  FTensor y_long(ACL_FORMAT_NCHW, ACL_FLOAT, {c.n, c.co, c.ho(), c.wo() + 1});
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&y_long}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      "(N, Co, Ho, Wo)");
+}
+
 TEST(KernelConv, Fp16IsOneRoundingOfTheFp32Accumulator) {
   uint32_t seed = 500;
   for (aclDataType dt : {ACL_FLOAT16, ACL_BF16})

@@ -162,8 +162,9 @@ std::vector<std::pair<int64_t, double>> taps3d(const double* gv, int64_t d, int6
     t.push_back({(c[2] * h + c[1]) * w + c[0], wt});
   };
   if (m.interp == "nearest") {
-    const int64_t c[3] = {static_cast<int64_t>(std::nearbyint(ic[0])), static_cast<int64_t>(std::nearbyint(ic[1])),
-                          static_cast<int64_t>(std::nearbyint(ic[2]))};
+    // PyTorch's 3-D kernel rounds with std::round (half away from zero); its 2-D one uses nearbyint
+    const int64_t c[3] = {static_cast<int64_t>(std::round(ic[0])), static_cast<int64_t>(std::round(ic[1])),
+                          static_cast<int64_t>(std::round(ic[2]))};
     add(c, 1.0);
     return t;
   }
@@ -217,6 +218,25 @@ TEST(KernelGridSampler, Volumetric3d) {
   HostTensor y(ACL_FLOAT, {1, 1, 1, 1, 1});
   EXPECT_KERNEL_ERROR(makeCall("GridSampler3D", {&x, &grid}, {&y}, modeAttrs({"bicubic", "zeros", false})),
                       ACL_ERROR_OP_ATTR_NOT_MATCH, "bicubic is 2-D only");
+}
+
+// Exact .5 source coordinates: 3-D nearest rounds half away from zero, 2-D
+// nearest half to even (both as PyTorch's CPU kernels).
+TEST(KernelGridSampler, NearestHalfCoordinates) {
+  std::vector<float> xv(27);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i);
+  const AttrMap a = modeAttrs({"nearest", "zeros", true});
+  // align_corners over 3 voxels: coordinate = g + 1, so g = -0.5 -> 0.5, g = 0.5 -> 1.5
+  const HostTensor x3 = HostTensor::floats(ACL_FLOAT, {1, 1, 3, 3, 3}, xv);
+  const HostTensor g3 = HostTensor::floats(ACL_FLOAT, {1, 1, 1, 1, 3}, {-0.5f, 0.5f, -1.0f});  // (x, y, z)
+  HostTensor y3(ACL_FLOAT, {1, 1, 1, 1, 1});
+  run(makeCall("GridSampler3D", {&x3, &g3}, {&y3}, a));
+  EXPECT_EQ(y3.toFloats()[0], (0 * 3 + 2) * 3 + 1);  // z 0, y round(1.5) = 2, x round(0.5) = 1
+  const HostTensor x2 = HostTensor::floats(ACL_FLOAT, {1, 1, 3, 3}, std::vector<float>(xv.begin(), xv.begin() + 9));
+  const HostTensor g2 = HostTensor::floats(ACL_FLOAT, {1, 1, 1, 2}, {-0.5f, 0.5f});
+  HostTensor y2(ACL_FLOAT, {1, 1, 1, 1});
+  run(makeCall("GridSampler2D", {&x2, &g2}, {&y2}, a));
+  EXPECT_EQ(y2.toFloats()[0], 2 * 3 + 0);  // y nearbyint(1.5) = 2, x nearbyint(0.5) = 0
 }
 
 TEST(KernelGridSampler, EmptyThreadsAndErrors) {

@@ -128,8 +128,15 @@ struct Img2colParams {
   int64_t stride_h = 1, stride_w = 1;
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   int64_t dilation_h = 1, dilation_w = 1;
-  int64_t outH() const { return (h + pad_top + pad_bottom - dilation_h * (kh - 1) - 1) / stride_h + 1; }
-  int64_t outW() const { return (w + pad_left + pad_right - dilation_w * (kw - 1) - 1) / stride_w + 1; }
+  // The first out_h x out_w windows only, when set (>= 0): a cropped output
+  // (Note [Cropped convolution outputs] in ops/conv2d.cpp).
+  int64_t out_h = -1, out_w = -1;
+  int64_t outH() const {
+    return out_h >= 0 ? out_h : (h + pad_top + pad_bottom - dilation_h * (kh - 1) - 1) / stride_h + 1;
+  }
+  int64_t outW() const {
+    return out_w >= 0 ? out_w : (w + pad_left + pad_right - dilation_w * (kw - 1) - 1) / stride_w + 1;
+  }
 };
 
 struct MteUnit {

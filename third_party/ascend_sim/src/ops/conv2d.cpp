@@ -168,11 +168,22 @@ ConvGeom geomOf(const OpCall& call) {
              dims({g.h + w.pt + w.pb, g.w + w.pl + w.pr}));
   g.ho = convutil::windowOut(g.h, w.effH(), w.sh, w.pt, w.pb, false);
   g.wo = convutil::windowOut(g.w, w.effW(), w.sw, w.pl, w.pr, false);
+  // Note [Cropped convolution outputs]
+  // A transposed convolution with output_padding (PyTorch allows up to
+  // max(stride, dilation) - 1) makes x larger than y's window count implies:
+  // its trailing rows/columns feed no window of y. y may therefore be the
+  // natural Ho x Wo cropped by fewer than max(stride, dilation) at the end;
+  // the windows of y are the first ys[2] x ys[3] ones.
   const Shape want_y{g.n, g.co, g.ho, g.wo};
-  if (ys != want_y)
+  const auto cropped_ok = [](int64_t got, int64_t natural, int64_t stride, int64_t dilation) {
+    return got <= natural && natural - got < std::max(stride, dilation) && got > 0;
+  };
+  if (ys.size() != 4 || ys[0] != g.n || ys[1] != g.co || !cropped_ok(ys[2], g.ho, w.sh, w.dh) ||
+      !cropped_ok(ys[3], g.wo, w.sw, w.dw))
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
          std::string(yname) + " shape " + str(ys) + " must be " + str(want_y) + " (N, Co, Ho, Wo) for " + xname + " " +
              str(xs) + ", " + fname + " " + str(fs));
+  g.ho = ys[2], g.wo = ys[3];
   if (op == ConvOp::kForward && call.inputs.size() == 3) {
     const TensorArg& b = call.inputs[2];
     checkDtype(call, b, "input bias", dtBit(ACL_FLOAT) | dtBit(ACL_FLOAT16) | dtBit(ACL_BF16));
@@ -223,6 +234,7 @@ Img2colParams img2colOf(const ConvGeom& g) {
   p.stride_h = g.win.sh, p.stride_w = g.win.sw;
   p.pad_top = g.win.pt, p.pad_bottom = g.win.pb, p.pad_left = g.win.pl, p.pad_right = g.win.pr;
   p.dilation_h = g.win.dh, p.dilation_w = g.win.dw;
+  p.out_h = g.ho, p.out_w = g.wo;
   return p;
 }
 

@@ -12,7 +12,8 @@
 //   bilinear  the 2^r neighbours ⌊c⌋, ⌊c⌋ + 1 per dim with weights
 //             ((⌊c⌋ + 1 − c) or (c − ⌊c⌋)) multiplied x·y·z, summed with x
 //             fastest (nw, ne, sw, se; trilinear: top then bottom)
-//   nearest   the neighbour at the round-half-even coordinates
+//   nearest   the neighbour at the rounded coordinates: half to even in 2-D
+//             (PyTorch's nearbyint), half away from zero in 3-D (its std::round)
 //   bicubic   (2-D only) 4 × 4 taps around ⌊ix⌋, ⌊iy⌋ of the unpadded coordinate, Keys
 //             a = −0.75 weights, each tap's position padded on its own; each
 //             row is interpolated along x first, then the rows along y
@@ -238,7 +239,7 @@ Point pointOf(const GridGeom& g, const float* gv) {
   for (int k = 0; k < g.rank; ++k) ic[k] = sourceIndex(g, gv[k], g.size[k], &p.gmul[k]);
   if (g.interp == Interp::kNearest) {
     int64_t c[3];
-    for (int k = 0; k < g.rank; ++k) c[k] = static_cast<int64_t>(std::nearbyint(ic[k]));
+    for (int k = 0; k < g.rank; ++k) c[k] = static_cast<int64_t>(g.rank == 3 ? std::round(ic[k]) : std::nearbyint(ic[k]));
     Tap t;
     t.off = offsetOf(g, c);
     t.w = 1;
