@@ -176,6 +176,31 @@ def test_speech_recognizer_with_ctc_loss_trains_like_the_cpu(zero_infinity):
     train_parity(Recognizer(), batches, loss)
 
 
+@pytest.mark.parametrize("mode", ["mean", "sum", "max"])
+def test_embedding_bag_text_classifier_trains_like_the_cpu(mode):
+    """PyTorch's text-classification tutorial model: nn.EmbeddingBag over
+    variable-length token lists given as one flat tensor plus offsets."""
+    torch.manual_seed(6)
+
+    class TextClassifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embedding = nn.EmbeddingBag(40, 16, mode=mode, padding_idx=0)
+            self.fc = nn.Linear(16, 4)
+
+        def forward(self, text, offsets):
+            return self.fc(self.embedding(text, offsets))
+
+    def batches(step):
+        g = torch.Generator().manual_seed(step)
+        lengths = torch.randint(1, 9, (5,), generator=g)
+        text = torch.randint(0, 40, (int(lengths.sum()),), generator=g)  # some padding tokens (0)
+        offsets = torch.cat([torch.zeros(1, dtype=torch.long), lengths.cumsum(0)[:-1]])
+        return (text, offsets), torch.randint(0, 4, (5,), generator=g)
+
+    train_parity(TextClassifier(), batches, nn.functional.cross_entropy)
+
+
 def test_eval_mode_transformer_with_padding_matches_the_cpu(npu):
     """Eval with a padding mask asks for the nested-tensor fast path, which the NPU declines."""
     torch.manual_seed(5)

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/op_utils.h"
+#include "ops/aicpu_kernel.h"
 
 namespace ascend_sim {
 namespace {
@@ -232,10 +232,7 @@ void computeCtcLossGrad(const OpCall& call) {
 }
 
 KernelCost costCtc(const OpCall& call) {
-  KernelCost c;
-  c.core = CoreType::kAiCpu;
-  for (const TensorArg& t : call.inputs) c.mte_bytes += tensorBytes(t);
-  for (const TensorArg& t : call.outputs) c.mte_bytes += tensorBytes(t);
+  KernelCost c = aiCpuCost(call);
   const TensorArg& lp = call.inputs[call.op_type == "CTCLossV2" ? 0 : 1];
   c.flops = 10.0 * static_cast<double>(lp.numel());  // a handful of log-add-exps per (t, s)
   return c;
