@@ -1,5 +1,6 @@
 // native_batch_norm (train and eval) and its backward on the BN* ops (OPS.md).
-// 2-D/3-D inputs ([N,C], [N,C,L]) are viewed as [N,C,L,1]. Running statistics
+// 2-D/3-D inputs ([N,C], [N,C,L]) are viewed as [N,C,L,1], 5-D ones
+// ([N,C,D,H,W], BatchNorm3d) as [N,C,D·H,W]. Running statistics
 // are updated in place by BNTrainingUpdate, exactly like PyTorch (unbiased
 // variance, momentum). Outputs are NC1HWC0 when internal formats are allowed;
 // in training, the weight/bias gradients follow the weight's format.
@@ -15,9 +16,9 @@ namespace {
 constexpr std::initializer_list<aclFormat> kBnFormats = {ACL_FORMAT_NC1HWC0};
 
 at::Tensor as4d(const at::Tensor& t) {
-  TORCH_CHECK(t.dim() >= 2 && t.dim() <= 4, "batch_norm on the NPU expects a 2-D, 3-D or 4-D input, got ", t.dim(),
-              "-D");
+  TORCH_CHECK(t.dim() >= 2 && t.dim() <= 5, "batch_norm on the NPU expects a 2-D to 5-D input, got ", t.dim(), "-D");
   if (t.dim() == 4) return t;
+  if (t.dim() == 5) return t.reshape({t.size(0), t.size(1), t.size(2) * t.size(3), t.size(4)});  // BatchNorm3d
   return t.reshape({t.size(0), t.size(1), t.dim() == 3 ? t.size(2) : 1, 1});
 }
 

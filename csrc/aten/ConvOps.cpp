@@ -1,4 +1,4 @@
-// Convolutions (2-D, incl. transposed) on the Cube: Conv2D,
+// Convolutions (2-D, incl. transposed; 3-D in Conv3dOps.cpp) on the Cube: Conv2D,
 // Conv2DBackpropInput, Conv2DBackpropFilter (OPS.md). PyTorch routes every
 // convolution on a non-CPU/CUDA device to convolution_overrideable and its
 // backward to convolution_backward_overrideable.
@@ -12,6 +12,7 @@
 #include <ATen/ATen.h>
 
 #include "PrivateUse1NativeFunctions.h"
+#include "csrc/aten/Conv3dOps.h"
 #include "csrc/aten/NPUTensorUtils.h"
 
 namespace at_npu {
@@ -31,8 +32,8 @@ ConvParams convParams(at::IntArrayRef stride, at::IntArrayRef padding, at::IntAr
 }
 
 void checkConvInputs(const at::Tensor& input, const at::Tensor& weight) {
-  TORCH_CHECK(input.dim() == 4 && weight.dim() == 4, "the NPU backend supports 2-D convolutions only: expected 4-D ",
-              "input and weight, got ", input.dim(), "-D and ", weight.dim(), "-D");
+  TORCH_CHECK(input.dim() == 4 && weight.dim() == 4, "the NPU backend supports 1-D, 2-D and 3-D convolutions: ",
+              "expected 4-D input and weight, got ", input.dim(), "-D and ", weight.dim(), "-D");
   TORCH_CHECK(input.scalar_type() == weight.scalar_type(), "Input type (", input.scalar_type(),
               ") and weight type (", weight.scalar_type(), ") should be the same");
   TORCH_CHECK(input.scalar_type() == at::kFloat || input.scalar_type() == at::kHalf,
@@ -109,9 +110,12 @@ at::Tensor NPUNativeFunctions::convolution_overrideable(const at::Tensor& input,
                                                         at::IntArrayRef padding, at::IntArrayRef dilation,
                                                         bool transposed, at::IntArrayRef output_padding,
                                                         int64_t groups) {
+  const at::Tensor b = bias.has_value() ? *bias : at::Tensor();
+  if (input.dim() == 5) {
+    return torch_npu::conv3dForward(input, weight, b, stride, padding, dilation, transposed, output_padding, groups);
+  }
   checkConvInputs(input, weight);
   const ConvParams p = convParams(stride, padding, dilation, groups);
-  const at::Tensor b = bias.has_value() ? *bias : at::Tensor();
   if (transposed) {
     at::Tensor y = conv2dBackpropInput(weight, input, p, transposedOutSizes(input, weight, p, output_padding));
     return b.defined() ? y.add_(b.to(y.scalar_type()).reshape({1, -1, 1, 1})) : y;
@@ -132,6 +136,10 @@ at::Tensor NPUNativeFunctions::convolution_overrideable(const at::Tensor& input,
     const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight, at::IntArrayRef stride,
     at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding,
     int64_t groups, ::std::array<bool, 3> output_mask) {
+  if (input.dim() == 5) {
+    return torch_npu::conv3dBackward(grad_output, input, weight, stride, padding, dilation, transposed, groups,
+                                     output_mask);
+  }
   checkConvInputs(input, weight);
   const ConvParams p = convParams(stride, padding, dilation, groups);
   at::Tensor grad_input, grad_weight, grad_bias;

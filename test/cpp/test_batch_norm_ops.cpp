@@ -70,7 +70,7 @@ void expectBatchNormMatches(const BnCase& c, at::ScalarType dtype, bool params_n
 
 std::vector<BnCase> casesFor(bool training) {
   std::vector<BnCase> cases;
-  for (const auto& shape : std::vector<std::vector<int64_t>>{{7, 19}, {5, 33, 9}, {2, 19, 7, 9}, {3, 3, 13, 11}}) {
+  for (const auto& shape : std::vector<std::vector<int64_t>>{{7, 19}, {5, 33, 9}, {2, 19, 7, 9}, {3, 3, 13, 11}, {2, 5, 3, 4, 6}}) {
     for (bool affine : {true, false}) cases.push_back({shape, training, affine});
   }
   return cases;
@@ -145,8 +145,8 @@ TEST(NpuBatchNorm, Errors) {
                                    at::ones({19}).to(npu()), true, 0.1, 1e-5, false),
                     "Expected more than 1 value per channel when training");
   EXPECT_THROW_WITH(at::batch_norm(x, {}, {}, {}, {}, false, 0.1, 1e-5, false), "running_mean");
-  EXPECT_THROW_WITH(at::batch_norm(x.reshape({2, 19, 7, 9, 1}), {}, {}, {}, {}, true, 0.1, 1e-5, false),
-                    "5-D");
+  EXPECT_THROW_WITH(at::batch_norm(x.reshape({2, 19, 7, 9, 1, 1}), {}, {}, {}, {}, true, 0.1, 1e-5, false),
+                    "6-D");
 }
 
 // An empty batch (group_norm's batch-0 path reshapes to zero channels): no

@@ -101,3 +101,33 @@ def test_spatial_transformer_with_indexing_losses_matches_cpu():
         return picked.pow(2).mean() + rows.abs().sum() * 0.1
 
     _compare(_Stn(), step, steps=3)
+
+
+def test_volumetric_segmentation_training_matches_cpu():
+    """A small 3-D UNet (medical-imaging style): Conv3d + BatchNorm3d, MaxPool3d,
+    ConvTranspose3d upsampling with a skip connection, trilinear upsampling,
+    per-voxel cross-entropy."""
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(3)
+    volumes = torch.randn(3, 2, 1, 8, 12, 12, generator=g)
+    labels = torch.randint(0, 3, (3, 2, 8, 12, 12), generator=g)
+
+    class _UNet3d(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.Sequential(nn.Conv3d(1, 4, 3, padding=1), nn.BatchNorm3d(4), nn.ReLU())
+            self.mid = nn.Sequential(nn.Conv3d(4, 8, 3, padding=1, stride=(1, 2, 2)), nn.BatchNorm3d(8), nn.ReLU())
+            self.up = nn.ConvTranspose3d(8, 4, (1, 2, 2), stride=(1, 2, 2))
+            self.dec = nn.Conv3d(8, 4, 3, padding=1)
+            self.head = nn.Conv3d(4, 3, 1)
+
+        def forward(self, x):
+            a = self.enc(x)
+            b = self.mid(F.max_pool3d(a, (2, 1, 1)))  # [N, 8, 4, 6, 6]
+            b = F.interpolate(self.up(b), scale_factor=(2, 1, 1), mode="trilinear", align_corners=False)
+            return self.head(F.relu(self.dec(torch.cat([b, a], 1))))
+
+    def step(model, device, i):
+        return F.cross_entropy(model(volumes[i].to(device)), labels[i].to(device))
+
+    _compare(_UNet3d(), step, steps=3)

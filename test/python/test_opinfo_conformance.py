@@ -17,7 +17,7 @@ import report  # noqa: E402
 import suite  # noqa: E402
 
 # Entries passing every sample may not drop below these counts (raise them as coverage grows).
-FLOORS = {"float32": 550, "float16": 446}
+FLOORS = {"float32": 551, "float16": 447}
 HINT = "run `/usr/bin/python3 test/python/conformance/report.py` to regenerate, then review the diff"
 
 
