@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "ops/aicpu_kernel.h"
+#include "ops/index_util.h"
 
 namespace ascend_sim {
 namespace {
@@ -49,12 +50,6 @@ struct CtcProblem {
   // Symbol s of batch b's extended target.
   int64_t prime(int64_t b, int64_t s) const { return s % 2 == 0 ? blank : targets[offsets[b] + s / 2]; }
 };
-
-std::vector<int64_t> loadInts(const TensorArg& t) {
-  std::vector<int64_t> v(static_cast<size_t>(t.numel()));
-  loadInt(t.dtype, t.data, 0, 1, t.numel(), v.data());
-  return v;
-}
 
 void checkLengths(const OpCall& call, const CtcProblem& p, int64_t target_len_2d) {
   for (int64_t b = 0; b < p.N; ++b) {
@@ -85,9 +80,9 @@ CtcProblem loadProblem(const OpCall& call) {
   p.N = lp.shape[1];
   p.C = lp.shape[2];
   p.blank = attrInt(call, "blank", 0);
-  p.input_lengths = loadInts(call.inputs[2]);
-  p.target_lengths = loadInts(call.inputs[3]);
-  p.targets = loadInts(targets);
+  p.input_lengths = loadIndices(call.inputs[2]);
+  p.target_lengths = loadIndices(call.inputs[3]);
+  p.targets = loadIndices(targets);
   const bool padded = targets.shape.size() == 2;
   int64_t running = 0;
   for (int64_t b = 0; b < p.N; ++b) {

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/op_utils.h"
+#include "ops/index_util.h"
 
 namespace ascend_sim {
 namespace {
@@ -39,12 +39,6 @@ BagMode modeOf(const OpCall& call) {
   if (m == "mean") return BagMode::kMean;
   if (m == "max") return BagMode::kMax;
   fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'mode' is \"" + m + "\"; expected \"sum\", \"mean\" or \"max\"");
-}
-
-std::vector<int64_t> loadIndexVector(const TensorArg& t) {
-  std::vector<int64_t> v(static_cast<size_t>(t.numel()));
-  loadInt(t.dtype, t.data, 0, 1, t.numel(), v.data());
-  return v;
 }
 
 int64_t bagCount(const OpCall& call) {
@@ -91,7 +85,7 @@ void computeEmbeddingBag(const OpCall& call) {
   const BagMode mode = modeOf(call);
   const int64_t v = weight.shape[0], d = weight.shape[1], bags = bagCount(call);
   const int64_t padding_idx = attrInt(call, "padding_idx", -1);
-  const std::vector<int64_t> idx = loadIndexVector(call.inputs[1]), offsets = loadIndexVector(call.inputs[2]);
+  const std::vector<int64_t> idx = loadIndices(call.inputs[1]), offsets = loadIndices(call.inputs[2]);
   const int64_t len = static_cast<int64_t>(idx.size());
   std::vector<float> psw;
   if (call.inputs.size() == 4) {
