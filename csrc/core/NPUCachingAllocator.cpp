@@ -19,6 +19,10 @@
 //    frees every unused cached segment and tries once more; if that fails it
 //    raises an error with the requested, allocated, reserved and capacity
 //    numbers.
+//  - set_per_process_memory_fraction(f) caps the bytes the segments may
+//    reserve at f x capacity: a segment beyond it fails like a device that is
+//    out of memory (retry after releasing the cache, then the error, which
+//    names the cap).
 #include "csrc/core/NPUCachingAllocator.h"
 
 #include <algorithm>
@@ -26,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <c10/util/irange.h>
@@ -162,6 +167,14 @@ class DeviceCachingAllocator {
     if (stream != block->stream) block->stream_uses.insert(stream);
   }
 
+  // torch.npu.set_per_process_memory_fraction: segments may reserve at most
+  // fraction x capacity bytes (Note [Caching allocator policy]).
+  void setMemoryFraction(double fraction) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    const size_t total = memGetInfo(device_).second;
+    allowed_bytes_ = static_cast<size_t>(fraction * static_cast<double>(total));
+  }
+
   void emptyCache() {
     synchronize(device_);
     std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -264,7 +277,11 @@ class DeviceCachingAllocator {
                   " (NPU ", static_cast<int>(device_), "; ", formatBytes(total),
                   " total capacity; ", formatBytes(allocated), " already allocated; ",
                   formatBytes(free_bytes), " free; ", formatBytes(reserved),
-                  " reserved in total by PyTorch). If reserved memory is >> allocated memory, "
+                  " reserved in total by PyTorch",
+                  allowed_bytes_ == SIZE_MAX ? std::string()
+                                             : "; " + formatBytes(allowed_bytes_) +
+                                                   " allowed by set_per_process_memory_fraction",
+                  "). If reserved memory is >> allocated memory, "
                   "call torch.npu.empty_cache(); otherwise reduce the batch size or set "
                   "ASCEND_SIM_HBM_SIZE to give the simulated device more memory.");
     }
@@ -278,6 +295,8 @@ class DeviceCachingAllocator {
   }
 
   aclError deviceMalloc(void** ptr, size_t size) {
+    const auto reserved = static_cast<size_t>(stats_.reserved_bytes[kAggregate].current);
+    if (reserved + size > allowed_bytes_) return ACL_ERROR_RT_MEMORY_ALLOCATION;  // over the process's fraction
     DeviceSwitch guard(device_);
     return aclrtMalloc(ptr, size, ACL_MEM_MALLOC_HUGE_FIRST);
   }
@@ -393,6 +412,7 @@ class DeviceCachingAllocator {
   std::unordered_set<Block*> active_;
   std::deque<std::pair<std::unique_ptr<NPUEvent>, Block*>> pending_events_;
   DeviceStats stats_;
+  size_t allowed_bytes_ = SIZE_MAX;
 };
 
 // Deliberately leaked: tensors may be freed during static destruction.
@@ -408,6 +428,16 @@ std::vector<std::unique_ptr<DeviceCachingAllocator>>& deviceAllocators() {
 DeviceCachingAllocator& deviceAllocator(c10::DeviceIndex device) {
   check_device_index(device);
   return *deviceAllocators()[device];
+}
+
+// Blocks handed out by rawAlloc (torch.npu.caching_allocator_alloc), by address.
+std::unordered_map<void*, Block*>& rawBlocks() {
+  static auto* m = new std::unordered_map<void*, Block*>();
+  return *m;
+}
+std::mutex& rawBlocksMutex() {
+  static auto* m = new std::mutex();
+  return *m;
 }
 
 void freeBlock(void* ctx) {
@@ -440,6 +470,33 @@ void recordStream(const c10::DataPtr& ptr, const NPUStream& stream) {
 
 void emptyCache() {
   for (auto& a : deviceAllocators()) a->emptyCache();
+}
+
+void setMemoryFraction(double fraction, c10::DeviceIndex device) {
+  TORCH_CHECK(fraction >= 0 && fraction <= 1, "Invalid fraction value: ", fraction, ". Allowed range: 0~1");
+  deviceAllocator(device).setMemoryFraction(fraction);
+}
+
+void* rawAlloc(size_t size, c10::DeviceIndex device, c10::StreamId stream) {
+  if (size == 0) return nullptr;
+  Block* block = deviceAllocator(device).malloc(size, stream);
+  std::lock_guard<std::mutex> lock(rawBlocksMutex());
+  rawBlocks()[block->ptr] = block;
+  return block->ptr;
+}
+
+void rawDelete(void* ptr) {
+  if (ptr == nullptr) return;
+  Block* block = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(rawBlocksMutex());
+    auto it = rawBlocks().find(ptr);
+    TORCH_CHECK(it != rawBlocks().end(), "caching_allocator_delete: ", ptr,
+                " was not allocated by torch.npu.caching_allocator_alloc (or was already deleted)");
+    block = it->second;
+    rawBlocks().erase(it);
+  }
+  deviceAllocator(block->device).free(block);
 }
 
 DeviceStats getDeviceStats(c10::DeviceIndex device) { return deviceAllocator(device).stats(); }

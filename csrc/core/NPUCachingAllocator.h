@@ -57,6 +57,12 @@ c10::Allocator* get();
 void recordStream(const c10::DataPtr& ptr, const NPUStream& stream);
 // Returns all unused cached segments to the device (after waiting for it).
 void emptyCache();
+// Caps what `device`'s segments may reserve at fraction x capacity (0..1).
+void setMemoryFraction(double fraction, c10::DeviceIndex device);
+// A block of the cache outside any tensor (torch.npu.caching_allocator_alloc /
+// _delete); rawDelete frees it to the cache.
+void* rawAlloc(size_t size, c10::DeviceIndex device, c10::StreamId stream);
+void rawDelete(void* ptr);
 DeviceStats getDeviceStats(c10::DeviceIndex device);
 void resetPeakStats(c10::DeviceIndex device);
 void resetAccumulatedStats(c10::DeviceIndex device);

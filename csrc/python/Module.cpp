@@ -109,6 +109,14 @@ void bindMemory(py::module& m) {
   m.def("_npu_memoryStats", [](int64_t d) { return statArrayDict(allocator::getDeviceStats(deviceOr(d))); });
   m.def("_npu_resetPeakMemoryStats", [](int64_t d) { allocator::resetPeakStats(deviceOr(d)); });
   m.def("_npu_resetAccumulatedMemoryStats", [](int64_t d) { allocator::resetAccumulatedStats(deviceOr(d)); });
+  m.def("_npu_setMemoryFraction", [](double fraction, int64_t d) { allocator::setMemoryFraction(fraction, deviceOr(d)); });
+  m.def("_npu_cachingAllocatorAlloc", [](int64_t size, int64_t d, int64_t stream_id) {
+    TORCH_CHECK(size >= 0, "caching_allocator_alloc: size must be >= 0, got ", size);
+    const auto device = deviceOr(d);
+    const c10::StreamId stream = stream_id < 0 ? getCurrentNPUStream(device).id() : stream_id;
+    return reinterpret_cast<uintptr_t>(allocator::rawAlloc(static_cast<size_t>(size), device, stream));
+  });
+  m.def("_npu_cachingAllocatorDelete", [](uintptr_t ptr) { allocator::rawDelete(reinterpret_cast<void*>(ptr)); });
   m.def("_npu_emptyCache", [] {
     py::gil_scoped_release no_gil;
     allocator::emptyCache();

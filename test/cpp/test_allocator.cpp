@@ -96,3 +96,32 @@ TEST(NpuAllocator, ResetPeakStats) {
   torch_npu::allocator::resetPeakStats(0);
   EXPECT_EQ(getDeviceStats(0).allocated_bytes[kAggregate].peak, allocatedBytes());
 }
+
+// set_per_process_memory_fraction: segments beyond fraction x capacity fail
+// with the out-of-memory error, which names the cap; lifting it lets the same
+// request through.
+TEST(NpuAllocator, MemoryFractionCapsReservedBytes) {
+  torch_npu::allocator::emptyCache();
+  const auto total = static_cast<int64_t>(torch_npu::allocator::memGetInfo(0).second);
+  ASSERT_EQ(total, int64_t(4) << 30) << "run with ASCEND_SIM_HBM_SIZE=4G";
+  torch_npu::allocator::setMemoryFraction(0.05, 0);  // about 205 MiB
+  EXPECT_THROW_WITH(floats(total / 10 / 4), "allowed by set_per_process_memory_fraction");
+  { at::Tensor fits = floats(total / 50 / 4); }
+  torch_npu::allocator::setMemoryFraction(1.0, 0);
+  { at::Tensor fits_now = floats(total / 10 / 4); }
+  torch_npu::allocator::emptyCache();
+  EXPECT_THROW_WITH(torch_npu::allocator::setMemoryFraction(1.5, 0), "Allowed range: 0~1");
+}
+
+// caching_allocator_alloc / _delete: a raw block counts as allocated until deleted.
+TEST(NpuAllocator, RawAllocAndDelete) {
+  torch_npu::synchronize(0);
+  const int64_t before = allocatedBytes();
+  void* p = torch_npu::allocator::rawAlloc(3000, 0, torch_npu::getCurrentNPUStream(0).id());
+  ASSERT_NE(p, nullptr);
+  EXPECT_GE(allocatedBytes() - before, 3000);
+  torch_npu::allocator::rawDelete(p);
+  EXPECT_EQ(allocatedBytes(), before);
+  EXPECT_THROW_WITH(torch_npu::allocator::rawDelete(p), "was not allocated by torch.npu.caching_allocator_alloc");
+  EXPECT_EQ(torch_npu::allocator::rawAlloc(0, 0, torch_npu::getCurrentNPUStream(0).id()), nullptr);
+}

@@ -1,4 +1,5 @@
 """Caching allocator statistics, empty_cache and out-of-memory errors."""
+import pytest
 import torch
 
 from conftest import run_python
@@ -59,3 +60,43 @@ def test_out_of_memory_reports_the_allocator_numbers():
     assert "512.00 MiB total capacity" in out and "256.00 MiB already allocated" in out
     assert "reserved in total by PyTorch" in out
     assert "retries 1" in out
+
+
+def test_per_process_memory_fraction_caps_the_allocator(npu):
+    total = torch.npu.mem_get_info()[1]
+    torch.npu.empty_cache()
+    torch.npu.set_per_process_memory_fraction(0.01)
+    try:
+        with pytest.raises(RuntimeError, match="allowed by set_per_process_memory_fraction"):
+            torch.empty(int(total * 0.02) // 4, device=npu)
+        small = torch.ones(1000, device=npu)  # well below the cap
+        assert small.sum().item() == 1000
+    finally:
+        torch.npu.set_per_process_memory_fraction(1.0)
+    big = torch.empty(int(total * 0.02) // 4, device=npu)  # fits again
+    del big
+    with pytest.raises(TypeError, match="must be `float`"):
+        torch.npu.set_per_process_memory_fraction(1)
+    with pytest.raises(ValueError, match="Allowed range: 0~1"):
+        torch.npu.set_per_process_memory_fraction(-0.5)
+
+
+def test_caching_allocator_alloc_and_delete(npu):
+    before = torch.npu.memory_allocated()
+    ptr = torch.npu.caching_allocator_alloc(4096, stream=torch.npu.current_stream())
+    assert isinstance(ptr, int) and ptr != 0
+    assert torch.npu.memory_allocated() - before >= 4096
+    torch.npu.caching_allocator_delete(ptr)
+    assert torch.npu.memory_allocated() == before
+    with pytest.raises(RuntimeError, match="was not allocated by torch.npu.caching_allocator_alloc"):
+        torch.npu.caching_allocator_delete(ptr)
+    with pytest.raises(TypeError, match="stream argument"):
+        torch.npu.caching_allocator_alloc(16, stream="default")
+
+
+def test_bf16_support_follows_the_simulated_chip():
+    code = "import torch, torch_npu; print(torch.npu.is_bf16_supported(), torch.npu.utils.get_device_name())"
+    for soc, expected in (("Ascend910A", "False"), ("Ascend910B2", "True")):
+        out = run_python(code, env={"ASCEND_SIM_SOC_VERSION": soc})
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == [expected, soc]

@@ -7,7 +7,7 @@ from torch_npu import _C
 from torch_npu._device_name import DEVICE_TYPE, device_index, npu_device
 from torch_npu.npu.streams import Event, Stream
 from torch_npu.npu.memory import (
-    empty_cache, max_memory_allocated, max_memory_reserved, mem_get_info, memory_allocated,
+    caching_allocator_alloc, caching_allocator_delete, set_per_process_memory_fraction, empty_cache, max_memory_allocated, max_memory_reserved, mem_get_info, memory_allocated,
     memory_reserved, memory_snapshot, memory_stats, memory_summary, reset_accumulated_memory_stats,
     reset_max_memory_allocated, reset_peak_memory_stats)
 from torch_npu.npu.random import (
@@ -100,6 +100,13 @@ def get_device_name(device=None):
     return _C._npu_getSocName()
 
 
+def is_bf16_supported():
+    """Whether the simulated chip has bfloat16 hardware: the Ascend910B family
+    does, the 910A does not (as on real hardware). The simulator's kernels
+    compute bfloat16 on every preset; this reports the chip being modelled."""
+    return _C._npu_getSocName().startswith("Ascend910B")
+
+
 def get_device_properties(device=None):
     return _DeviceProperties(device_index(device))
 
@@ -154,7 +161,8 @@ __all__ = [
     "is_available", "is_initialized", "init", "device_count", "current_device", "set_device",
     "synchronize", "device", "device_of", "get_device_name", "get_device_properties",
     "get_device_capability", "Stream", "Event", "stream", "current_stream", "default_stream",
-    "set_stream", "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+    "set_stream", "is_bf16_supported", "set_per_process_memory_fraction", "caching_allocator_alloc",
+    "caching_allocator_delete", "utils", "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
     "memory_stats", "memory_summary", "memory_snapshot", "mem_get_info", "empty_cache",
     "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_accumulated_memory_stats",
     "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
@@ -163,3 +171,5 @@ __all__ = [
     "set_op_profiling", "OpRecord", "config", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
     "LongTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "npu_device",
 ]
+
+from torch_npu.npu import utils  # noqa: E402  (needs the functions above)

@@ -36,6 +36,38 @@ def reset_accumulated_memory_stats(device=None):
     _C._npu_resetAccumulatedMemoryStats(device_index(device))
 
 
+def set_per_process_memory_fraction(fraction, device=None):
+    """Caps what the caching allocator may reserve on `device` at `fraction` of
+    its capacity (0..1): beyond it an allocation fails with the out-of-memory
+    error, which names the cap (as torch.cuda.set_per_process_memory_fraction)."""
+    if not isinstance(fraction, float):
+        raise TypeError(f"Invalid type for fraction argument, must be `float`, got {type(fraction).__name__}")
+    if not 0 <= fraction <= 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    _C._npu_setMemoryFraction(fraction, device_index(device))
+
+
+def caching_allocator_alloc(size, device=None, stream=None):
+    """`size` bytes from the caching allocator outside any tensor; returns the
+    device address (an int) for caching_allocator_delete. `stream` (a
+    torch.npu.Stream, a stream id or None for the current stream) is the
+    stream the memory is used on."""
+    from torch_npu.npu.streams import Stream
+    if isinstance(stream, Stream):
+        stream = stream.stream_id
+    elif stream is None:
+        stream = -1
+    elif not isinstance(stream, int):
+        raise TypeError("Invalid type for stream argument, must be `torch.npu.Stream` or an `int` stream id, "
+                        f"got {type(stream).__name__}")
+    return _C._npu_cachingAllocatorAlloc(int(size), device_index(device), stream)
+
+
+def caching_allocator_delete(mem_ptr):
+    """Returns memory from caching_allocator_alloc to the cache."""
+    _C._npu_cachingAllocatorDelete(int(mem_ptr))
+
+
 def empty_cache():
     """Returns every unused cached block to the (simulated) device."""
     _C._npu_emptyCache()
