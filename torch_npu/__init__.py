@@ -24,7 +24,7 @@ from torch_npu._device_name import DEVICE_TYPE
 from torch_npu import npu
 from torch_npu import _tensor_methods, _serialization, _formats, _shared_parameters
 from torch_npu._formats import Format, empty_with_format, get_npu_format, npu_format_cast, npu_format_cast_
-from torch_npu._float_status import npu_clear_float_status, npu_get_float_status
+from torch_npu._float_status import npu_alloc_float_status, npu_clear_float_status, npu_get_float_status
 from torch_npu import distributed
 
 __version__ = "0.1.0"
@@ -42,4 +42,4 @@ else:
 _sys.modules["torch.npu"] = npu
 
 __all__ = ["npu", "DEVICE_TYPE", "Format", "empty_with_format", "get_npu_format", "npu_format_cast",
-           "npu_format_cast_", "npu_get_float_status", "npu_clear_float_status"]
+           "npu_format_cast_", "npu_alloc_float_status", "npu_get_float_status", "npu_clear_float_status"]

@@ -1,6 +1,11 @@
-// npu_get_float_status / npu_clear_float_status: the device's sticky fp16
-// overflow flag (saturation mode, Ascend910A), as Ascend's torch_npu exposes it:
-// an 8-element float32 tensor whose element 0 is non-zero after an overflow.
+// npu_alloc_float_status / npu_get_float_status / npu_clear_float_status: the
+// device's sticky fp16 overflow flag (saturation mode, Ascend910A), as
+// Ascend's torch_npu exposes it: an 8-element float32 status tensor (from
+// npu_alloc_float_status) whose element 0 is non-zero after an overflow.
+// The loss-scaling loop of torch_npu code:
+//   status = torch_npu.npu_alloc_float_status(x)
+//   torch_npu.npu_get_float_status(status)[0] != 0  ->  skip the step
+//   torch_npu.npu_clear_float_status(status)
 #include <ATen/ATen.h>
 
 #include "NPUCustomFunctions.h"
@@ -15,16 +20,29 @@ namespace {
 
 constexpr int64_t kFloatStatusSize = 8;  // elements, as in torch_npu
 
-c10::DeviceIndex statusDevice(const at::Tensor& self) {
-  TORCH_CHECK(self.device().type() == c10::DeviceType::PrivateUse1, "npu float status ops expect an npu tensor, got one on ",
+c10::DeviceIndex statusDevice(const at::Tensor& self, const char* op) {
+  TORCH_CHECK(self.device().type() == c10::DeviceType::PrivateUse1, op, " expects an npu tensor, got one on ",
               self.device());
   return self.device().index();
 }
 
+// get / clear take the status tensor of npu_alloc_float_status.
+c10::DeviceIndex statusTensorDevice(const at::Tensor& self, const char* op) {
+  TORCH_CHECK(self.scalar_type() == at::kFloat && self.numel() == kFloatStatusSize, op, " expects the ",
+              kFloatStatusSize, "-element float32 status tensor of torch_npu.npu_alloc_float_status, got a ",
+              self.scalar_type(), " tensor of shape ", self.sizes());
+  return statusDevice(self, op);
+}
+
 }  // namespace
 
+at::Tensor NPUCustomFunctions::npu_alloc_float_status(const at::Tensor& self) {
+  statusDevice(self, "npu_alloc_float_status");
+  return at::zeros({kFloatStatusSize}, self.options().dtype(at::kFloat));
+}
+
 at::Tensor NPUCustomFunctions::npu_get_float_status(const at::Tensor& self) {
-  const auto device = statusDevice(self);
+  const auto device = statusTensorDevice(self, "npu_get_float_status");
   torch_npu::DeviceSwitch guard(device);
   const auto stream = torch_npu::getCurrentNPUStream(device);
   torch_npu::TaskQueue::forDevice(device).drain();
@@ -37,7 +55,7 @@ at::Tensor NPUCustomFunctions::npu_get_float_status(const at::Tensor& self) {
 }
 
 at::Tensor NPUCustomFunctions::npu_clear_float_status(const at::Tensor& self) {
-  const auto device = statusDevice(self);
+  const auto device = statusTensorDevice(self, "npu_clear_float_status");
   torch_npu::DeviceSwitch guard(device);
   const auto stream = torch_npu::getCurrentNPUStream(device);
   torch_npu::TaskQueue::forDevice(device).drain();

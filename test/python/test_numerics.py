@@ -72,6 +72,25 @@ def test_fp16_saturation_and_sticky_flag_on_910a():
     assert not torch.npu.get_npu_overflow_flag()
 
 
+def test_float_status_loss_scaling_loop_of_torch_npu_code():
+    """The dynamic loss-scaling check of torch_npu code: alloc, get, clear."""
+    x = torch.ones(4, dtype=torch.float16).npu()
+    status = torch_npu.npu_alloc_float_status(x)
+    assert status.device.type == "npu" and status.dtype == torch.float32 and status.cpu().tolist() == [0.0] * 8
+    torch_npu.npu_clear_float_status(status)
+    (x * 2).cpu()
+    assert torch_npu.npu_get_float_status(status).cpu()[0] == 0  # no overflow yet
+    big = torch.full((4,), 60000.0, dtype=torch.float16).npu()
+    (big + big).cpu()                                            # saturates on the 910A
+    assert torch_npu.npu_get_float_status(status).cpu()[0] != 0
+    torch_npu.npu_clear_float_status(status)
+    assert torch_npu.npu_get_float_status(status).cpu()[0] == 0
+    with pytest.raises(RuntimeError, match="8-element float32 status tensor of torch_npu.npu_alloc_float_status"):
+        torch_npu.npu_get_float_status(torch.zeros(8, dtype=torch.float16).npu())
+    with pytest.raises(NotImplementedError, match="npu_alloc_float_status' with arguments from the 'CPU' backend"):
+        torch_npu.npu_alloc_float_status(torch.zeros(8))
+
+
 def test_ieee_overflow_on_910b2():
     result = run_python("""
         import torch, torch_npu
