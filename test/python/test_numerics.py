@@ -46,8 +46,35 @@ def test_mode_switches_at_run_time(precision_mode):
 def test_bad_option_values():
     with pytest.raises(RuntimeError, match="allow_fp32_to_fp16"):
         torch.npu.set_option({"ACL_PRECISION_MODE": "fastest"})
-    with pytest.raises(RuntimeError, match="unknown NPU option 'ACL_OPTYPELIST'"):
+    with pytest.raises(RuntimeError, match="unknown NPU option 'ACL_OPTYPELIST'; supported: .*ACL_OP_SELECT_IMPL_MODE"):
         torch.npu.set_option({"ACL_OPTYPELIST": "x"})
+
+
+def test_porting_guide_compile_options_are_validated_and_kept(tmp_path):
+    """The porting guide's set_option keys (Note [Options without a simulated effect])."""
+    saved = {k: torch.npu.get_option(k) for k in ("ACL_OP_SELECT_IMPL_MODE", "ACL_OP_COMPILER_CACHE_MODE",
+                                                  "ACL_OP_COMPILER_CACHE_DIR")}
+    try:
+        torch.npu.set_option({"ACL_OP_SELECT_IMPL_MODE": "high_performance", "ACL_OPTYPELIST_FOR_IMPLMODE": "SoftmaxV2",
+                              "ACL_OP_DEBUG_LEVEL": 3, "ACL_DEBUG_DIR": str(tmp_path),
+                              "ACL_OP_COMPILER_CACHE_MODE": "force", "ACL_OP_COMPILER_CACHE_DIR": str(tmp_path)})
+        assert torch.npu.get_option("ACL_OP_SELECT_IMPL_MODE") == "high_performance"
+        assert torch.npu.get_option("ACL_OP_DEBUG_LEVEL") == "3"
+        assert torch.npu.get_option("ACL_OP_COMPILER_CACHE_DIR") == str(tmp_path)
+        with pytest.raises(RuntimeError, match="valid values: high_precision, high_performance"):
+            torch.npu.set_option({"ACL_OP_SELECT_IMPL_MODE": "fast"})
+        with pytest.raises(RuntimeError, match="valid values: 0, 1, 2, 3, 4"):
+            torch.npu.set_option({"ACL_OP_DEBUG_LEVEL": "7"})
+        with pytest.raises(RuntimeError, match="does not exist"):
+            torch.npu.set_option({"ACL_OP_COMPILER_CACHE_DIR": str(tmp_path / "missing")})
+        # a bad value anywhere in the dict applies none of it
+        with pytest.raises(RuntimeError, match="ACL_OP_COMPILER_CACHE_MODE"):
+            torch.npu.set_option({"ACL_OP_SELECT_IMPL_MODE": "high_precision", "ACL_OP_COMPILER_CACHE_MODE": "on"})
+        assert torch.npu.get_option("ACL_OP_SELECT_IMPL_MODE") == "high_performance"
+        with pytest.raises(RuntimeError, match="unknown NPU option 'ACL_NOPE'"):
+            torch.npu.get_option("ACL_NOPE")
+    finally:
+        torch.npu.set_option(saved)
 
 
 def test_results_are_bit_identical_run_to_run():

@@ -1,19 +1,76 @@
 """Run-time options of the (simulated) device: torch.npu.set_option({...}).
 
-Options apply to ops launched after the call; nothing is cached at start-up.
-    ACL_PRECISION_MODE  "allow_fp32_to_fp16" (Ascend910A default: fp32 matmuls run on the
-                        fp16 Cube), "must_keep_origin_dtype" (Ascend910B2 default), "force_fp16"
+The keys are the porting guide's compilation options. Every value is
+validated (an unknown key or value raises and lists the valid ones) and
+applies to ops launched after the call; get_option returns what was set.
+
+    ACL_PRECISION_MODE           "allow_fp32_to_fp16" (Ascend910A default: fp32 matmuls run on the
+                                 fp16 Cube), "must_keep_origin_dtype" (Ascend910B2 default),
+                                 "force_fp16". Changes the simulated numerics.
+    ACL_OP_SELECT_IMPL_MODE      "high_precision" (default) or "high_performance"
+    ACL_OPTYPELIST_FOR_IMPLMODE  comma-separated op types the impl mode applies to (e.g. "SoftmaxV2")
+    ACL_OP_DEBUG_LEVEL           "0" .. "4"
+    ACL_DEBUG_DIR                an existing directory
+    ACL_OP_COMPILER_CACHE_MODE   "enable", "disable" or "force"
+    ACL_OP_COMPILER_CACHE_DIR    an existing directory
+
+Note [Options without a simulated effect]
+Only ACL_PRECISION_MODE changes what the simulator computes. The simulator's
+kernels have one implementation each (there is no high_performance variant
+to select), writes no TBE debug artefacts, and keeps its op "compile" cache in
+memory; the other options are accepted and validated so that ported scripts
+run unchanged, and get_option reports them.
 """
+import os
+
 from torch_npu import _C
+
+_CHOICES = {
+    "ACL_OP_SELECT_IMPL_MODE": ("high_precision", "high_performance"),
+    "ACL_OP_DEBUG_LEVEL": ("0", "1", "2", "3", "4"),
+    "ACL_OP_COMPILER_CACHE_MODE": ("enable", "disable", "force"),
+}
+_DIRECTORIES = ("ACL_DEBUG_DIR", "ACL_OP_COMPILER_CACHE_DIR")
+_NATIVE = ("ACL_PRECISION_MODE",)  # kept by the simulator itself
+_DEFAULTS = {"ACL_OP_SELECT_IMPL_MODE": "high_precision", "ACL_OPTYPELIST_FOR_IMPLMODE": "",
+             "ACL_OP_DEBUG_LEVEL": "0", "ACL_DEBUG_DIR": "", "ACL_OP_COMPILER_CACHE_MODE": "enable",
+             "ACL_OP_COMPILER_CACHE_DIR": ""}
+_KNOWN = _NATIVE + tuple(_DEFAULTS)
+_values = dict(_DEFAULTS)
+
+
+def _check(name, value):
+    if name not in _KNOWN:
+        raise RuntimeError(f"unknown NPU option '{name}'; supported: {', '.join(_KNOWN)}")
+    if name in _CHOICES and value not in _CHOICES[name]:
+        raise RuntimeError(f"invalid value '{value}' for NPU option {name}; valid values: "
+                           f"{', '.join(_CHOICES[name])}")
+    if name in _DIRECTORIES and value and not os.path.isdir(value):  # "" = unset
+        raise RuntimeError(f"NPU option {name}: directory '{value}' does not exist (the porting guide requires "
+                           "an existing directory)")
 
 
 def set_option(options):
-    """Sets options from a dict, e.g. {"ACL_PRECISION_MODE": "must_keep_origin_dtype"}."""
+    """Sets options from a dict, e.g. {"ACL_PRECISION_MODE": "must_keep_origin_dtype"}.
+    All values are validated before any is applied."""
     if not isinstance(options, dict):
         raise TypeError(f"set_option expects a dict of option names to values, got {type(options).__name__}")
-    for name, value in options.items():
-        _C._npu_setOption(str(name), str(value))
+    items = [(str(name), str(value)) for name, value in options.items()]
+    for name, value in items:
+        if name not in _NATIVE:
+            _check(name, value)
+    for name, value in items:
+        if name in _NATIVE:
+            _C._npu_setOption(name, value)  # validates and applies (after the queued ops)
+        else:
+            _values[name] = value
 
 
 def get_option(name):
-    return _C._npu_getOption(str(name))
+    """The current value of an option (see the module docstring for the keys)."""
+    name = str(name)
+    if name in _NATIVE:
+        return _C._npu_getOption(name)
+    if name not in _values:
+        raise RuntimeError(f"unknown NPU option '{name}'; supported: {', '.join(_KNOWN)}")
+    return _values[name]
