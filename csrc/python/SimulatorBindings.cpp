@@ -5,6 +5,7 @@
 #include <torch/extension.h>
 
 #include "ascend_sim/acl.h"
+#include "csrc/aten/HostFallback.h"
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/NPUStream.h"
@@ -93,6 +94,14 @@ void bindSimulator(py::module& m) {
     NPU_CHECK_ACL(aclsimSetProfiling(static_cast<int32_t>(device), enabled ? 1 : 0));
   });
   m.def("_npu_opRecords", &taskRecords);
+  m.def("_npu_hostFallbackRecords", [](int64_t device) {
+    py::list out;
+    for (const auto& r : hostFallbackRecords(static_cast<c10::DeviceIndex>(device)))
+      out.append(py::make_tuple(r.op, r.shapes, r.start_us));
+    return out;
+  });
+  m.def("_npu_clearHostFallbackRecords",
+        [](int64_t device) { clearHostFallbackRecords(static_cast<c10::DeviceIndex>(device)); });
   m.def("_npu_clearOpRecords", [](int64_t device) {
     synchronize(static_cast<c10::DeviceIndex>(device));
     NPU_CHECK_ACL(aclsimClearTaskRecords(static_cast<int32_t>(device)));

@@ -2,6 +2,8 @@
 import pytest
 import torch
 
+from conftest import run_python
+
 
 def test_mixing_npu_and_cpu_tensors():
     # PyTorch's own message (TensorIterator's device check, in the structured add's meta function)
@@ -20,8 +22,41 @@ def test_two_npu_devices_in_one_op():
 
 
 def test_op_without_npu_kernel_names_op_and_backend():
-    with pytest.raises(NotImplementedError, match=r"'aten::_fft_r2c' is not implemented for the NPU backend"):
+    with pytest.raises(NotImplementedError, match=r"'aten::_fft_r2c' is not implemented for the NPU backend"
+                                                  r".*torch.npu.get_supported_ops\(\).*TORCH_NPU_CPU_FALLBACK=1"):
         torch.fft.rfft(torch.zeros(4).npu())
+
+
+def test_supported_ops_lists_the_npu_kernels():
+    ops = torch.npu.get_supported_ops()
+    assert "aten::add.Tensor" in ops and "aten::convolution_overrideable" in ops and "npu::npu_format_cast" in ops
+    assert "aten::_fft_r2c" not in ops and ops == sorted(ops)
+
+
+def test_opt_in_cpu_fallback_runs_warns_once_and_is_recorded():
+    result = run_python("""
+        import warnings, torch, torch_npu
+        x = torch.randn(6).npu()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with torch.npu.op_records() as rec:
+                y = torch.segment_reduce(x, "sum", lengths=torch.tensor([2, 4]).npu())
+                torch.segment_reduce(x, "max", lengths=torch.tensor([3, 3]).npu())
+        expected = torch.segment_reduce(x.cpu(), "sum", lengths=torch.tensor([2, 4]))
+        host = [r for r in rec.records if r.core_type == "host_fallback"]
+        print(y.device, torch.allclose(y.cpu(), expected), len(caught),
+              [r.op_type for r in host], host[0].shapes)
+        try:
+            torch._cudnn_ctc_loss(torch.randn(5, 2, 4).log_softmax(2).npu(), torch.ones(2, 2, dtype=torch.int).npu(),
+                                  [5, 5], [2, 2], 0, True, False)
+        except NotImplementedError as e:
+            print(str(e).split(": Could not run")[0])
+    """, env={"TORCH_NPU_CPU_FALLBACK": "1"})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == ("npu:0 True 1 ['aten::segment_reduce', 'aten::segment_reduce'] Float[6]; Long[2]")
+    assert lines[1] == ("The operator 'aten::_cudnn_ctc_loss' is not implemented for the NPU backend, and the CPU "
+                        "fallback (TORCH_NPU_CPU_FALLBACK=1) cannot run it either")
 
 
 def test_shape_mismatch():

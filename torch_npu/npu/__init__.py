@@ -100,6 +100,12 @@ def get_device_name(device=None):
     return _C._npu_getSocName()
 
 
+def get_supported_ops():
+    """The aten (and npu::) operators with an NPU kernel, as sorted "namespace::name.overload"
+    strings. Others fail with NotImplementedError, or run on the CPU with TORCH_NPU_CPU_FALLBACK=1."""
+    return sorted(torch._C._dispatch_get_registrations_for_dispatch_key("PrivateUse1"))
+
+
 def is_bf16_supported():
     """Whether the simulated chip has bfloat16 hardware: the Ascend910B family
     does, the 910A does not (as on real hardware). The simulator's kernels
@@ -161,7 +167,7 @@ __all__ = [
     "is_available", "is_initialized", "init", "device_count", "current_device", "set_device",
     "synchronize", "device", "device_of", "get_device_name", "get_device_properties",
     "get_device_capability", "Stream", "Event", "stream", "current_stream", "default_stream",
-    "set_stream", "is_bf16_supported", "set_per_process_memory_fraction", "caching_allocator_alloc",
+    "set_stream", "get_supported_ops", "is_bf16_supported", "set_per_process_memory_fraction", "caching_allocator_alloc",
     "caching_allocator_delete", "utils", "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
     "memory_stats", "memory_summary", "memory_snapshot", "mem_get_info", "empty_cache",
     "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_accumulated_memory_stats",

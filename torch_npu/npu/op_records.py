@@ -9,6 +9,9 @@ Each record is one device task (an op, a copy, an event): op type, input and
 output shapes/dtypes/formats, stream, core type (cube/vector/dma), simulated
 start and duration (µs), the share of the time bound by the Cube, Vector and
 MTE units, HBM bytes, FLOPs and the number of simulated cores used.
+Operators run on the host by the opt-in CPU fallback (TORCH_NPU_CPU_FALLBACK=1)
+appear too, as records of core type "host_fallback" (op type "aten::<name>",
+no device time; their copies are device tasks of their own).
 """
 import collections
 from dataclasses import dataclass
@@ -39,12 +42,17 @@ def set_op_profiling(enabled, device=None):
 
 
 def get_op_records(device=None):
-    """All records of the device so far (waits for the device first)."""
-    return [OpRecord(*r) for r in _C._npu_opRecords(device_index(device))]
+    """All records of the device so far (waits for the device first), host fallbacks included."""
+    index = device_index(device)
+    records = [OpRecord(*r) for r in _C._npu_opRecords(index)]
+    host = [OpRecord(op, shapes, -1, "host_fallback", start_us, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0)
+            for op, shapes, start_us in _C._npu_hostFallbackRecords(index)]
+    return sorted(records + host, key=lambda r: r.start_us) if host else records
 
 
 def clear_op_records(device=None):
     _C._npu_clearOpRecords(device_index(device))
+    _C._npu_clearHostFallbackRecords(device_index(device))
 
 
 def summarize(records, top=None):
