@@ -80,6 +80,6 @@ setup(
     name="torch_npu",
     version="0.1.0",
     description="PyTorch backend for a simulated Ascend NPU",
-    packages=["torch_npu", "torch_npu.npu", "torch_npu.distributed"],
+    packages=["torch_npu", "torch_npu.npu", "torch_npu.distributed", "torch_npu.testing"],
     cmdclass={"build": BuildCommand, "develop": DevelopCommand},
 )
