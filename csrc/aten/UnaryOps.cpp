@@ -60,6 +60,17 @@ at::Tensor& NPUNativeFunctions::abs_out(const at::Tensor& self, at::Tensor& out)
   return unaryOut("Abs", self, self.scalar_type(), self.scalar_type(), out);
 }
 
+// abs is not structured in PyTorch 1.13: its composite would hand abs_out a
+// fresh ND tensor, so a private-format input would go through TransData. The
+// functional and in-place forms keep the input's format, as the other
+// elementwise ops do.
+at::Tensor NPUNativeFunctions::abs(const at::Tensor& self) {
+  return unaryNew("Abs", self, self.scalar_type(), self.scalar_type());
+}
+at::Tensor& NPUNativeFunctions::abs_(at::Tensor& self) {
+  return unaryOut("Abs", self, self.scalar_type(), self.scalar_type(), self);
+}
+
 at::Tensor NPUNativeFunctions::relu(const at::Tensor& self) {
   TORCH_CHECK(self.scalar_type() != at::kBool, "Boolean inputs not supported for relu");
   return unaryNew("Relu", self, self.scalar_type(), self.scalar_type());

@@ -138,6 +138,12 @@ def test_same_format_ops_run_without_transdata(internal_format):
     ops = [r.op_type for r in rec.records]
     assert "TransData" not in ops and ops.count("Mul") == 1
     assert any("NC1HWC0" in r.shapes for r in rec.records if r.op_type == "Relu")
+    # abs (not structured in PyTorch 1.13) keeps the format too, functional and in place
+    with torch.npu.op_records() as rec:
+        a = torch.abs(y)
+        y.abs_()
+    assert [r.op_type for r in rec.records] == ["Abs", "Abs"]
+    assert torch_npu.get_npu_format(a) == F.NC1HWC0 and torch_npu.get_npu_format(y) == F.NC1HWC0
 
 
 def test_clone_and_like_factories_keep_private_formats(internal_format):
