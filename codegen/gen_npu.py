@@ -32,7 +32,9 @@ BACKEND_DISPATCH_KEY = "PrivateUse1"
 CLASS_NAME = "NPUNativeFunctions"
 CUSTOM_CLASS_NAME = "NPUCustomFunctions"
 VALID_TOP_LEVEL_KEYS = ("backend", "cpp_namespace", "supported", "structured", "autograd", "custom")
-VALID_CUSTOM_KEYS = ("func", "kernel")
+VALID_CUSTOM_KEYS = ("func", "kernel", "composite")
+# torch_npu names of the npu:: namespace without the npu_ prefix.
+LEGACY_CUSTOM_NAMES = ("one_", "fast_gelu")
 
 
 class CodegenError(Exception):
@@ -43,6 +45,10 @@ class CodegenError(Exception):
 class CustomOp:
     schema: str  # "npu_foo(Tensor self, int n) -> Tensor"
     kernel: str  # C++ member of NPUNativeFunctions
+    # composite: the kernel is written with aten ops and registered as
+    # CompositeImplicitAutograd, so autograd comes from the ops it calls
+    # (Note [Composite custom ops]); else it is the PrivateUse1 kernel.
+    composite: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,9 +91,13 @@ def _custom_ops(values: Dict, path: str) -> List[CustomOp]:
                 f'allowed keys: {", ".join(VALID_CUSTOM_KEYS)}')
         schema = entry["func"]
         name = schema.split("(", 1)[0].strip()
-        if not name.startswith("npu_"):
-            raise CodegenError(f'{path}: custom op "{name}" must be named npu_*')
-        ops.append(CustomOp(schema=schema, kernel=entry.get("kernel", name.replace(".", "_"))))
+        if not name.startswith("npu_") and name not in LEGACY_CUSTOM_NAMES:
+            raise CodegenError(f'{path}: custom op "{name}" must be named npu_* (or be one of torch_npu\'s '
+                               f'legacy names: {", ".join(LEGACY_CUSTOM_NAMES)})')
+        composite = entry.get("composite", False)
+        if not isinstance(composite, bool):
+            raise CodegenError(f'{path}: custom op "{name}": "composite" must be true or false')
+        ops.append(CustomOp(schema=schema, kernel=entry.get("kernel", name.replace(".", "_")), composite=composite))
     return ops
 
 
@@ -239,11 +249,15 @@ def _custom_op_sources(npu_yaml: NpuYaml):
     lines = [GENERATED, f'#include "{CUSTOM_CLASS_NAME}.h"', "#include <torch/library.h>", "",
              "TORCH_LIBRARY(npu, m) {"]
     lines += [f'  m.def("{op.schema}");' for op in npu_yaml.custom]
-    lines += ["}", "", "TORCH_LIBRARY_IMPL(npu, PrivateUse1, m) {"]
-    lines += [f'  m.impl("{op.schema.split("(", 1)[0].strip()}", '
-              f"TORCH_FN({npu_yaml.cpp_namespace}::{CUSTOM_CLASS_NAME}::{op.kernel}));"
-              for op in npu_yaml.custom]
     lines.append("}")
+    for key, composite in (("PrivateUse1", False), ("CompositeImplicitAutograd", True)):
+        ops = [op for op in npu_yaml.custom if op.composite == composite]
+        if not ops:
+            continue
+        lines += ["", f"TORCH_LIBRARY_IMPL(npu, {key}, m) {{"]
+        lines += [f'  m.impl("{op.schema.split("(", 1)[0].strip()}", '
+                  f"TORCH_FN({npu_yaml.cpp_namespace}::{CUSTOM_CLASS_NAME}::{op.kernel}));" for op in ops]
+        lines.append("}")
     return "\n".join(header) + "\n", "\n".join(lines) + "\n"
 
 

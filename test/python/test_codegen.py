@@ -64,8 +64,11 @@ def test_duplicate_entry(tmp_path):
     ("backend: NPU\n", '"cpp_namespace" is required'),
     (HEADER + "supported: add.out\n", '"supported" must be a list of operator names, got str'),
     (HEADER + "custom:\n  - func: npu_foo(Tensor self) -> Tensor\n    dispatch: x\n",
-     'custom op "npu_foo(Tensor self) -> Tensor" has unknown key(s) dispatch; allowed keys: func, kernel'),
-    (HEADER + "custom:\n  - func: foo(Tensor self) -> Tensor\n", 'custom op "foo" must be named npu_*'),
+     'custom op "npu_foo(Tensor self) -> Tensor" has unknown key(s) dispatch; allowed keys: func, kernel, composite'),
+    (HEADER + "custom:\n  - func: foo(Tensor self) -> Tensor\n",
+     'custom op "foo" must be named npu_* (or be one of torch_npu\'s legacy names: one_, fast_gelu)'),
+    (HEADER + "custom:\n  - func: npu_foo(Tensor self) -> Tensor\n    composite: maybe\n",
+     'custom op "npu_foo": "composite" must be true or false'),
     (HEADER + "custom:\n  - func: npu_foo(Tensor self) -> Tensor\n",
      'custom op "npu_foo(Tensor self) -> Tensor" has no kernel: expected a definition of '
      "NPUCustomFunctions::npu_foo(...) in {src}"),
@@ -82,6 +85,20 @@ def test_custom_op_generates_schema_and_declaration(tmp_path):
     assert result.returncode == 0, result.stderr
     assert 'm.def("npu_foo(Tensor self, int n) -> Tensor");' in (out / "RegisterCustomOps.cpp").read_text()
     assert "static at::Tensor npu_foo(const at::Tensor & self, int64_t n);" in (out / "NPUCustomFunctions.h").read_text()
+
+
+def test_composite_custom_ops_register_as_composite_implicit_autograd(tmp_path):
+    kernels = ("at::Tensor NPUCustomFunctions::npu_foo(const at::Tensor& self) {}\n"
+               "at::Tensor NPUCustomFunctions::npu_bar(const at::Tensor& self) {}\n")
+    yaml_text = (HEADER + "custom:\n  - func: npu_foo(Tensor self) -> Tensor\n"
+                 "  - func: npu_bar(Tensor self) -> Tensor\n    composite: true\n")
+    result, _, _, out = _run(tmp_path, yaml_text, kernels)
+    assert result.returncode == 0, result.stderr
+    source = (out / "RegisterCustomOps.cpp").read_text()
+    device, composite = source.split("TORCH_LIBRARY_IMPL(npu, PrivateUse1, m) {")[1].split(
+        "TORCH_LIBRARY_IMPL(npu, CompositeImplicitAutograd, m) {")
+    assert 'm.impl("npu_foo"' in device and 'm.impl("npu_bar"' not in device
+    assert 'm.impl("npu_bar"' in composite and 'm.impl("npu_foo"' not in composite
 
 
 FLOOR_KERNEL = "at::Tensor& NPUNativeFunctions::floor_out(const at::Tensor& self, at::Tensor& out) {}\n"

@@ -103,7 +103,11 @@ def get_device_name(device=None):
 def get_supported_ops():
     """The aten (and npu::) operators with an NPU kernel, as sorted "namespace::name.overload"
     strings. Others fail with NotImplementedError, or run on the CPU with TORCH_NPU_CPU_FALLBACK=1."""
-    return sorted(torch._C._dispatch_get_registrations_for_dispatch_key("PrivateUse1"))
+    kernels = set(torch._C._dispatch_get_registrations_for_dispatch_key("PrivateUse1"))
+    # custom npu:: ops written with aten ops (Note [Composite custom ops])
+    kernels |= {name for name in torch._C._dispatch_get_registrations_for_dispatch_key("CompositeImplicitAutograd")
+                if name.startswith("npu::")}
+    return sorted(kernels)
 
 
 def is_bf16_supported():

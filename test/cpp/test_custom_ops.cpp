@@ -1,0 +1,128 @@
+// The composite npu:: custom operators (Note [Composite custom ops]) on the
+// NPU against CPU expressions of the same math written here independently,
+// forward and backward, fp32 and fp16, and their argument errors.
+#include <torch/torch.h>
+
+#include "npu_test_util.h"
+
+using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
+
+namespace {
+
+template <typename Signature>
+c10::TypedOperatorHandle<Signature> npuOp(const char* name) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Signature>();
+}
+
+using Unary = at::Tensor(const at::Tensor&);
+bool onNpu(const at::Tensor& t) { return t.device() == npu(); }
+
+// fn(in) runs the custom op on NPU inputs and `ref` on CPU inputs.
+TensorFn npuOrRef(std::function<at::Tensor(const std::vector<at::Tensor>&)> custom,
+                  std::function<at::Tensor(const std::vector<at::Tensor>&)> ref) {
+  return [=](const std::vector<at::Tensor>& in) { return onNpu(in[0]) ? custom(in) : ref(in); };
+}
+
+}  // namespace
+
+TEST(NpuCustomOps, LayoutOps) {
+  const auto transpose = npuOp<at::Tensor(const at::Tensor&, at::IntArrayRef, bool)>("npu::npu_transpose");
+  const auto broadcast = npuOp<at::Tensor(const at::Tensor&, at::IntArrayRef)>("npu::npu_broadcast");
+  const auto confusion =
+      npuOp<at::Tensor(const at::Tensor&, at::IntArrayRef, at::IntArrayRef, bool)>("npu::npu_confusion_transpose");
+  const auto cast = npuOp<at::Tensor(const at::Tensor&, at::ScalarType)>("npu::npu_dtype_cast");
+  for (auto dtype : floatAndHalf()) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const at::Tensor x = at::randn({2, 3, 4}).to(dtype);
+    expectSameAutograd(npuOrRef([&](const auto& in) { return transpose.call(in[0], {2, 0, 1}, true); },
+                                [](const auto& in) { return in[0].permute({2, 0, 1}).clone(); }),
+                       {x});
+    EXPECT_TRUE(transpose.call(x.to(npu()), {2, 0, 1}, true).is_contiguous());
+    EXPECT_FALSE(transpose.call(x.to(npu()), {2, 0, 1}, false).is_contiguous());
+    expectSameAutograd(npuOrRef([&](const auto& in) { return broadcast.call(in[0], {5, 2, 3, 4}); },
+                                [](const auto& in) { return in[0].unsqueeze(0).repeat({5, 1, 1, 1}); }),
+                       {x});
+    // transpose first: [2,3,4] -> [4,2,3] -> [8,3]; reshape first: [2,3,4] -> [6,4] -> [4,6]
+    expectSameAutograd(npuOrRef([&](const auto& in) { return confusion.call(in[0], {2, 0, 1}, {8, 3}, true); },
+                                [](const auto& in) { return in[0].transpose(1, 2).transpose(0, 1).reshape({8, 3}); }),
+                       {x});
+    expectSameAutograd(npuOrRef([&](const auto& in) { return confusion.call(in[0], {1, 0}, {6, 4}, false); },
+                                [](const auto& in) { return in[0].reshape({6, 4}).t().contiguous(); }),
+                       {x});
+  }
+  const at::Tensor x = at::randn({3, 5});
+  expectSameAutograd(npuOrRef([&](const auto& in) { return cast.call(in[0], at::kHalf); },
+                              [](const auto& in) { return in[0].to(at::kHalf); }),
+                     {x}, kHalfRtol, kHalfAtol);
+  EXPECT_THROW_WITH(transpose.call(x.to(npu()), {1}, true), "npu_transpose: perm [1] must name all 2 dims");
+}
+
+TEST(NpuCustomOps, MatrixProducts) {
+  const auto linear =
+      npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, const c10::optional<at::Tensor>&)>("npu::npu_linear");
+  const auto bmm = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, at::IntArrayRef)>("npu::npu_bmmV2");
+  expectSameAutograd(npuOrRef([&](const auto& in) { return linear.call(in[0], in[1], in[2]); },
+                              [](const auto& in) { return at::mm(in[0], in[1].t()) + in[2]; }),
+                     {at::randn({4, 6}), at::randn({5, 6}), at::randn({5})});
+  expectSameAutograd(npuOrRef([&](const auto& in) { return bmm.call(in[0], in[1], {3, 4, 2}); },
+                              [](const auto& in) { return at::bmm(in[0], in[1]); }),
+                     {at::randn({3, 4, 5}), at::randn({3, 5, 2})});
+  EXPECT_THROW_WITH(linear.call(at::randn({2, 3, 4}).to(npu()), at::randn({5, 4}).to(npu()), {}),
+                    "npu_linear: expected 2-D input and weight");
+  EXPECT_THROW_WITH(bmm.call(at::randn({3, 4, 5}).to(npu()), at::randn({3, 5, 2}).to(npu()), {3, 2, 4}),
+                    "npu_bmmV2: output_sizes [3, 2, 4] do not match");
+}
+
+TEST(NpuCustomOps, ActivationsAndNorms) {
+  const at::Tensor x = at::randn({4, 8}).mul(3);
+  expectSameAutograd(npuOrRef([](const auto& in) { return npuOp<Unary>("npu::fast_gelu").call(in[0]); },
+                              [](const auto& in) { return in[0] / (1 + at::exp(in[0] * -1.702)); }),
+                     {x});
+  expectSameAutograd(npuOrRef([](const auto& in) { return npuOp<Unary>("npu::npu_silu").call(in[0]); },
+                              [](const auto& in) { return in[0] / (1 + at::exp(-in[0])); }),
+                     {x});
+  expectSameAutograd(npuOrRef([](const auto& in) { return npuOp<Unary>("npu::npu_mish").call(in[0]); },
+                              [](const auto& in) { return in[0] * at::tanh(at::log1p(at::exp(in[0]))); }),
+                     {x});
+  const auto rms = npuOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, double)>(
+      "npu::npu_rms_norm");
+  expectSameAutograd(
+      npuOrRef([&](const auto& in) { return std::get<0>(rms.call(in[0], in[1], 1e-6)); },
+               [](const auto& in) { return in[0] / at::sqrt(in[0].square().mean(-1, true) + 1e-6) * in[1]; }),
+      {at::randn({2, 3, 8}), at::rand({8}).add(0.5)});
+  EXPECT_THROW_WITH(rms.call(x.to(npu()), at::ones({7}).to(npu()), 1e-6), "must match the trailing dims");
+  const auto ln = npuOp<at::Tensor(const at::Tensor&, at::IntArrayRef, const c10::optional<at::Tensor>&,
+                                   const c10::optional<at::Tensor>&, double)>("npu::npu_layer_norm_eval");
+  const at::Tensor g = at::rand({8}), b = at::randn({8});
+  const at::Tensor mean = x.mean(-1, true), var = x.var(-1, false, true);
+  expectClose(ln.call(x.to(npu()), {8}, g.to(npu()), b.to(npu()), 1e-5), (x - mean) / at::sqrt(var + 1e-5) * g + b);
+}
+
+TEST(NpuCustomOps, RotaryMulAndSoftmaxCrossEntropy) {
+  const auto rotary =
+      npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&)>("npu::npu_rotary_mul");
+  expectSameAutograd(npuOrRef([&](const auto& in) { return rotary.call(in[0], in[1], in[2]); },
+                              [](const auto& in) {
+                                const auto halves = in[0].chunk(2, -1);
+                                return in[0] * in[1] + at::cat({-halves[1], halves[0]}, -1) * in[2];
+                              }),
+                     {at::randn({2, 3, 5, 8}), at::randn({1, 1, 5, 8}), at::randn({1, 1, 5, 8})});
+  EXPECT_THROW_WITH(rotary.call(at::randn({2, 5}).to(npu()), at::randn({2, 5}).to(npu()), at::randn({2, 5}).to(npu())),
+                    "must be even");
+  const auto ce = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&)>("npu::npu_softmax_cross_entropy_with_logits");
+  const at::Tensor labels = at::softmax(at::randn({6, 10}), -1);
+  expectSameAutograd(npuOrRef([&](const auto& in) { return ce.call(in[0], labels.to(npu())); },
+                              [&](const auto& in) {
+                                const at::Tensor shifted = in[0] - std::get<0>(in[0].max(-1, true));
+                                return -(labels * (shifted - shifted.exp().sum(-1, true).log())).sum(-1);
+                              }),
+                     {at::randn({6, 10})});
+  EXPECT_THROW_WITH(ce.call(at::randn({6, 10}).to(npu()), at::randn({6, 9}).to(npu())), "must have the same shape");
+}
+
+TEST(NpuCustomOps, OneFillsInPlace) {
+  at::Tensor t = at::zeros({2, 3}, at::kHalf).to(npu());
+  at::Tensor& same = npuOp<at::Tensor&(at::Tensor&)>("npu::one_").call(t);
+  EXPECT_EQ(same.data_ptr(), t.data_ptr());
+  expectClose(t, at::ones({2, 3}, at::kHalf));
+}

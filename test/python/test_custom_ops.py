@@ -1,0 +1,66 @@
+"""The custom npu:: operators as torch_npu users call them: torch_npu.<name>,
+Tensor methods, autograd, and argument errors (the math is checked against
+independent CPU expressions in test/cpp/test_custom_ops.cpp)."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torch_npu
+from conftest import assert_close
+
+
+def test_every_custom_op_is_a_torch_npu_function():
+    for name in ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "npu_linear",
+                 "npu_bmmV2", "one_", "npu_silu", "npu_mish", "fast_gelu", "npu_layer_norm_eval", "npu_rms_norm",
+                 "npu_rotary_mul", "npu_softmax_cross_entropy_with_logits", "npu_format_cast", "npu_alloc_float_status"):
+        assert callable(getattr(torch_npu, name)) and name in torch_npu.__all__
+        assert f"npu::{name}" in torch.npu.get_supported_ops()
+
+
+def test_tensor_methods(npu):
+    x = torch.randn(2, 3, 4, device=npu)
+    assert x.npu_dtype_cast(torch.float16).dtype == torch.float16
+    assert x.npu_transpose([2, 0, 1]).shape == (4, 2, 3)
+    assert x.npu_broadcast([5, 2, 3, 4]).shape == (5, 2, 3, 4)
+    assert x.npu_confusion_transpose([1, 0], [6, 4], False).shape == (4, 6)
+    assert x.one_() is x and x.cpu().eq(1).all()
+
+
+def test_autograd_flows_through_the_custom_ops(npu):
+    x = torch.randn(4, 8, requires_grad=True)
+    w = torch.randn(5, 8, requires_grad=True)
+    g = torch.rand(8) + 0.5
+    xn, wn = x.detach().to(npu).requires_grad_(), w.detach().to(npu).requires_grad_()
+    out_npu = (torch_npu.npu_rms_norm(torch_npu.fast_gelu(xn), g.to(npu))[0] @ wn.t() + torch_npu.npu_linear(xn, wn)).sum()
+    out_npu.backward()
+    fx = x / (1 + torch.exp(-1.702 * x))
+    out_cpu = ((fx / torch.sqrt(fx.square().mean(-1, keepdim=True) + 1e-6) * g) @ w.t() + F.linear(x, w)).sum()
+    out_cpu.backward()
+    assert_close(out_npu, out_cpu.detach(), rtol=1e-4, atol=1e-4)
+    assert_close(xn.grad, x.grad, rtol=1e-4, atol=1e-4)
+    assert_close(wn.grad, w.grad, rtol=1e-4, atol=1e-4)
+    y = torch_npu.npu_dtype_cast(xn, torch.float16)
+    assert y.requires_grad and y.grad_fn is not None
+
+
+def test_rotary_embedding_in_an_attention_block(npu):
+    """How LLaMA-style code uses npu_rotary_mul: cos/sin tables broadcast over batch and heads."""
+    q = torch.randn(2, 4, 6, 16)
+    pos = torch.arange(6).float()[:, None] / (10000 ** (torch.arange(0, 16, 2).float() / 16))
+    emb = torch.cat([pos, pos], -1)
+    cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+    halves = q.chunk(2, -1)
+    expected = q * cos + torch.cat([-halves[1], halves[0]], -1) * sin
+    assert_close(torch_npu.npu_rotary_mul(q.to(npu), cos.to(npu), sin.to(npu)), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_bad_arguments_say_what_is_wrong(npu):
+    x = torch.randn(2, 3, device=npu)
+    with pytest.raises(RuntimeError, match=r"npu_transpose: perm \[1\] must name all 2 dims"):
+        torch_npu.npu_transpose(x, [1])
+    with pytest.raises(RuntimeError, match="npu_linear: expected 2-D input and weight"):
+        torch_npu.npu_linear(x.unsqueeze(0), x)
+    with pytest.raises(RuntimeError, match="gamma of shape \\[4\\] must match the trailing dims"):
+        torch_npu.npu_rms_norm(x, torch.ones(4, device=npu))
+    with pytest.raises(RuntimeError, match="must have the same shape"):
+        torch_npu.npu_softmax_cross_entropy_with_logits(x, torch.ones(3, 2, device=npu))

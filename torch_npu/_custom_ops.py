@@ -1,0 +1,29 @@
+"""torch_npu.<name> for the custom npu:: operators, and the Tensor methods
+torch_npu has for some of them (t.npu_dtype_cast(torch.half), t.one_(), ...).
+
+The operators are registered by the backend (yaml/npu_native_functions.yaml,
+`custom:`); most are compositions of aten operators with their autograd
+(Note [Composite custom ops] in csrc/aten/CompositeCustomOps.cpp).
+"""
+import torch
+
+FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "npu_linear",
+             "npu_bmmV2", "one_", "npu_silu", "npu_mish", "fast_gelu", "npu_layer_norm_eval", "npu_rms_norm",
+             "npu_rotary_mul", "npu_softmax_cross_entropy_with_logits")
+TENSOR_METHODS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "one_")
+
+
+def install(module):
+    """Adds the functions to `module` (torch_npu) and the methods to torch.Tensor."""
+    for name in FUNCTIONS:
+        setattr(module, name, getattr(torch.ops.npu, name))
+    for name in TENSOR_METHODS:
+        setattr(torch.Tensor, name, _method(getattr(torch.ops.npu, name)))
+
+
+def _method(op):
+    def method(self, *args, **kwargs):
+        return op(self, *args, **kwargs)
+    method.__name__ = op.__name__.split(".")[-1]
+    method.__doc__ = f"Tensor method of torch.ops.npu.{method.__name__}."
+    return method
