@@ -1,5 +1,8 @@
 // npu_format_cast / npu_format_cast_: change the storage format of a tensor.
 // See Note [Private formats and ordinary ops].
+#include <torch/csrc/autograd/custom_function.h>
+#include <torch/library.h>
+
 #include "NPUCustomFunctions.h"
 #include "csrc/framework/FormatCast.h"
 #include "csrc/framework/FormatHelper.h"
@@ -40,6 +43,30 @@ at::Tensor& NPUCustomFunctions::npu_format_cast_(at::Tensor& self, int64_t acl_f
   torch_npu::castStorageInPlace(self, format);
   return self;
 }
+
+namespace {
+
+// npu_format_cast is differentiable, as in torch_npu: the values do not
+// change, so the gradient passes through (the logical tensor is the same).
+class FormatCastFunction : public torch::autograd::Function<FormatCastFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext*, const at::Tensor& self, int64_t acl_format) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    return NPUCustomFunctions::npu_format_cast(self, acl_format);
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
+                                                 torch::autograd::variable_list grads) {
+    return {grads[0], at::Tensor()};
+  }
+};
+
+at::Tensor formatCastWithAutograd(const at::Tensor& self, int64_t acl_format) {
+  return FormatCastFunction::apply(self, acl_format);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) { m.impl("npu_format_cast", TORCH_FN(formatCastWithAutograd)); }
 
 }  // namespace native
 }  // namespace at_npu

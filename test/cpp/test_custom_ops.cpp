@@ -126,3 +126,13 @@ TEST(NpuCustomOps, OneFillsInPlace) {
   EXPECT_EQ(same.data_ptr(), t.data_ptr());
   expectClose(t, at::ones({2, 3}, at::kHalf));
 }
+
+// npu_format_cast is differentiable: the gradient of the logical tensor passes through.
+TEST(NpuCustomOps, FormatCastIsDifferentiable) {
+  for (int64_t format : {ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_NZ}) {
+    SCOPED_TRACE(format);
+    expectSameAutograd(npuOrRef([&](const auto& in) { return npuFormatCast(in[0], format).mul(in[0]); },
+                                [](const auto& in) { return in[0].mul(in[0]); }),
+                       {at::randn({2, 19, 5, 3})});
+  }
+}

@@ -43,6 +43,14 @@ def test_autograd_flows_through_the_custom_ops(npu):
     assert y.requires_grad and y.grad_fn is not None
 
 
+def test_format_cast_is_differentiable(npu):
+    x = torch.randn(2, 19, 5, 3, device=npu, requires_grad=True)
+    y = torch_npu.npu_format_cast(x, 3)
+    assert y.requires_grad and torch_npu.get_npu_format(y) == 3
+    (y * y).sum().backward()
+    assert_close(x.grad, 2 * x.detach().cpu())
+
+
 def test_rotary_embedding_in_an_attention_block(npu):
     """How LLaMA-style code uses npu_rotary_mul: cos/sin tables broadcast over batch and heads."""
     q = torch.randn(2, 4, 6, 16)
