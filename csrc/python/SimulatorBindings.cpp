@@ -43,18 +43,25 @@ py::list taskRecords(int64_t device) {
   return out;
 }
 
+// The simulator's compile options (the other set_option keys live in torch_npu/npu/options.py).
+aclCompileOpt compileOption(const std::string& name) {
+  if (name == "ACL_PRECISION_MODE") return ACL_PRECISION_MODE;
+  TORCH_CHECK(name == "ACL_OP_JIT_COMPILE", "unknown NPU option '", name,
+              "'; supported: ACL_PRECISION_MODE, ACL_OP_JIT_COMPILE");
+  return ACL_OP_JIT_COMPILE;
+}
+
 std::string getOption(const std::string& name) {
-  TORCH_CHECK(name == "ACL_PRECISION_MODE", "unknown NPU option '", name, "'; supported: ACL_PRECISION_MODE");
   char value[128] = {0};
-  NPU_CHECK_ACL(aclGetCompileopt(ACL_PRECISION_MODE, value, sizeof(value)));
+  NPU_CHECK_ACL(aclGetCompileopt(compileOption(name), value, sizeof(value)));
   return value;
 }
 
 void setOption(const std::string& name, const std::string& value) {
-  TORCH_CHECK(name == "ACL_PRECISION_MODE", "unknown NPU option '", name, "'; supported: ACL_PRECISION_MODE");
-  // Ops already queued were launched under the old mode: hand them over first.
+  const aclCompileOpt opt = compileOption(name);
+  // Ops already queued were launched under the old setting: hand them over first.
   for (c10::DeviceIndex d = 0; d < device_count(); ++d) TaskQueue::forDevice(d).drain();
-  NPU_CHECK_ACL(aclSetCompileopt(ACL_PRECISION_MODE, value.c_str()));
+  NPU_CHECK_ACL(aclSetCompileopt(opt, value.c_str()));
 }
 
 bool overflowFlag(int64_t device) {

@@ -152,3 +152,25 @@ def test_910a_copies_keep_fp16_inf_and_nan_while_arithmetic_saturates():
     """
     result = run_python(code, env={"ASCEND_SIM_SOC_VERSION": "Ascend910A"})
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr
+
+
+def test_compile_mode_binary_loads_one_kernel_per_op_and_dtype():
+    """torch.npu.set_compile_mode(jit_compile=False): prebuilt binaries, no compile per new shape."""
+    def compiles_for(first_rows):
+        before = torch.npu.compile_count()
+        for n in range(first_rows, first_rows + 5):
+            (torch.ones(n, 7, device="npu") * 3).cpu()
+        return torch.npu.compile_count() - before
+
+    assert not torch.npu.is_jit_compile_false()
+    assert compiles_for(101) == 10          # Fill and Mul, every new shape
+    torch.npu.set_compile_mode(jit_compile=False)
+    try:
+        assert torch.npu.is_jit_compile_false()
+        assert compiles_for(201) <= 2       # at most one binary per op type
+        assert compiles_for(301) == 0
+    finally:
+        torch.npu.set_compile_mode(jit_compile=True)
+    with pytest.raises(TypeError, match="jit_compile must be a bool"):
+        torch.npu.set_compile_mode(jit_compile="no")
+

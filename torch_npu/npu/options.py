@@ -7,6 +7,9 @@ applies to ops launched after the call; get_option returns what was set.
     ACL_PRECISION_MODE           "allow_fp32_to_fp16" (Ascend910A default: fp32 matmuls run on the
                                  fp16 Cube), "must_keep_origin_dtype" (Ascend910B2 default),
                                  "force_fp16". Changes the simulated numerics.
+    ACL_OP_JIT_COMPILE           "enable" (default: ops compile per shape) or "disable" (prebuilt
+                                 binaries: one compile per op type, dtypes and formats);
+                                 torch.npu.set_compile_mode(jit_compile=...) sets it
     ACL_OP_SELECT_IMPL_MODE      "high_precision" (default) or "high_performance"
     ACL_OPTYPELIST_FOR_IMPLMODE  comma-separated op types the impl mode applies to (e.g. "SoftmaxV2")
     ACL_OP_DEBUG_LEVEL           "0" .. "4"
@@ -15,7 +18,8 @@ applies to ops launched after the call; get_option returns what was set.
     ACL_OP_COMPILER_CACHE_DIR    an existing directory
 
 Note [Options without a simulated effect]
-Only ACL_PRECISION_MODE changes what the simulator computes. The simulator's
+Only ACL_PRECISION_MODE (numerics) and ACL_OP_JIT_COMPILE (what counts as
+an op compile, Note [Binary op mode] in the simulator) change the simulator. The simulator's
 kernels have one implementation each (there is no high_performance variant
 to select), writes no TBE debug artefacts, and keeps its op "compile" cache in
 memory; the other options are accepted and validated so that ported scripts
@@ -31,7 +35,7 @@ _CHOICES = {
     "ACL_OP_COMPILER_CACHE_MODE": ("enable", "disable", "force"),
 }
 _DIRECTORIES = ("ACL_DEBUG_DIR", "ACL_OP_COMPILER_CACHE_DIR")
-_NATIVE = ("ACL_PRECISION_MODE",)  # kept by the simulator itself
+_NATIVE = ("ACL_PRECISION_MODE", "ACL_OP_JIT_COMPILE")  # kept by the simulator itself
 _DEFAULTS = {"ACL_OP_SELECT_IMPL_MODE": "high_precision", "ACL_OPTYPELIST_FOR_IMPLMODE": "",
              "ACL_OP_DEBUG_LEVEL": "0", "ACL_DEBUG_DIR": "", "ACL_OP_COMPILER_CACHE_MODE": "enable",
              "ACL_OP_COMPILER_CACHE_DIR": ""}
@@ -74,3 +78,15 @@ def get_option(name):
     if name not in _values:
         raise RuntimeError(f"unknown NPU option '{name}'; supported: {', '.join(_KNOWN)}")
     return _values[name]
+
+
+def set_compile_mode(jit_compile=True):
+    """torch_npu's switch between compiling ops per shape (jit_compile=True)
+    and prebuilt binaries (False): ACL_OP_JIT_COMPILE."""
+    if not isinstance(jit_compile, bool):
+        raise TypeError(f"set_compile_mode: jit_compile must be a bool, got {type(jit_compile).__name__}")
+    set_option({"ACL_OP_JIT_COMPILE": "enable" if jit_compile else "disable"})
+
+
+def is_jit_compile_false():
+    return get_option("ACL_OP_JIT_COMPILE") == "disable"

@@ -64,6 +64,30 @@ TEST(CompileCache, NewKeysCompileSameKeysHit) {
   EXPECT_ACL_ERR(aclsimGetCompileCount(nullptr), ACL_ERROR_INVALID_PARAM);
 }
 
+// Note [Binary op mode]: with ACL_OP_JIT_COMPILE "disable" an op type loads
+// one binary per dtypes/formats, whatever the shapes; each shape still gets
+// its own plan (its cost differs).
+TEST(CompileCache, BinaryModeCompilesOncePerDtypesAndFormats) {
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  char value[16] = {0};
+  ASSERT_ACL_OK(aclGetCompileopt(ACL_OP_JIT_COMPILE, value, sizeof(value)));
+  EXPECT_STREQ(value, "enable");
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OP_JIT_COMPILE, "disable"));
+  static int64_t run = 0;
+  const int64_t m = 3000 + 8 * run++;
+  const uint64_t c0 = compiles();
+  ASSERT_ACL_OK(mm(m, 17, 9, ACL_BF16));  // bf16: a binary no other test loads
+  const uint64_t c1 = compiles();
+  EXPECT_LE(c1, c0 + 1);
+  ASSERT_ACL_OK(mm(m + 1, 18, 9, ACL_BF16));  // new shapes: the same binary
+  ASSERT_ACL_OK(mm(m + 2, 5, 33, ACL_BF16));
+  EXPECT_EQ(compiles(), c1);
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OP_JIT_COMPILE, "enable"));
+  ASSERT_ACL_OK(mm(m + 3, 5, 33, ACL_BF16));  // JIT again: a new shape compiles
+  EXPECT_EQ(compiles(), c1 + 1);
+  EXPECT_EQ(aclSetCompileopt(ACL_OP_JIT_COMPILE, "sometimes"), ACL_ERROR_INVALID_PARAM);
+}
+
 TEST(CompileCache, HashCoversTheKey) {
   OpCall a;
   a.op_type = "MatMul";

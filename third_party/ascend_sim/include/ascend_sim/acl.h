@@ -251,6 +251,7 @@ ASCEND_SIM_API const char* aclGetFormatName(aclFormat format);
 // ---- compile options and numerics -----------------------------------------------------
 typedef enum {
   ACL_PRECISION_MODE = 0,  // "allow_fp32_to_fp16" | "must_keep_origin_dtype" | "force_fp16"
+  ACL_OP_JIT_COMPILE = 1,  // "enable" (default): compile per shape | "disable": prebuilt binaries
 } aclCompileOpt;
 // Process-wide, applies to ops launched after the call (not cached at start-up).
 ASCEND_SIM_API aclError aclSetCompileopt(aclCompileOpt opt, const char* value);

@@ -18,9 +18,9 @@ void requireOut(const void* p, const char* what) {
 }
 
 void checkOpt(aclCompileOpt opt) {
-  if (opt != ACL_PRECISION_MODE)
+  if (opt != ACL_PRECISION_MODE && opt != ACL_OP_JIT_COMPILE)
     throwAcl(ACL_ERROR_INVALID_PARAM, "unsupported compile option " + std::to_string(static_cast<int>(opt)) +
-                                          " (supported: ACL_PRECISION_MODE)");
+                                          " (supported: ACL_PRECISION_MODE, ACL_OP_JIT_COMPILE)");
 }
 
 Device& deviceOf(int32_t id) { return Runtime::get().device(id); }
@@ -33,7 +33,10 @@ ASCEND_SIM_API aclError aclSetCompileopt(aclCompileOpt opt, const char* value) {
   return guardApi("aclSetCompileopt", [&] {
     checkOpt(opt);
     if (!value) throwAcl(ACL_ERROR_INVALID_PARAM, "value must not be null");
-    setPrecisionMode(value);
+    if (opt == ACL_OP_JIT_COMPILE)
+      setJitCompile(value);
+    else
+      setPrecisionMode(value);
   });
 }
 
@@ -41,7 +44,8 @@ ASCEND_SIM_API aclError aclGetCompileopt(aclCompileOpt opt, char* value, size_t 
   return guardApi("aclGetCompileopt", [&] {
     checkOpt(opt);
     requireOut(value, "value");
-    const char* name = precisionModeName(currentPrecisionMode(Runtime::get().chip()));
+    const char* name = opt == ACL_OP_JIT_COMPILE ? (jitCompileEnabled() ? "enable" : "disable")
+                                                 : precisionModeName(currentPrecisionMode(Runtime::get().chip()));
     const size_t need = std::strlen(name) + 1;
     if (length < need)
       throwAcl(ACL_ERROR_INVALID_PARAM, "buffer of " + std::to_string(length) + " bytes is too small for '" +

@@ -13,6 +13,7 @@
 #include <shared_mutex>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "runtime/compile_options.h"
@@ -94,11 +95,34 @@ bool sameKey(const OpCall& a, const OpCall& b) {
 }
 
 // ---- the cache ----
+// Note [Binary op mode]
+// With ACL_OP_JIT_COMPILE "disable" (torch_npu's set_compile_mode(
+// jit_compile=False)) CANN runs prebuilt dynamic-shape binaries: an op is
+// "compiled" (loaded) once per op type, dtypes and formats, whatever its
+// shapes and attributes. Plans are still built per full key (the cost
+// depends on the shapes), but only the first plan of such a binary key counts
+// as a compile and logs; with JIT compilation every new shape compiles.
 struct PlanCache {
   std::shared_mutex mu;
   std::unordered_map<uint64_t, std::vector<std::shared_ptr<const OpPlan>>> plans;
+  std::unordered_set<std::string> binaries;  // binary keys loaded in binary mode
   std::atomic<uint64_t> compiled{0};
 };
+
+// "MatMul:FLOAT:ND,FLOAT:ND->FLOAT:ND": what a prebuilt binary is selected by.
+std::string binaryKey(const OpCall& call) {
+  std::string key = call.op_type + ':';
+  auto one = [&](const TensorArg& t) {
+    key += aclDtypeName(t.dtype);
+    key += ':';
+    key += std::to_string(static_cast<int>(t.format));
+    key += ',';
+  };
+  for (const TensorArg& t : call.inputs) one(t);
+  key += "->";
+  for (const TensorArg& t : call.outputs) one(t);
+  return key;
+}
 
 PlanCache& cache() {
   static auto* c = new PlanCache();  // leaked: launches may run during exit
@@ -165,8 +189,8 @@ const char* coreName(aclsimCoreType c) {
 }
 
 std::shared_ptr<const OpPlan> compile(const KernelDef* kernel, const OpCall& call, const CostModel& cm,
-                                      uint64_t hash) {
-  const bool log = infoEnabled();
+                                      uint64_t hash, bool counts_as_compile) {
+  const bool log = counts_as_compile && infoEnabled();
   if (log) logInfo(__LINE__, "To compile op: " + call.op_type);
   kernel->validate(call);
   auto plan = std::make_shared<OpPlan>();
@@ -248,13 +272,20 @@ std::shared_ptr<const OpPlan> findOrCompilePlan(const KernelDef* kernel, const O
         if (p->kernel == kernel && sameKey(p->signature, call)) return p;
   }
   // Compile outside the lock (validation errors propagate; nothing cached).
-  std::shared_ptr<const OpPlan> plan = compile(kernel, call, cm, hash);
+  const bool jit = jitCompileEnabled();
+  const std::string binary = jit ? std::string() : binaryKey(call);
+  bool new_binary = jit;
+  if (!jit) {
+    std::shared_lock<std::shared_mutex> lock(pc.mu);
+    new_binary = pc.binaries.count(binary) == 0;
+  }
+  std::shared_ptr<const OpPlan> plan = compile(kernel, call, cm, hash, new_binary);
   std::unique_lock<std::shared_mutex> lock(pc.mu);
   auto& bucket = pc.plans[hash];
   for (const auto& p : bucket)  // another thread compiled it meanwhile
     if (p->kernel == kernel && sameKey(p->signature, call)) return p;
   bucket.push_back(plan);
-  pc.compiled.fetch_add(1);
+  if (jit || pc.binaries.insert(binary).second) pc.compiled.fetch_add(1);
   return plan;
 }
 

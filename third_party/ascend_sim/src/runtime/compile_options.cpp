@@ -9,6 +9,7 @@ namespace ascend_sim {
 namespace {
 constexpr int kUnset = -1;
 std::atomic<int> g_precision{kUnset};  // a PrecisionMode, or kUnset (= preset default)
+std::atomic<bool> g_jit_compile{true};
 
 const PrecisionMode kModes[] = {PrecisionMode::kAllowFp32ToFp16, PrecisionMode::kMustKeepOriginDtype,
                                 PrecisionMode::kForceFp16};
@@ -39,6 +40,14 @@ void setPrecisionMode(const std::string& name) {
     valid += std::string(valid.empty() ? "" : ", ") + precisionModeName(m);
   }
   throwAcl(ACL_ERROR_INVALID_PARAM, "unknown ACL_PRECISION_MODE value '" + name + "' (valid values: " + valid + ")");
+}
+
+bool jitCompileEnabled() { return g_jit_compile.load(std::memory_order_relaxed); }
+
+void setJitCompile(const std::string& value) {
+  if (value != "enable" && value != "disable")
+    throwAcl(ACL_ERROR_INVALID_PARAM, "unknown ACL_OP_JIT_COMPILE value '" + value + "' (valid values: enable, disable)");
+  g_jit_compile.store(value == "enable");
 }
 
 }  // namespace ascend_sim

@@ -24,4 +24,9 @@ PrecisionMode currentPrecisionMode(const ChipConfig& chip);
 // valid values otherwise.
 void setPrecisionMode(const std::string& name);
 
+// ACL_OP_JIT_COMPILE (Note [Binary op mode] in compile_cache.cpp): "enable"
+// (default) or "disable"; other values throw, listing the valid ones.
+bool jitCompileEnabled();
+void setJitCompile(const std::string& value);
+
 }  // namespace ascend_sim
