@@ -20,11 +20,9 @@
 #include <set>
 #include <sstream>
 
-#include "ascend_sim/acl.h"
 #include "csrc/aten/HostFallback.h"
 #include "csrc/core/Env.h"
 #include "csrc/core/NPUFunctions.h"
-#include "csrc/core/TaskQueue.h"
 
 namespace torch_npu {
 namespace {
@@ -54,13 +52,6 @@ std::pair<c10::DeviceIndex, std::string> describeArguments(const c10::OperatorHa
     shapes << (shapes.tellp() > 0 ? "; " : "") << t.scalar_type() << t.sizes();
   }
   return {device < 0 ? current_device() : device, shapes.str()};
-}
-
-double simulatedTimeUs(c10::DeviceIndex device) {
-  TaskQueue::forDevice(device).drain();
-  DeviceSwitch guard(device);
-  double us = 0;
-  return aclrtGetDeviceSimTime(&us) == ACL_SUCCESS ? us : 0.0;
 }
 
 void notImplementedOnNpu(const c10::OperatorHandle& op, torch::jit::Stack* stack) {

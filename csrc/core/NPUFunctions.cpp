@@ -70,6 +70,14 @@ void synchronize(c10::DeviceIndex device) {
   NPU_CHECK_ACL(aclrtSynchronizeDevice());
 }
 
+double simulatedTimeUs(c10::DeviceIndex device) {
+  TaskQueue::forDevice(device).drain();
+  DeviceSwitch guard(device);
+  double us = 0;
+  NPU_CHECK_ACL(aclrtGetDeviceSimTime(&us));
+  return us;
+}
+
 DeviceSwitch::DeviceSwitch(c10::DeviceIndex device) : previous_(tls_current_device) {
   if (device != previous_) set_device(device);
 }

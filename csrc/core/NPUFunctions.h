@@ -16,6 +16,9 @@ void check_device_index(c10::DeviceIndex device);
 // Waits for all work queued on `device` (task queue and device streams) and
 // raises the first error of a failed task.
 void synchronize(c10::DeviceIndex device);
+// The device's simulated clock in microseconds, once the work queued so far
+// has been handed to the device (torch.npu.simulated_time_us).
+double simulatedTimeUs(c10::DeviceIndex device);
 
 // Switches the current device for a scope (noexcept restore).
 class DeviceSwitch {

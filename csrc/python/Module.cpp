@@ -73,14 +73,7 @@ void bindDevice(py::module& m) {
   });
   m.def("_npu_getSocName", [] { return std::string(aclrtGetSocName()); });
   m.def("_npu_memGetInfo", [](int64_t d) { return allocator::memGetInfo(deviceOr(d)); });
-  m.def("_npu_getSimTimeUs", [](int64_t d) {
-    const auto device = deviceOr(d);
-    TaskQueue::forDevice(device).drain();
-    DeviceSwitch guard(device);
-    double us = 0;
-    NPU_CHECK_ACL(aclrtGetDeviceSimTime(&us));
-    return us;
-  });
+  m.def("_npu_getSimTimeUs", [](int64_t d) { return simulatedTimeUs(deviceOr(d)); });
 }
 
 void bindStreamsAndEvents(py::module& m) {
