@@ -58,6 +58,8 @@ namespace ascend_sim {
 namespace {
 
 using convutil::OperandKind;
+using convutil::ResultRounding;
+using convutil::resultRoundingOf;
 using convutil::str;
 using convutil::Window;
 
@@ -198,25 +200,6 @@ ConvGeom geomOf(const OpCall& call) {
 void validateConv(const OpCall& call) { (void)geomOf(call); }
 
 // ---- numerics helpers -------------------------------------------------------
-
-// force_fp16 with an fp32 output: the Cube result is an fp16 value.
-struct ResultRounding {
-  bool through_fp16 = false;
-  bool saturate = false;
-  float apply(float v, bool* overflow) const {
-    if (!through_fp16) return v;
-    uint16_t hbits = floatToHalf(v);
-    if (vectorUnit().fp16_overflow(&hbits, 1, saturate)) *overflow = true;
-    return halfToFloat(hbits);
-  }
-};
-
-ResultRounding resultRoundingOf(const OpCall& call) {
-  ResultRounding r;
-  r.through_fp16 = call.ctx.precision == PrecisionMode::kForceFp16 && call.outputs[0].dtype == ACL_FLOAT;
-  r.saturate = call.ctx.fp16_saturation;
-  return r;
-}
 
 // Loads the logical fp32 view of t, rounded per the precision mode.
 const float* loadRounded(const TensorArg& t, int64_t logical_numel, ScratchSlot slot, CubeRounding rnd, bool* overflow) {

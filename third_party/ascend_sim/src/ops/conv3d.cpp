@@ -29,6 +29,7 @@
 #include "aicore/thread_pool.h"
 #include "aicore/units.h"
 #include "common/dtype.h"
+#include "ops/conv_util.h"
 #include "ops/op_utils.h"
 
 namespace ascend_sim {
@@ -163,12 +164,8 @@ std::vector<float> loadOperand(const TensorArg& t, CubeRounding rnd, bool* overf
 
 // force_fp16 with an fp32 output: the Cube result passes through fp16.
 void storeResult(const OpCall& call, const TensorArg& out, std::vector<float>& v, bool* overflow) {
-  if (call.ctx.precision == PrecisionMode::kForceFp16 && out.dtype == ACL_FLOAT)
-    for (float& e : v) {
-      uint16_t h = floatToHalf(e);
-      if (vectorUnit().fp16_overflow(&h, 1, call.ctx.fp16_saturation)) *overflow = true;
-      e = halfToFloat(h);
-    }
+  const convutil::ResultRounding rr = convutil::resultRoundingOf(call);
+  for (float& e : v) e = rr.apply(e, overflow);
   storeFloat(out.dtype, out.data, 0, static_cast<int64_t>(v.size()), v.data());
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "aicore/units.h"
 #include "common/dtype.h"
 #include "format/format_registry.h"
 #include "ops/op_utils.h"
@@ -130,6 +131,20 @@ int64_t windowOut(int64_t in, int64_t k_eff, int64_t stride, int64_t pad_lo, int
   // The last window must start inside the input or its leading padding.
   if (ceil_mode && (out - 1) * stride >= in + pad_lo) --out;
   return out;
+}
+
+float ResultRounding::apply(float v, bool* overflow) const {
+  if (!through_fp16) return v;
+  uint16_t hbits = floatToHalf(v);
+  if (vectorUnit().fp16_overflow(&hbits, 1, saturate)) *overflow = true;
+  return halfToFloat(hbits);
+}
+
+ResultRounding resultRoundingOf(const OpCall& call) {
+  ResultRounding r;
+  r.through_fp16 = call.ctx.precision == PrecisionMode::kForceFp16 && call.outputs[0].dtype == ACL_FLOAT;
+  r.saturate = call.ctx.fp16_saturation;
+  return r;
 }
 
 }  // namespace convutil

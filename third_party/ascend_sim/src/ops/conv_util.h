@@ -71,6 +71,16 @@ void parseWindowAttrs(const OpCall& call, Window* w, const std::vector<int64_t>&
 // (PyTorch's pooling_output_shape when ceil_mode).
 int64_t windowOut(int64_t in, int64_t k_eff, int64_t stride, int64_t pad_lo, int64_t pad_hi, bool ceil_mode);
 
+// force_fp16 with an fp32 output: the Cube result is an fp16 value (the
+// convolutions round every result element through fp16, saturating on a
+// saturation-mode chip and reporting the overflow).
+struct ResultRounding {
+  bool through_fp16 = false;
+  bool saturate = false;
+  float apply(float v, bool* overflow) const;
+};
+ResultRounding resultRoundingOf(const OpCall& call);
+
 // Shape in messages: "[2,3,4,5]".
 inline std::string str(const Shape& s) { return shapeToString(s); }
 
