@@ -60,13 +60,17 @@ int64_t outSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return
 void checkInputs(const at::Tensor& input, const at::Tensor& weight) {
   TORCH_CHECK(input.dim() == 5 && weight.dim() == 5, "3-D convolution: expected 5-D input and weight, got ",
               input.dim(), "-D and ", weight.dim(), "-D");
+  checkConvDtypes(input, weight);
+}
+
+}  // namespace
+
+void checkConvDtypes(const at::Tensor& input, const at::Tensor& weight) {
   TORCH_CHECK(input.scalar_type() == weight.scalar_type(), "Input type (", input.scalar_type(), ") and weight type (",
               weight.scalar_type(), ") should be the same");
   TORCH_CHECK(input.scalar_type() == at::kFloat || input.scalar_type() == at::kHalf,
               "NPU convolutions support float32 and float16, got ", input.scalar_type());
 }
-
-}  // namespace
 
 at::Tensor conv3dForward(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias,
                          at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,

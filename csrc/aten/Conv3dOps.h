@@ -10,6 +10,10 @@
 
 namespace torch_npu {
 
+// The dtype checks every NPU convolution (2-D and 3-D) makes: input and
+// weight of one dtype, float32 or float16.
+void checkConvDtypes(const at::Tensor& input, const at::Tensor& weight);
+
 at::Tensor conv3dForward(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias,
                          at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
                          at::IntArrayRef output_padding, int64_t groups);

@@ -34,10 +34,7 @@ ConvParams convParams(at::IntArrayRef stride, at::IntArrayRef padding, at::IntAr
 void checkConvInputs(const at::Tensor& input, const at::Tensor& weight) {
   TORCH_CHECK(input.dim() == 4 && weight.dim() == 4, "the NPU backend supports 1-D, 2-D and 3-D convolutions: ",
               "expected 4-D input and weight, got ", input.dim(), "-D and ", weight.dim(), "-D");
-  TORCH_CHECK(input.scalar_type() == weight.scalar_type(), "Input type (", input.scalar_type(),
-              ") and weight type (", weight.scalar_type(), ") should be the same");
-  TORCH_CHECK(input.scalar_type() == at::kFloat || input.scalar_type() == at::kHalf,
-              "NPU convolutions support float32 and float16, got ", input.scalar_type());
+  torch_npu::checkConvDtypes(input, weight);
 }
 
 int64_t convOutSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
