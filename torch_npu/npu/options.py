@@ -43,9 +43,13 @@ _KNOWN = _NATIVE + tuple(_DEFAULTS)
 _values = dict(_DEFAULTS)
 
 
-def _check(name, value):
+def _check_known(name):
     if name not in _KNOWN:
         raise RuntimeError(f"unknown NPU option '{name}'; supported: {', '.join(_KNOWN)}")
+
+
+def _check(name, value):
+    _check_known(name)
     if name in _CHOICES and value not in _CHOICES[name]:
         raise RuntimeError(f"invalid value '{value}' for NPU option {name}; valid values: "
                            f"{', '.join(_CHOICES[name])}")
@@ -75,8 +79,7 @@ def get_option(name):
     name = str(name)
     if name in _NATIVE:
         return _C._npu_getOption(name)
-    if name not in _values:
-        raise RuntimeError(f"unknown NPU option '{name}'; supported: {', '.join(_KNOWN)}")
+    _check_known(name)
     return _values[name]
 
 
