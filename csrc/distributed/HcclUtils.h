@@ -3,7 +3,7 @@
 //
 // Note [HCCL dtypes]
 // The device reduces int8, int32, float16 and float32 only (the Ascend 910's
-// HCCL; SIMULATOR.md). Other dtypes raise for reductions, naming the allowed
+// HCCL; third_party/ascend_sim/HCCL.md). Other dtypes raise for reductions, naming the allowed
 // ones, with one documented conversion: bool reduces as int8 with SUM acting as
 // logical or (MAX) and PRODUCT as logical and (MIN), as torch's NCCL backend
 // does. Collectives that only move data (broadcast, all_gather, all_to_all,

@@ -39,7 +39,7 @@ inline void expectClose(const at::Tensor& actual, const at::Tensor& expected, do
                   << ")\nactual:\n" << a << "\nexpected:\n" << expected;
 }
 
-// fp16 results: one rounding of a value computed in fp32 (see SIMULATOR.md §3).
+// fp16 results: one rounding of a value computed in fp32 (third_party/ascend_sim/OPS.md, "Numerics").
 constexpr double kHalfRtol = 1e-3;
 constexpr double kHalfAtol = 1e-3;
 
