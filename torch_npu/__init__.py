@@ -34,6 +34,7 @@ _shared_parameters.install()
 _serialization.install()
 _formats.install()
 _custom_ops.install(_sys.modules[__name__])
+npu.generator.install()
 distributed._install()
 
 if _device_name.is_native():

@@ -8,18 +8,12 @@ namespace at_npu {
 namespace native {
 namespace {
 
-void checkGenerator(const c10::optional<at::Generator>& generator, const char* op) {
-  TORCH_CHECK(!generator.has_value() || !generator->defined(), op,
-              ": explicit torch.Generator objects are not supported on the NPU backend yet; seed the device "
-              "generator with torch.npu.manual_seed(seed) (or torch.manual_seed) instead");
-}
-
-at::Tensor& randomFill(const char* acl_op, at::Tensor& self, const char* a_name, float a, const char* b_name,
-                       float b) {
-  TORCH_CHECK(at::isFloatingType(self.scalar_type()), acl_op, ": expected a floating point tensor, got ",
+at::Tensor& randomFill(const char* op, const char* acl_op, at::Tensor& self, const char* a_name, float a,
+                       const char* b_name, float b, const c10::optional<at::Generator>& generator) {
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()), op, ": expected a floating point tensor, got ",
               self.scalar_type());
-  const auto [seed, offset] =
-      torch_npu::NPUGenerator::forDevice(self.device().index()).reserve(static_cast<uint64_t>(self.numel()));
+  const auto [seed, offset] = torch_npu::NPUGenerator::resolve(generator, self.device(), op)
+                                  .reserve(static_cast<uint64_t>(self.numel()));
   return torch_npu::runInto(acl_op, self, self.sizes(), self.scalar_type(), [&](torch_npu::OpCommand& cmd) {
     cmd.Attr("seed", static_cast<int64_t>(seed))
         .Attr("offset", static_cast<int64_t>(offset))
@@ -30,13 +24,13 @@ at::Tensor& randomFill(const char* acl_op, at::Tensor& self, const char* a_name,
 
 // Integers uniformly in [from, to) on StatelessRandomUniformInt (a 64-bit
 // draw per element when the range exceeds 2^32, else a 32-bit one).
-at::Tensor& randomIntFill(at::Tensor& self, int64_t from, int64_t to) {
+at::Tensor& randomIntFill(at::Tensor& self, int64_t from, int64_t to, const c10::optional<at::Generator>& generator) {
   TORCH_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
   TORCH_CHECK(self.scalar_type() != at::kBool || (from >= 0 && to <= 2),
               "random_ on a bool tensor expects a range within [0, 2), got [", from, ", ", to, ")");
   const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
   const uint64_t values_per_element = range > (uint64_t{1} << 32) ? 2 : 1;
-  const auto [seed, offset] = torch_npu::NPUGenerator::forDevice(self.device().index())
+  const auto [seed, offset] = torch_npu::NPUGenerator::resolve(generator, self.device(), "random_")
                                   .reserve(values_per_element * static_cast<uint64_t>(self.numel()));
   return torch_npu::runInto("StatelessRandomUniformInt", self, self.sizes(), self.scalar_type(),
                             [&](torch_npu::OpCommand& cmd) {
@@ -79,27 +73,27 @@ void checkRandomRange(const at::Tensor& self, int64_t from, int64_t to_inclusive
   }
 }
 
-at::Tensor& randomInclusive(at::Tensor& self, int64_t from, int64_t to_inclusive) {
+at::Tensor& randomInclusive(at::Tensor& self, int64_t from, int64_t to_inclusive,
+                            const c10::optional<at::Generator>& generator) {
   checkRandomRange(self, from, to_inclusive);
   if (self.numel() == 0) return self;
   // [from, INT64_MAX] has no exclusive bound in int64: draw [from - 1, max) and shift.
   if (to_inclusive == INT64_MAX) {
     TORCH_CHECK(from > INT64_MIN, "random_: the full int64 range is not supported on the NPU backend");
-    return randomIntFill(self, from - 1, to_inclusive).add_(1);
+    return randomIntFill(self, from - 1, to_inclusive, generator).add_(1);
   }
-  return randomIntFill(self, from, to_inclusive + 1);
+  return randomIntFill(self, from, to_inclusive + 1, generator);
 }
 
 }  // namespace
 
 at::Tensor& NPUNativeFunctions::random_(at::Tensor& self, int64_t from, c10::optional<int64_t> to,
                                         c10::optional<at::Generator> generator) {
-  checkGenerator(generator, "random_");
   if (to.has_value()) {
     TORCH_CHECK(from < *to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", *to);
-    return randomInclusive(self, from, *to - 1);
+    return randomInclusive(self, from, *to - 1, generator);
   }
-  return randomInclusive(self, from, randomUpperBound(self));
+  return randomInclusive(self, from, randomUpperBound(self), generator);
 }
 
 at::Tensor& NPUNativeFunctions::random_(at::Tensor& self, int64_t to, c10::optional<at::Generator> generator) {
@@ -112,24 +106,23 @@ at::Tensor& NPUNativeFunctions::random_(at::Tensor& self, c10::optional<at::Gene
 
 at::Tensor& NPUNativeFunctions::normal_(at::Tensor& self, double mean, double std,
                                         c10::optional<at::Generator> generator) {
-  checkGenerator(generator, "normal_");
   TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
-  return randomFill("PhiloxRandomNormal", self, "mean", static_cast<float>(mean), "std", static_cast<float>(std));
+  return randomFill("normal_", "PhiloxRandomNormal", self, "mean", static_cast<float>(mean), "std",
+                    static_cast<float>(std), generator);
 }
 
 at::Tensor& NPUNativeFunctions::uniform_(at::Tensor& self, double from, double to,
                                          c10::optional<at::Generator> generator) {
-  checkGenerator(generator, "uniform_");
   TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
-  return randomFill("PhiloxRandomUniform", self, "from", static_cast<float>(from), "to", static_cast<float>(to));
+  return randomFill("uniform_", "PhiloxRandomUniform", self, "from", static_cast<float>(from), "to",
+                    static_cast<float>(to), generator);
 }
 
 // bernoulli_(p): StatelessBernoulli on the same Philox stream (dropout uses it).
 at::Tensor& NPUNativeFunctions::bernoulli_(at::Tensor& self, double p, c10::optional<at::Generator> generator) {
-  checkGenerator(generator, "bernoulli_");
   TORCH_CHECK(p >= 0.0 && p <= 1.0, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  const auto [seed, offset] =
-      torch_npu::NPUGenerator::forDevice(self.device().index()).reserve(static_cast<uint64_t>(self.numel()));
+  const auto [seed, offset] = torch_npu::NPUGenerator::resolve(generator, self.device(), "bernoulli_")
+                                  .reserve(static_cast<uint64_t>(self.numel()));
   return torch_npu::runInto("StatelessBernoulli", self, self.sizes(), self.scalar_type(),
                             [&](torch_npu::OpCommand& cmd) {
                               cmd.Attr("p", static_cast<float>(p))

@@ -12,15 +12,10 @@ namespace at_npu {
 namespace native {
 namespace {
 
-void checkNoGenerator(const c10::optional<at::Generator>& generator, const char* op) {
-  TORCH_CHECK(!generator.has_value() || !generator->defined(), op,
-              ": explicit torch.Generator objects are not supported on the NPU backend yet; seed the device "
-              "generator with torch.npu.manual_seed(seed) (or torch.manual_seed) instead");
-}
-
 // Standard normal samples of `sizes` in `dtype` on `device`.
-at::Tensor standardNormal(at::IntArrayRef sizes, c10::ScalarType dtype, c10::Device device) {
-  return torch_npu::emptyNpu(sizes, dtype, device).normal_(0.0, 1.0);
+at::Tensor standardNormal(at::IntArrayRef sizes, c10::ScalarType dtype, c10::Device device,
+                          const c10::optional<at::Generator>& generator) {
+  return torch_npu::emptyNpu(sizes, dtype, device).normal_(0.0, 1.0, generator);
 }
 
 void checkStd(const at::Tensor& std) {
@@ -28,21 +23,21 @@ void checkStd(const at::Tensor& std) {
               "normal expects all elements of std >= 0.0");
 }
 
-at::Tensor normalOf(const at::Tensor& mean, const at::Tensor& std) {
+at::Tensor normalOf(const at::Tensor& mean, const at::Tensor& std, const c10::optional<at::Generator>& generator) {
   const auto sizes = at::infer_size(mean.sizes(), std.sizes());
   const auto dtype = at::result_type(mean, std);
-  return standardNormal(sizes, dtype, torch_npu::opDevice({&mean, &std})).mul_(std).add_(mean);
+  return standardNormal(sizes, dtype, torch_npu::opDevice({&mean, &std}), generator).mul_(std).add_(mean);
 }
 
 }  // namespace
 
 at::Tensor& NPUNativeFunctions::randperm_out(int64_t n, c10::optional<at::Generator> generator, at::Tensor& out) {
-  checkNoGenerator(generator, "randperm");
   TORCH_CHECK(n >= 0, "n must be non-negative, got", n);
   at::native::resize_output(out, {n});
   if (n == 0) return out;
   const auto [seed, offset] =
-      torch_npu::NPUGenerator::forDevice(out.device().index()).reserve(static_cast<uint64_t>(n));
+      torch_npu::NPUGenerator::resolve(generator, out.device(), "randperm").reserve(
+          static_cast<uint64_t>(n));
   const auto index_dtype = n < (int64_t{1} << 31) && out.scalar_type() == at::kInt ? at::kInt : at::kLong;
   return torch_npu::runInto("StatelessRandperm", out, {n}, index_dtype, [&](torch_npu::OpCommand& cmd) {
     cmd.Attr("seed", static_cast<int64_t>(seed)).Attr("offset", static_cast<int64_t>(offset));
@@ -52,17 +47,15 @@ at::Tensor& NPUNativeFunctions::randperm_out(int64_t n, c10::optional<at::Genera
 // bernoulli_(p tensor): self = (uniform < p), p broadcast to self.
 at::Tensor& NPUNativeFunctions::bernoulli_(at::Tensor& self, const at::Tensor& p,
                                            c10::optional<at::Generator> generator) {
-  checkNoGenerator(generator, "bernoulli_");
   if (self.numel() == 0) return self;
   const auto dtype = at::isFloatingType(p.scalar_type()) ? p.scalar_type() : at::kFloat;
-  at::Tensor u = torch_npu::emptyNpu(self.sizes(), dtype, self.device()).uniform_(0.0, 1.0);
+  at::Tensor u = torch_npu::emptyNpu(self.sizes(), dtype, self.device()).uniform_(0.0, 1.0, generator);
   return self.copy_(u.lt(p.to(self.device())));
 }
 
 at::Tensor NPUNativeFunctions::normal(const at::Tensor& mean, double std, c10::optional<at::Generator> generator) {
-  checkNoGenerator(generator, "normal");
   TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
-  return standardNormal(mean.sizes(), mean.scalar_type(), mean.device()).mul_(std).add_(mean);
+  return standardNormal(mean.sizes(), mean.scalar_type(), mean.device(), generator).mul_(std).add_(mean);
 }
 at::Tensor& NPUNativeFunctions::normal_out(const at::Tensor& mean, double std, c10::optional<at::Generator> generator,
                                            at::Tensor& out) {
@@ -71,9 +64,8 @@ at::Tensor& NPUNativeFunctions::normal_out(const at::Tensor& mean, double std, c
   return out.copy_(result);
 }
 at::Tensor NPUNativeFunctions::normal(double mean, const at::Tensor& std, c10::optional<at::Generator> generator) {
-  checkNoGenerator(generator, "normal");
   checkStd(std);
-  return standardNormal(std.sizes(), std.scalar_type(), std.device()).mul_(std).add_(mean);
+  return standardNormal(std.sizes(), std.scalar_type(), std.device(), generator).mul_(std).add_(mean);
 }
 at::Tensor& NPUNativeFunctions::normal_out(double mean, const at::Tensor& std, c10::optional<at::Generator> generator,
                                            at::Tensor& out) {
@@ -83,9 +75,8 @@ at::Tensor& NPUNativeFunctions::normal_out(double mean, const at::Tensor& std, c
 }
 at::Tensor NPUNativeFunctions::normal(const at::Tensor& mean, const at::Tensor& std,
                                       c10::optional<at::Generator> generator) {
-  checkNoGenerator(generator, "normal");
   checkStd(std);
-  return normalOf(mean, std);
+  return normalOf(mean, std, generator);
 }
 at::Tensor& NPUNativeFunctions::normal_out(const at::Tensor& mean, const at::Tensor& std,
                                            c10::optional<at::Generator> generator, at::Tensor& out) {
@@ -102,7 +93,6 @@ at::Tensor& NPUNativeFunctions::normal_out(const at::Tensor& mean, const at::Ten
 // Both run on NPU ops and the device's Philox stream.
 at::Tensor& NPUNativeFunctions::multinomial_out(const at::Tensor& self, int64_t num_samples, bool replacement,
                                                 c10::optional<at::Generator> generator, at::Tensor& out) {
-  checkNoGenerator(generator, "multinomial");
   TORCH_CHECK(self.dim() == 1 || self.dim() == 2, "prob_dist must be 1 or 2 dim");
   TORCH_CHECK(at::isFloatingType(self.scalar_type()), "multinomial only supports floating-point dtypes for input, got: ",
               self.scalar_type());
@@ -120,10 +110,10 @@ at::Tensor& NPUNativeFunctions::multinomial_out(const at::Tensor& self, int64_t 
   at::Tensor draws;
   if (replacement) {
     at::Tensor cdf = probs.div(totals).cumsum(-1);
-    at::Tensor u = torch_npu::emptyNpu({rows, num_samples}, at::kFloat, self.device()).uniform_(0.0, 1.0);
+    at::Tensor u = torch_npu::emptyNpu({rows, num_samples}, at::kFloat, self.device()).uniform_(0.0, 1.0, generator);
     draws = at::searchsorted(cdf, u, /*out_int32=*/false, /*right=*/true).clamp_max(categories - 1);
   } else {
-    at::Tensor u = torch_npu::emptyNpu({rows, categories}, at::kFloat, self.device()).uniform_(0.0, 1.0);
+    at::Tensor u = torch_npu::emptyNpu({rows, categories}, at::kFloat, self.device()).uniform_(0.0, 1.0, generator);
     at::Tensor keys = u.clamp_min(1e-30).log().div(probs);  // zero probabilities: -inf, never chosen first
     draws = std::get<1>(keys.topk(num_samples, -1));
   }

@@ -2,6 +2,7 @@
 // Python package (torch_npu/npu/*.py); this file only converts arguments.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <torch/csrc/Generator.h>
 #include <torch/extension.h>
 
 #include "ascend_sim/acl.h"
@@ -144,6 +145,14 @@ void bindRandomAndQueue(py::module& m) {
   m.def("_npu_getRngState", [](int64_t d) { return NPUGenerator::forDevice(deviceOr(d)).state(); });
   m.def("_npu_setRngState", [](int64_t d, uint64_t seed, uint64_t offset) {
     NPUGenerator::forDevice(deviceOr(d)).set_state(seed, offset);
+  });
+  // Note [NPU torch.Generator] in torch_npu/npu/generator.py
+  m.def("_npu_defaultGenerator", [](int64_t d) {
+    return py::reinterpret_steal<py::object>(
+        THPGenerator_initDefaultGenerator(NPUGenerator::defaultGenerator(deviceOr(d))));
+  });
+  m.def("_npu_newGenerator", [](int64_t d) {
+    return py::reinterpret_steal<py::object>(THPGenerator_Wrap(makeNPUGenerator(deviceOr(d))));
   });
   m.def("_npu_setTaskQueueEnabled", &TaskQueue::setEnabled);
   m.def("_npu_taskQueueEnabled", &TaskQueue::enabled);
