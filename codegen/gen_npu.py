@@ -34,7 +34,7 @@ CUSTOM_CLASS_NAME = "NPUCustomFunctions"
 VALID_TOP_LEVEL_KEYS = ("backend", "cpp_namespace", "supported", "structured", "autograd", "custom")
 VALID_CUSTOM_KEYS = ("func", "kernel", "composite")
 # torch_npu names of the npu:: namespace without the npu_ prefix.
-LEGACY_CUSTOM_NAMES = ("one_", "fast_gelu")
+LEGACY_CUSTOM_NAMES = ("one_", "fast_gelu", "_npu_dropout")
 
 
 class CodegenError(Exception):

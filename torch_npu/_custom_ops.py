@@ -9,7 +9,9 @@ import torch
 
 FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "npu_linear",
              "npu_bmmV2", "one_", "npu_silu", "npu_mish", "fast_gelu", "npu_layer_norm_eval", "npu_rms_norm",
-             "npu_rotary_mul", "npu_softmax_cross_entropy_with_logits")
+             "npu_rotary_mul", "npu_softmax_cross_entropy_with_logits", "npu_dropout", "_npu_dropout",
+             "npu_dropout_backward", "npu_dropout_gen_mask", "npu_dropout_do_mask", "npu_dropout_with_add_softmax",
+             "npu_dropout_with_add_softmax_backward")
 TENSOR_METHODS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "one_")
 
 

@@ -10,9 +10,15 @@
 #include <ATen/ATen.h>
 
 #include "NPUCustomFunctions.h"
+#include "csrc/aten/DropoutOps.h"
 
 namespace at_npu {
 namespace native {
+
+// torch_npu's v1.11 name of npu_dropout.
+std::tuple<at::Tensor, at::Tensor> NPUCustomFunctions::_npu_dropout(const at::Tensor& self, double p) {
+  return callNpuDropout(self, p);
+}
 
 at::Tensor NPUCustomFunctions::npu_dtype_cast(const at::Tensor& self, at::ScalarType dtype) {
   return self.to(dtype);

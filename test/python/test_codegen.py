@@ -66,7 +66,7 @@ def test_duplicate_entry(tmp_path):
     (HEADER + "custom:\n  - func: npu_foo(Tensor self) -> Tensor\n    dispatch: x\n",
      'custom op "npu_foo(Tensor self) -> Tensor" has unknown key(s) dispatch; allowed keys: func, kernel, composite'),
     (HEADER + "custom:\n  - func: foo(Tensor self) -> Tensor\n",
-     'custom op "foo" must be named npu_* (or be one of torch_npu\'s legacy names: one_, fast_gelu)'),
+     'custom op "foo" must be named npu_* (or be one of torch_npu\'s legacy names: one_, fast_gelu, _npu_dropout)'),
     (HEADER + "custom:\n  - func: npu_foo(Tensor self) -> Tensor\n    composite: maybe\n",
      'custom op "npu_foo": "composite" must be true or false'),
     (HEADER + "custom:\n  - func: npu_foo(Tensor self) -> Tensor\n",
