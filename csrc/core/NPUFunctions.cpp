@@ -78,6 +78,13 @@ double simulatedTimeUs(c10::DeviceIndex device) {
   return us;
 }
 
+UtilizationRates utilizationRates(c10::DeviceIndex device) {
+  check_device_index(device);
+  aclrtUtilizationInfo info{};
+  NPU_CHECK_ACL(aclrtGetDeviceUtilizationRate(device, &info));
+  return {info.cubeUtilization, info.vectorUtilization, info.aicpuUtilization, info.memoryUtilization};
+}
+
 DeviceSwitch::DeviceSwitch(c10::DeviceIndex device) : previous_(tls_current_device) {
   if (device != previous_) set_device(device);
 }

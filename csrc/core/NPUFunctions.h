@@ -20,6 +20,14 @@ void synchronize(c10::DeviceIndex device);
 // has been handed to the device (torch.npu.simulated_time_us).
 double simulatedTimeUs(c10::DeviceIndex device);
 
+// Percent of the wall time since the previous query in which the device
+// executed work, per unit (aclrtGetDeviceUtilizationRate; Note [Device
+// utilization] in the simulator).
+struct UtilizationRates {
+  int cube = 0, vector = 0, aicpu = 0, memory = 0;
+};
+UtilizationRates utilizationRates(c10::DeviceIndex device);
+
 // Switches the current device for a scope (noexcept restore).
 class DeviceSwitch {
  public:

@@ -75,6 +75,10 @@ void bindDevice(py::module& m) {
   m.def("_npu_getSocName", [] { return std::string(aclrtGetSocName()); });
   m.def("_npu_memGetInfo", [](int64_t d) { return allocator::memGetInfo(deviceOr(d)); });
   m.def("_npu_getSimTimeUs", [](int64_t d) { return simulatedTimeUs(deviceOr(d)); });
+  m.def("_npu_getUtilizationRates", [](int64_t d) {
+    const UtilizationRates r = utilizationRates(deviceOr(d));
+    return std::make_tuple(r.cube, r.vector, r.aicpu, r.memory);
+  });
 }
 
 void bindStreamsAndEvents(py::module& m) {

@@ -1,4 +1,6 @@
 """Caching allocator statistics, empty_cache and out-of-memory errors."""
+import time
+
 import pytest
 import torch
 
@@ -100,3 +102,32 @@ def test_bf16_support_follows_the_simulated_chip():
         out = run_python(code, env={"ASCEND_SIM_SOC_VERSION": soc})
         assert out.returncode == 0, out.stderr
         assert out.stdout.split() == [expected, soc]
+
+
+def test_list_gpu_processes_names_this_process_and_its_reserved_memory():
+    import os
+    torch.npu.set_device(0)
+    x = torch.empty(4 * 1024 * 1024, device="npu:3")  # 16 MiB on a device nothing else touches
+    text = torch.npu.list_gpu_processes("npu:3")
+    lines = text.splitlines()
+    assert lines[0] == "NPU:3"
+    assert str(os.getpid()) in lines[1] and "MB NPU memory" in lines[1]
+    assert float(lines[1].split("uses")[1].split("MB")[0]) >= 16.0
+    del x
+    torch.npu.empty_cache()
+    assert torch.npu.list_gpu_processes("npu:3").splitlines()[1] == "no processes are running"
+
+
+def test_utilization_reports_busy_share_since_the_previous_call():
+    torch.npu.utilization(0)  # starts a window
+    a = torch.randn(512, 512, device="npu:0")
+    for _ in range(10):
+        a = a @ a / 512
+    torch.npu.synchronize()
+    rates = torch.npu.utilization_rates(0)
+    assert set(rates) == {"cube", "vector", "aicpu", "memory"}
+    assert 0 < rates["cube"] <= 100
+    time.sleep(0.05)
+    assert torch.npu.utilization(0) == 0  # idle window
+    with pytest.raises(RuntimeError, match="Invalid NPU device index"):
+        torch.npu.utilization(99)

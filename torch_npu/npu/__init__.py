@@ -7,7 +7,7 @@ from torch_npu import _C
 from torch_npu._device_name import DEVICE_TYPE, device_index, npu_device
 from torch_npu.npu.streams import Event, Stream
 from torch_npu.npu.memory import (
-    caching_allocator_alloc, caching_allocator_delete, set_per_process_memory_fraction, empty_cache, max_memory_allocated, max_memory_reserved, mem_get_info, memory_allocated,
+    caching_allocator_alloc, caching_allocator_delete, list_gpu_processes, set_per_process_memory_fraction, empty_cache, max_memory_allocated, max_memory_reserved, mem_get_info, memory_allocated,
     memory_reserved, memory_snapshot, memory_stats, memory_summary, reset_accumulated_memory_stats,
     reset_max_memory_allocated, reset_peak_memory_stats)
 from torch_npu.npu.random import (
@@ -168,6 +168,24 @@ def simulated_time_us(device=None):
     return _C._npu_getSimTimeUs(device_index(device))
 
 
+def utilization(device=None):
+    """Percent of the wall time since the previous call in which the NPU executed work.
+
+    As torch.cuda.utilization: the AI Core's busy share (the larger of its Cube
+    and Vector shares). The simulator executes a kernel on the host while the
+    simulated device runs it, so this is the share of time the device, not the
+    Python side, was the bottleneck. `utilization_rates()` has every unit.
+    """
+    cube, vector, _, _ = _C._npu_getUtilizationRates(device_index(device))
+    return max(cube, vector)
+
+
+def utilization_rates(device=None):
+    """Per-unit utilization in percent since the previous query: cube, vector, aicpu, memory."""
+    cube, vector, aicpu, memory = _C._npu_getUtilizationRates(device_index(device))
+    return {"cube": cube, "vector": vector, "aicpu": aicpu, "memory": memory}
+
+
 __all__ = [
     "is_available", "is_initialized", "init", "device_count", "current_device", "set_device",
     "synchronize", "device", "device_of", "get_device_name", "get_device_properties",
@@ -177,7 +195,7 @@ __all__ = [
     "memory_stats", "memory_summary", "memory_snapshot", "mem_get_info", "empty_cache",
     "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_accumulated_memory_stats",
     "default_generators", "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
-    "set_rng_state", "simulated_time_us", "compile_count", "set_option", "get_option", "set_compile_mode", "is_jit_compile_false",
+    "set_rng_state", "simulated_time_us", "utilization", "utilization_rates", "list_gpu_processes", "compile_count", "set_option", "get_option", "set_compile_mode", "is_jit_compile_false",
     "get_npu_overflow_flag", "clear_npu_overflow_flag", "op_records", "get_op_records", "clear_op_records",
     "set_op_profiling", "OpRecord", "config", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
     "LongTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "npu_device",

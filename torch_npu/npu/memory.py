@@ -1,4 +1,6 @@
 """Caching-allocator statistics and control (mirrors torch.cuda.memory)."""
+import os
+
 from torch_npu import _C
 from torch_npu._device_name import device_index
 
@@ -76,6 +78,22 @@ def empty_cache():
 def mem_get_info(device=None):
     """(free, total) bytes of the device's HBM as the simulator reports them."""
     return tuple(_C._npu_memGetInfo(device_index(device)))
+
+
+def list_gpu_processes(device=None):
+    """As torch.cuda.list_gpu_processes: the processes holding memory of the device.
+
+    A simulated NPU lives inside the process that opened it, so the only one
+    listed is this process, with the memory its caching allocator reserves.
+    """
+    index = device_index(device)
+    lines = [f"NPU:{index}"]
+    reserved = memory_reserved(index)
+    if reserved == 0:
+        lines.append("no processes are running")
+    else:
+        lines.append(f"process {os.getpid():>10d} uses {reserved / (1024 * 1024):>12.3f} MB NPU memory")
+    return "\n".join(lines)
 
 
 def memory_snapshot():

@@ -1,11 +1,14 @@
 // Per-task records (aclsimSetProfiling / aclsimGetTaskRecords) and
 // aclGetDeviceCapability.
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "cost/cost_model.h"
 #include "runtime/chip_config.h"
+#include "runtime/utilization.h"
 #include "sim_test_util.h"
 
 namespace ascend_sim {
@@ -104,6 +107,65 @@ TEST(Profiling, RecordsCarryOpCoreRatiosBytesFlopsAndBlockDim) {
   EXPECT_ACL_ERR(aclsimGetTaskRecordCount(kDev, nullptr), ACL_ERROR_INVALID_PARAM);
   ASSERT_ACL_OK(aclrtResetDevice(kDev));
   ASSERT_ACL_OK(aclrtSetDevice(0));
+}
+
+// Note [Device utilization]: busy wall time of the workers over the window
+// since the previous query, split by unit.
+TEST(Profiling, UtilizationIsTheBusyShareOfTheWindow) {
+  constexpr int32_t dev = 5;
+  ASSERT_ACL_OK(aclrtSetDevice(dev));
+  aclrtUtilizationInfo info{};
+  ASSERT_ACL_OK(aclrtGetDeviceUtilizationRate(dev, &info));  // starts a window
+  {
+    const int64_t m = 384;
+    DevTensor a(ACL_FLOAT, {m, m}), b(ACL_FLOAT, {m, m}), y(ACL_FLOAT, {m, m});
+    a.setFloats(simRandom(m * m, -1, 1, 1));
+    b.setFloats(simRandom(m * m, -1, 1, 2));
+    ASSERT_ACL_OK(aclrtGetDeviceUtilizationRate(dev, &info));  // window: only the matmuls below
+    for (int i = 0; i < 20; ++i) ASSERT_ACL_OK(launchOp("MatMul", {&a, &b}, {&y}));
+    ASSERT_ACL_OK(aclrtSynchronizeDevice());
+    ASSERT_ACL_OK(aclrtGetDeviceUtilizationRate(dev, &info));
+  }
+  // The matmuls kept the worker busy for part of the window: Cube work, no AI CPU.
+  EXPECT_GT(info.cubeUtilization, 0);
+  EXPECT_LE(info.cubeUtilization, 100);
+  EXPECT_EQ(info.aicpuUtilization, 0);
+  EXPECT_EQ(info.utilizationExtend, nullptr);
+  // An idle window reads 0.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_ACL_OK(aclrtGetDeviceUtilizationRate(dev, &info));
+  EXPECT_EQ(info.cubeUtilization, 0);
+  EXPECT_EQ(info.vectorUtilization, 0);
+  EXPECT_ACL_ERR(aclrtGetDeviceUtilizationRate(dev, nullptr), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclrtGetDeviceUtilizationRate(999, &info), ACL_ERROR_RT_INVALID_DEVICEID);
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+}
+
+TEST(Profiling, UtilizationSplitsBusyTimeByUnit) {
+  const auto t0 = UtilizationMeter::Clock::now();
+  UtilizationMeter meter(t0);
+  TaskDetail cube_op;
+  cube_op.core = ACL_CORE_CUBE;
+  cube_op.cube_ratio = 1.0;
+  cube_op.vector_ratio = 0.25;
+  cube_op.mte_ratio = 0.5;
+  TaskDetail aicpu_op;
+  aicpu_op.core = ACL_CORE_AI_CPU;
+  meter.addTask(TaskKind::kOp, &cube_op, 0.5);
+  meter.addTask(TaskKind::kOp, &aicpu_op, 0.1);
+  meter.addTask(TaskKind::kMemcpy, nullptr, 0.05);
+  meter.addTask(TaskKind::kEventRecord, nullptr, 0.3);  // not device work
+  const aclrtUtilizationInfo a = meter.takeWindowAt(t0 + std::chrono::seconds(1));
+  EXPECT_EQ(a.cubeUtilization, 50);
+  EXPECT_EQ(a.vectorUtilization, 13);  // 12.5 % rounded
+  EXPECT_EQ(a.aicpuUtilization, 10);
+  EXPECT_EQ(a.memoryUtilization, 30);  // 25 % of the op + 5 % copy
+  // The next window starts empty; concurrent streams are capped at 100 %.
+  meter.addTask(TaskKind::kOp, &cube_op, 3.0);
+  const aclrtUtilizationInfo b = meter.takeWindowAt(t0 + std::chrono::seconds(2));
+  EXPECT_EQ(b.cubeUtilization, 100);
+  EXPECT_EQ(b.vectorUtilization, 75);
+  EXPECT_EQ(meter.takeWindowAt(t0 + std::chrono::seconds(3)).cubeUtilization, 0);
 }
 
 TEST(Profiling, DeviceCapabilityFromPreset) {

@@ -201,6 +201,18 @@ ASCEND_SIM_API aclError aclrtEventElapsedTime(float* ms, aclrtEvent start, aclrt
 // the current device has finished. Waits for the device first.
 ASCEND_SIM_API aclError aclrtGetDeviceSimTime(double* us);
 
+// Utilization of a device in percent (CANN's struct; the extension is
+// unused). See Note [Device utilization] in src/runtime/utilization.h.
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
+typedef struct aclrtUtilizationInfo {
+  int32_t cubeUtilization;
+  int32_t vectorUtilization;
+  int32_t aicpuUtilization;
+  int32_t memoryUtilization;
+  aclrtUtilizationExtendInfo* utilizationExtend;
+} aclrtUtilizationInfo;
+ASCEND_SIM_API aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo* utilizationInfo);
+
 // ---- single-op execution -----------------------------------------------------------
 // dims is the storage shape. The origin (logical) shape/format default to the
 // storage ones and can be set for private formats.

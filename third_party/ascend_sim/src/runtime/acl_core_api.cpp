@@ -133,6 +133,13 @@ ASCEND_SIM_API aclError aclsimClearTaskRecords(int32_t deviceId) {
   return guardApi("aclsimClearTaskRecords", [&] { deviceOf(deviceId).recorder().clear(); });
 }
 
+ASCEND_SIM_API aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo* utilizationInfo) {
+  return guardApi("aclrtGetDeviceUtilizationRate", [&] {
+    requireOut(utilizationInfo, "utilizationInfo");
+    *utilizationInfo = deviceOf(deviceId).utilization().takeWindow();
+  });
+}
+
 ASCEND_SIM_API aclError aclsimGetCompileCount(uint64_t* count) {
   return guardApi("aclsimGetCompileCount", [&] {
     requireOut(count, "count");

@@ -7,7 +7,7 @@ namespace ascend_sim {
 Device::Device(int logical_id, int physical_id, size_t hbm_capacity, bool profile)
     : id_(logical_id), physical_id_(physical_id), hbm_capacity_(hbm_capacity) {
   recorder_.setEnabled(profile);
-  default_stream_ = std::make_shared<Stream>(id_, 0, &recorder_);
+  default_stream_ = std::make_shared<Stream>(id_, 0, &recorder_, &utilization_);
 }
 
 HbmArena& Device::arena() {
@@ -33,7 +33,7 @@ std::shared_ptr<Stream> Device::defaultStream() {
 
 std::shared_ptr<Stream> Device::createStream() {
   std::lock_guard<std::mutex> lock(mu_);
-  auto s = std::make_shared<Stream>(id_, next_stream_id_++, &recorder_);
+  auto s = std::make_shared<Stream>(id_, next_stream_id_++, &recorder_, &utilization_);
   user_streams_.push_back(s);
   return s;
 }

@@ -12,6 +12,7 @@
 #include "runtime/hbm_arena.h"
 #include "runtime/stream.h"
 #include "runtime/task_recorder.h"
+#include "runtime/utilization.h"
 
 namespace ascend_sim {
 
@@ -45,6 +46,7 @@ class Device {
   void reset();
 
   TaskRecorder& recorder() { return recorder_; }
+  UtilizationMeter& utilization() { return utilization_; }
 
   // Sticky fp16 overflow flag (saturation mode; SIMULATOR.md §3). Set by op
   // tasks, read/cleared by tasks of aclrtGetOverflowStatus/ResetOverflowStatus.
@@ -62,6 +64,7 @@ class Device {
   std::vector<std::shared_ptr<Stream>> user_streams_;
   int next_stream_id_ = 1;
   TaskRecorder recorder_;
+  UtilizationMeter utilization_;
   std::atomic<bool> overflow_{false};
 };
 

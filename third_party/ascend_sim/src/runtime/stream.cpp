@@ -1,5 +1,7 @@
 #include "runtime/stream.h"
 
+#include <chrono>
+
 #include <algorithm>
 #include <utility>
 
@@ -12,7 +14,8 @@ namespace {
 thread_local const Stream* t_worker_of = nullptr;
 }
 
-Stream::Stream(int device, int id, TaskRecorder* recorder) : device_(device), id_(id), recorder_(recorder) {}
+Stream::Stream(int device, int id, TaskRecorder* recorder, UtilizationMeter* utilization)
+    : device_(device), id_(id), recorder_(recorder), utilization_(utilization) {}
 
 Stream::~Stream() {
   {
@@ -113,6 +116,7 @@ void Stream::workerLoop() {
     double end_us = 0;
     std::string error;
     bool failed = false;
+    const auto wall_start = std::chrono::steady_clock::now();
     try {
       duration = task.run(*this);
     } catch (const std::exception& e) {
@@ -122,6 +126,9 @@ void Stream::workerLoop() {
       failed = true;
       error = "unknown exception";
     }
+    if (utilization_ && !failed)
+      utilization_->addTask(task.kind, task.detail.get(),
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
     {
       std::lock_guard<std::mutex> lock(mu_);
       const double start = clock_us_;

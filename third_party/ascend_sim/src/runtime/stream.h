@@ -27,6 +27,7 @@
 
 #include "ascend_sim/acl.h"
 #include "runtime/task_recorder.h"
+#include "runtime/utilization.h"
 
 namespace ascend_sim {
 
@@ -52,7 +53,7 @@ struct StreamFault {
 
 class Stream {
  public:
-  Stream(int device, int id, TaskRecorder* recorder);
+  Stream(int device, int id, TaskRecorder* recorder, UtilizationMeter* utilization = nullptr);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -88,6 +89,7 @@ class Stream {
   const int device_;
   const int id_;
   TaskRecorder* recorder_;
+  UtilizationMeter* utilization_;
 
   mutable std::mutex mu_;
   std::condition_variable work_cv_;  // queue non-empty or stopping
