@@ -45,14 +45,22 @@ py::list taskRecords(int64_t device) {
 
 // The simulator's compile options (the other set_option keys live in torch_npu/npu/options.py).
 aclCompileOpt compileOption(const std::string& name) {
-  if (name == "ACL_PRECISION_MODE") return ACL_PRECISION_MODE;
-  TORCH_CHECK(name == "ACL_OP_JIT_COMPILE", "unknown NPU option '", name,
-              "'; supported: ACL_PRECISION_MODE, ACL_OP_JIT_COMPILE");
-  return ACL_OP_JIT_COMPILE;
+  static const std::pair<const char*, aclCompileOpt> kOptions[] = {
+      {"ACL_PRECISION_MODE", ACL_PRECISION_MODE},
+      {"ACL_OP_JIT_COMPILE", ACL_OP_JIT_COMPILE},
+      {"ACL_OP_SELECT_IMPL_MODE", ACL_OP_SELECT_IMPL_MODE},
+      {"ACL_OPTYPELIST_FOR_IMPLMODE", ACL_OPTYPELIST_FOR_IMPLMODE},
+  };
+  std::string names;
+  for (const auto& [known, opt] : kOptions) {
+    if (name == known) return opt;
+    names += std::string(names.empty() ? "" : ", ") + known;
+  }
+  TORCH_CHECK(false, "unknown NPU option '", name, "'; supported: ", names);
 }
 
 std::string getOption(const std::string& name) {
-  char value[128] = {0};
+  char value[4096] = {0};
   NPU_CHECK_ACL(aclGetCompileopt(compileOption(name), value, sizeof(value)));
   return value;
 }

@@ -174,3 +174,33 @@ def test_compile_mode_binary_loads_one_kernel_per_op_and_dtype():
     with pytest.raises(TypeError, match="jit_compile must be a bool"):
         torch.npu.set_compile_mode(jit_compile="no")
 
+
+
+def test_impl_mode_changes_softmax_numerics_and_cost_for_the_listed_ops():
+    """Note [Implementation modes]: high_performance fp16 softmax computes in fp16."""
+    x = torch.randn(32, 500).mul(4)
+    exact = torch.softmax(x.double(), -1)
+    xh = x.half().npu()
+
+    def run():
+        with torch.npu.op_records() as rec:
+            y = torch.softmax(xh, -1).cpu().double()
+        (record,) = [r for r in rec.records if r.op_type == "SoftmaxV2"]
+        return y, record
+
+    saved = {k: torch.npu.get_option(k) for k in ("ACL_OP_SELECT_IMPL_MODE", "ACL_OPTYPELIST_FOR_IMPLMODE")}
+    try:
+        precise, precise_rec = run()
+        torch.npu.set_option({"ACL_OP_SELECT_IMPL_MODE": "high_performance",
+                              "ACL_OPTYPELIST_FOR_IMPLMODE": "SoftmaxV2"})
+        fast, fast_rec = run()
+        assert not torch.equal(fast, precise)
+        assert (fast - exact).abs().max() < 2e-3  # still fp16-accurate
+        assert fast_rec.vector_ratio <= precise_rec.vector_ratio
+        torch.npu.set_option({"ACL_OPTYPELIST_FOR_IMPLMODE": "LayerNorm"})  # softmax not listed
+        assert torch.equal(run()[0], precise)
+        with pytest.raises(RuntimeError, match="valid values: high_precision, high_performance"):
+            torch.npu.set_option({"ACL_PRECISION_MODE": "force_fp16", "ACL_OP_SELECT_IMPL_MODE": "fast"})
+        assert torch.npu.get_option("ACL_PRECISION_MODE") != "force_fp16"  # nothing applied
+    finally:
+        torch.npu.set_option(saved)

@@ -10,34 +10,39 @@ applies to ops launched after the call; get_option returns what was set.
     ACL_OP_JIT_COMPILE           "enable" (default: ops compile per shape) or "disable" (prebuilt
                                  binaries: one compile per op type, dtypes and formats);
                                  torch.npu.set_compile_mode(jit_compile=...) sets it
-    ACL_OP_SELECT_IMPL_MODE      "high_precision" (default) or "high_performance"
-    ACL_OPTYPELIST_FOR_IMPLMODE  comma-separated op types the impl mode applies to (e.g. "SoftmaxV2")
+    ACL_OP_SELECT_IMPL_MODE      "high_precision" (default) or "high_performance": ops with two
+                                 implementations (SoftmaxV2, LogSoftmaxV2) compute fp16/bf16 inputs
+                                 in fp32 or in the input dtype (less accurate, fewer Vector cycles)
+    ACL_OPTYPELIST_FOR_IMPLMODE  comma-separated op types the impl mode applies to (e.g. "SoftmaxV2";
+                                 empty: every op)
     ACL_OP_DEBUG_LEVEL           "0" .. "4"
     ACL_DEBUG_DIR                an existing directory
     ACL_OP_COMPILER_CACHE_MODE   "enable", "disable" or "force"
     ACL_OP_COMPILER_CACHE_DIR    an existing directory
 
 Note [Options without a simulated effect]
-Only ACL_PRECISION_MODE (numerics) and ACL_OP_JIT_COMPILE (what counts as
-an op compile, Note [Binary op mode] in the simulator) change the simulator. The simulator's
-kernels have one implementation each (there is no high_performance variant
-to select), writes no TBE debug artefacts, and keeps its op "compile" cache in
-memory; the other options are accepted and validated so that ported scripts
-run unchanged, and get_option reports them.
+ACL_PRECISION_MODE (numerics), ACL_OP_JIT_COMPILE (what counts as an op
+compile, Note [Binary op mode] in the simulator) and the implementation mode
+(Note [Implementation modes] in the simulator's runtime/compile_options.h)
+change the simulator. The simulator writes no TBE debug artefacts, so
+ACL_OP_DEBUG_LEVEL and ACL_DEBUG_DIR are accepted, validated and reported by
+get_option only, so that ported scripts run unchanged.
 """
 import os
 
 from torch_npu import _C
 
 _CHOICES = {
+    "ACL_PRECISION_MODE": ("allow_fp32_to_fp16", "must_keep_origin_dtype", "force_fp16"),
+    "ACL_OP_JIT_COMPILE": ("enable", "disable"),
     "ACL_OP_SELECT_IMPL_MODE": ("high_precision", "high_performance"),
     "ACL_OP_DEBUG_LEVEL": ("0", "1", "2", "3", "4"),
     "ACL_OP_COMPILER_CACHE_MODE": ("enable", "disable", "force"),
 }
 _DIRECTORIES = ("ACL_DEBUG_DIR", "ACL_OP_COMPILER_CACHE_DIR")
-_NATIVE = ("ACL_PRECISION_MODE", "ACL_OP_JIT_COMPILE")  # kept by the simulator itself
-_DEFAULTS = {"ACL_OP_SELECT_IMPL_MODE": "high_precision", "ACL_OPTYPELIST_FOR_IMPLMODE": "",
-             "ACL_OP_DEBUG_LEVEL": "0", "ACL_DEBUG_DIR": "", "ACL_OP_COMPILER_CACHE_MODE": "enable",
+_NATIVE = ("ACL_PRECISION_MODE", "ACL_OP_JIT_COMPILE", "ACL_OP_SELECT_IMPL_MODE",
+           "ACL_OPTYPELIST_FOR_IMPLMODE")  # kept by the simulator itself
+_DEFAULTS = {"ACL_OP_DEBUG_LEVEL": "0", "ACL_DEBUG_DIR": "", "ACL_OP_COMPILER_CACHE_MODE": "enable",
              "ACL_OP_COMPILER_CACHE_DIR": ""}
 _KNOWN = _NATIVE + tuple(_DEFAULTS)
 _values = dict(_DEFAULTS)
@@ -65,8 +70,7 @@ def set_option(options):
         raise TypeError(f"set_option expects a dict of option names to values, got {type(options).__name__}")
     items = [(str(name), str(value)) for name, value in options.items()]
     for name, value in items:
-        if name not in _NATIVE:
-            _check(name, value)
+        _check(name, value)
     for name, value in items:
         if name in _NATIVE:
             _C._npu_setOption(name, value)  # validates and applies (after the queued ops)

@@ -88,6 +88,45 @@ TEST(CompileCache, BinaryModeCompilesOncePerDtypesAndFormats) {
   EXPECT_EQ(aclSetCompileopt(ACL_OP_JIT_COMPILE, "sometimes"), ACL_ERROR_INVALID_PARAM);
 }
 
+// Note [Implementation modes]: the options round-trip, select the
+// high_performance form only for the listed op types, and are part of the key.
+TEST(CompileCache, ImplModeOptionsSelectPerOpType) {
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  char value[64] = {0};
+  ASSERT_ACL_OK(aclGetCompileopt(ACL_OP_SELECT_IMPL_MODE, value, sizeof value));
+  EXPECT_STREQ(value, "high_precision");
+  auto softmaxOf = [](const std::vector<float>& v) {
+    DevTensor x(ACL_FLOAT16, {8, 200}), y(ACL_FLOAT16, {8, 200});
+    x.setFloats(v);
+    aclopAttr* attr = aclopCreateAttr();
+    const int64_t axis = -1;
+    EXPECT_ACL_OK(aclopSetAttrListInt(attr, "axes", 1, &axis));
+    EXPECT_ACL_OK(launchOp("SoftmaxV2", {&x}, {&y}, attr));
+    aclopDestroyAttr(attr);
+    EXPECT_ACL_OK(aclrtSynchronizeDevice());
+    return y.floats();
+  };
+  const std::vector<float> v = simRandom(8 * 200, -6, 6, 9);
+  const auto precise = softmaxOf(v);
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OP_SELECT_IMPL_MODE, "high_performance"));
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OPTYPELIST_FOR_IMPLMODE, "LayerNorm, SoftmaxV2"));
+  ASSERT_ACL_OK(aclGetCompileopt(ACL_OPTYPELIST_FOR_IMPLMODE, value, sizeof value));
+  EXPECT_STREQ(value, "LayerNorm,SoftmaxV2");
+  const uint64_t c0 = compiles();
+  const auto fast = softmaxOf(v);
+  EXPECT_EQ(compiles(), c0 + 1);  // a new plan for the other implementation
+  EXPECT_NE(fast, precise);
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OPTYPELIST_FOR_IMPLMODE, "LogSoftmaxV2"));  // SoftmaxV2 not listed
+  EXPECT_EQ(softmaxOf(v), precise);
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OPTYPELIST_FOR_IMPLMODE, ""));  // empty list: every op
+  EXPECT_EQ(softmaxOf(v), fast);
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OP_SELECT_IMPL_MODE, "high_precision"));
+  EXPECT_EQ(softmaxOf(v), precise);
+  EXPECT_EQ(aclSetCompileopt(ACL_OP_SELECT_IMPL_MODE, "fast"), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("valid values: high_precision, high_performance"),
+            std::string::npos);
+}
+
 TEST(CompileCache, HashCoversTheKey) {
   OpCall a;
   a.op_type = "MatMul";

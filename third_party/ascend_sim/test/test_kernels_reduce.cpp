@@ -1,5 +1,6 @@
 // Reductions, arg-reductions, softmax family and NLL loss.
 #include <limits>
+#include <string>
 
 #include "kernel_test_util.h"
 
@@ -177,6 +178,53 @@ TEST(KernelSoftmax, ForwardAndGradAgainstDouble) {
                       ACL_ERROR_OP_INPUT_NOT_MATCH, "float32");
   EXPECT_KERNEL_ERROR(makeCall("SoftmaxV2", {&h}, {&hy}, attrs({{"axes", std::vector<int64_t>{0, 1}}})),
                       ACL_ERROR_OP_ATTR_NOT_MATCH, "exactly one axis");
+}
+
+// Note [Implementation modes]: the high_performance SoftmaxV2 / LogSoftmaxV2
+// of a half tensor rounds its intermediates to the dtype (so it is less
+// accurate against a double reference) and costs fewer Vector repeats; fp32
+// inputs and the grads are the same in both modes.
+TEST(KernelSoftmax, HighPerformanceModeComputesInTheHalfDtype) {
+  const int64_t R = 64, D = 300;
+  const auto v = randomFloats(R * D, -6, 6, 53);
+  for (const char* op : {"SoftmaxV2", "LogSoftmaxV2"}) {
+    SCOPED_TRACE(op);
+    const bool log = std::string(op) == "LogSoftmaxV2";
+    HostTensor x = HostTensor::floats(ACL_FLOAT16, {R, D}, v);
+    HostTensor precise(ACL_FLOAT16, {R, D}), fast(ACL_FLOAT16, {R, D});
+    OpCall a = makeCall(op, {&x}, {&precise}, attrs({{"axes", std::vector<int64_t>{-1}}}));
+    OpCall b = makeCall(op, {&x}, {&fast}, attrs({{"axes", std::vector<int64_t>{-1}}}));
+    b.ctx.high_performance = true;
+    run(a);
+    run(b);
+    const auto xs = x.toFloats(), ya = precise.toFloats(), yb = fast.toFloats();
+    double err_a = 0, err_b = 0;
+    for (int64_t r = 0; r < R; ++r) {
+      double m = -1e30, s = 0;
+      for (int64_t d = 0; d < D; ++d) m = std::max(m, double(xs[r * D + d]));
+      for (int64_t d = 0; d < D; ++d) s += std::exp(xs[r * D + d] - m);
+      for (int64_t d = 0; d < D; ++d) {
+        const double p = std::exp(xs[r * D + d] - m) / s, want = log ? std::log(p) : p;
+        err_a += std::abs(ya[r * D + d] - want);
+        err_b += std::abs(yb[r * D + d] - want);
+        // Both stay within fp16 accuracy of the exact value.
+        ASSERT_NEAR(yb[r * D + d], want, log ? 2e-2 : 1e-3) << r << "," << d;
+      }
+    }
+    EXPECT_GT(err_b, 1.2 * err_a);  // the fp16 intermediates cost accuracy
+    const KernelCost ca = kernel(op).cost(a), cb = kernel(op).cost(b);
+    EXPECT_LT(cb.vector_repeats, ca.vector_repeats);
+    EXPECT_EQ(cb.mte_bytes, ca.mte_bytes);
+  }
+  // fp32 inputs: one implementation.
+  HostTensor x = HostTensor::floats(ACL_FLOAT, {R, D}, v), y1(ACL_FLOAT, {R, D}), y2(ACL_FLOAT, {R, D});
+  OpCall a = makeCall("SoftmaxV2", {&x}, {&y1}, attrs({{"axes", std::vector<int64_t>{-1}}}));
+  OpCall b = makeCall("SoftmaxV2", {&x}, {&y2}, attrs({{"axes", std::vector<int64_t>{-1}}}));
+  b.ctx.high_performance = true;
+  run(a);
+  run(b);
+  EXPECT_EQ(y1.toFloats(), y2.toFloats());
+  EXPECT_EQ(kernel("SoftmaxV2").cost(a).vector_repeats, kernel("SoftmaxV2").cost(b).vector_repeats);
 }
 
 TEST(KernelNLLLoss, ReductionsIgnoreIndexAndFault) {

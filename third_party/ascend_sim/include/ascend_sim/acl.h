@@ -264,6 +264,8 @@ ASCEND_SIM_API const char* aclGetFormatName(aclFormat format);
 typedef enum {
   ACL_PRECISION_MODE = 0,  // "allow_fp32_to_fp16" | "must_keep_origin_dtype" | "force_fp16"
   ACL_OP_JIT_COMPILE = 1,  // "enable" (default): compile per shape | "disable": prebuilt binaries
+  ACL_OP_SELECT_IMPL_MODE = 2,      // "high_precision" (default) | "high_performance"
+  ACL_OPTYPELIST_FOR_IMPLMODE = 3,  // comma-separated op types the impl mode applies to ("" = all)
 } aclCompileOpt;
 // Process-wide, applies to ops launched after the call (not cached at start-up).
 ASCEND_SIM_API aclError aclSetCompileopt(aclCompileOpt opt, const char* value);

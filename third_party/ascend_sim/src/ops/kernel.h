@@ -101,6 +101,9 @@ enum class PrecisionMode {
 struct LaunchContext {
   PrecisionMode precision = PrecisionMode::kMustKeepOriginDtype;
   bool fp16_saturation = false;  // the chip saturates fp16 (910A)
+  // ACL_OP_SELECT_IMPL_MODE selects this op's high_performance implementation
+  // (Note [Implementation modes] in runtime/compile_options.h).
+  bool high_performance = false;
   int cube_cores = 32;           // simulated cores the kernel may split over
   int vector_cores = 32;
   // Set to true by a kernel (during compute) when an fp16 intermediate that

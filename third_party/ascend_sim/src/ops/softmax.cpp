@@ -3,7 +3,11 @@
 // outer index a tile of `cols` inner positions is loaded as [D][cols] fp32
 // buffers, so every column is one softmax row. Maxima are exact; sums follow
 // Note [Pairwise blocks] with the input dtype's block size. fp32 throughout,
-// one rounding to the output dtype.
+// one rounding to the output dtype — except SoftmaxV2 / LogSoftmaxV2 on
+// fp16/bf16 in high_performance mode (Note [Implementation modes] in
+// runtime/compile_options.h), which round the shifted logits, the
+// exponentials, their sum (and its log) to the input dtype, as a kernel
+// computing in that dtype does, and run the Vector unit at its lane width.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -24,7 +28,17 @@ struct Tile {
   float* scratch;      // [D][cols], destroyed
   float* sums;         // [cols]
   int64_t d, cols, block;
+  aclDataType compute;  // intermediates are rounded to this dtype (ACL_FLOAT: not rounded)
 };
+
+// Rounds v[0..n) to the tile's compute dtype.
+void roundIntermediate(const Tile& t, float* v, int64_t n) {
+  if (t.compute == ACL_FLOAT16) {
+    for (int64_t i = 0; i < n; ++i) v[i] = halfToFloat(floatToHalf(v[i]));
+  } else if (t.compute == ACL_BF16) {
+    for (int64_t i = 0; i < n; ++i) v[i] = bf16ToFloat(floatToBf16(v[i]));
+  }
+}
 
 void columnSums(const Tile& t, const float* src) {
   std::memcpy(t.scratch, src, sizeof(float) * static_cast<size_t>(t.d * t.cols));
@@ -46,17 +60,24 @@ void shiftByMax(const Tile& t) {
 void softmaxTile(const Tile& t) {
   shiftByMax(t);
   const int64_t n = t.d * t.cols;
+  roundIntermediate(t, t.out, n);
   for (int64_t i = 0; i < n; ++i) t.out[i] = std::exp(t.out[i]);
+  roundIntermediate(t, t.out, n);
   columnSums(t, t.out);
+  roundIntermediate(t, t.sums, t.cols);
   for (int64_t i = 0; i < n; ++i) t.out[i] = t.out[i] / t.sums[i % t.cols];
 }
 
 void logSoftmaxTile(const Tile& t) {
   shiftByMax(t);
   const int64_t n = t.d * t.cols;
+  roundIntermediate(t, t.out, n);
   for (int64_t i = 0; i < n; ++i) t.scratch[i] = std::exp(t.out[i]);
+  roundIntermediate(t, t.scratch, n);
   reduceColumnsFloat(t.scratch, t.d, t.cols, t.block, ReduceKind::kSum, t.sums);
+  roundIntermediate(t, t.sums, t.cols);
   for (int64_t c = 0; c < t.cols; ++c) t.sums[c] = std::log(t.sums[c]);
+  roundIntermediate(t, t.sums, t.cols);
   for (int64_t i = 0; i < n; ++i) t.out[i] = t.out[i] - t.sums[i % t.cols];
 }
 
@@ -82,19 +103,29 @@ struct SoftmaxSpec {
   int num_inputs;
   const char* names[3];
   void (*tile)(const Tile&);
+  bool has_high_performance;  // Note [Implementation modes]
 };
 
 const SoftmaxSpec kSpecs[] = {
-    {"SoftmaxV2", 1, {"x", "y"}, &softmaxTile},
-    {"LogSoftmaxV2", 1, {"x", "y"}, &logSoftmaxTile},
-    {"SoftmaxGrad", 2, {"y", "dy", "dx"}, &softmaxGradTile},
-    {"LogSoftmaxGrad", 2, {"dy", "y", "dx"}, &logSoftmaxGradTile},
+    {"SoftmaxV2", 1, {"x", "y"}, &softmaxTile, true},
+    {"LogSoftmaxV2", 1, {"x", "y"}, &logSoftmaxTile, true},
+    {"SoftmaxGrad", 2, {"y", "dy", "dx"}, &softmaxGradTile, false},
+    {"LogSoftmaxGrad", 2, {"dy", "y", "dx"}, &logSoftmaxGradTile, false},
 };
 
 const SoftmaxSpec& specOf(const OpCall& call) {
   for (const SoftmaxSpec& s : kSpecs)
     if (call.op_type == s.op) return s;
   fail(call, ACL_ERROR_OP_NOT_FOUND, "not a softmax op");
+}
+
+bool isHalf(aclDataType dt) { return dt == ACL_FLOAT16 || dt == ACL_BF16; }
+
+// The dtype a launch computes in: the input's half dtype for the
+// high_performance form, fp32 otherwise.
+aclDataType computeDtypeOf(const OpCall& call) {
+  const aclDataType dt = call.inputs[0].dtype;
+  return specOf(call).has_high_performance && call.ctx.high_performance && isHalf(dt) ? dt : ACL_FLOAT;
 }
 
 AxisSplit splitOf(const OpCall& call) {
@@ -142,7 +173,7 @@ void computeSoftmax(const OpCall& call) {
         }
       }
       s.tile(Tile{{ins[0], ins[1]}, out.data(), scratch.data(), sums.data(), a.dim, cols,
-                  reduceBlockElems(call.inputs[0].dtype)});
+                  reduceBlockElems(call.inputs[0].dtype), computeDtypeOf(call)});
       if (cols == 1 && a.inner == 1) {
         storeFloat(y.dtype, y.data, base, a.dim, out.data());
       } else {
@@ -153,9 +184,18 @@ void computeSoftmax(const OpCall& call) {
   }
 }
 
+// Streaming cost (vectorCost) plus the arithmetic passes over the tile
+// (shift, exp, sum, scale: 4) at the width of the compute dtype: fp32 lanes
+// for fp32 and high_precision halves, half lanes for high_performance.
+KernelCost costSoftmax(const OpCall& call) {
+  KernelCost c = vectorCost(call);
+  const aclDataType compute = isHalf(call.inputs[0].dtype) ? computeDtypeOf(call) : call.inputs[0].dtype;
+  c.vector_repeats += 4 * std::ceil(static_cast<double>(call.inputs[0].numel()) * dtypeSize(compute) / 256);
+  return c;
+}
+
 const bool kRegistered = [] {
-  for (const SoftmaxSpec& s : kSpecs)
-    registerKernel(KernelDef{s.op, &validateSoftmax, &computeSoftmax, &vectorCost});
+  for (const SoftmaxSpec& s : kSpecs) registerKernel(KernelDef{s.op, &validateSoftmax, &computeSoftmax, &costSoftmax});
   return true;
 }();
 

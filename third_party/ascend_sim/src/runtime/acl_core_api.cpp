@@ -3,6 +3,7 @@
 // information", "profiling and compilation records").
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "runtime/compile_cache.h"
 #include "runtime/compile_options.h"
@@ -18,9 +19,20 @@ void requireOut(const void* p, const char* what) {
 }
 
 void checkOpt(aclCompileOpt opt) {
-  if (opt != ACL_PRECISION_MODE && opt != ACL_OP_JIT_COMPILE)
+  if (opt != ACL_PRECISION_MODE && opt != ACL_OP_JIT_COMPILE && opt != ACL_OP_SELECT_IMPL_MODE &&
+      opt != ACL_OPTYPELIST_FOR_IMPLMODE)
     throwAcl(ACL_ERROR_INVALID_PARAM, "unsupported compile option " + std::to_string(static_cast<int>(opt)) +
-                                          " (supported: ACL_PRECISION_MODE, ACL_OP_JIT_COMPILE)");
+                                          " (supported: ACL_PRECISION_MODE, ACL_OP_JIT_COMPILE, "
+                                          "ACL_OP_SELECT_IMPL_MODE, ACL_OPTYPELIST_FOR_IMPLMODE)");
+}
+
+std::string compileOptValue(aclCompileOpt opt) {
+  switch (opt) {
+    case ACL_OP_JIT_COMPILE: return jitCompileEnabled() ? "enable" : "disable";
+    case ACL_OP_SELECT_IMPL_MODE: return implModeName();
+    case ACL_OPTYPELIST_FOR_IMPLMODE: return implModeOpList();
+    default: return precisionModeName(currentPrecisionMode(Runtime::get().chip()));
+  }
 }
 
 Device& deviceOf(int32_t id) { return Runtime::get().device(id); }
@@ -33,10 +45,12 @@ ASCEND_SIM_API aclError aclSetCompileopt(aclCompileOpt opt, const char* value) {
   return guardApi("aclSetCompileopt", [&] {
     checkOpt(opt);
     if (!value) throwAcl(ACL_ERROR_INVALID_PARAM, "value must not be null");
-    if (opt == ACL_OP_JIT_COMPILE)
-      setJitCompile(value);
-    else
-      setPrecisionMode(value);
+    switch (opt) {
+      case ACL_OP_JIT_COMPILE: setJitCompile(value); break;
+      case ACL_OP_SELECT_IMPL_MODE: setImplMode(value); break;
+      case ACL_OPTYPELIST_FOR_IMPLMODE: setImplModeOpList(value); break;
+      default: setPrecisionMode(value); break;
+    }
   });
 }
 
@@ -44,9 +58,9 @@ ASCEND_SIM_API aclError aclGetCompileopt(aclCompileOpt opt, char* value, size_t 
   return guardApi("aclGetCompileopt", [&] {
     checkOpt(opt);
     requireOut(value, "value");
-    const char* name = opt == ACL_OP_JIT_COMPILE ? (jitCompileEnabled() ? "enable" : "disable")
-                                                 : precisionModeName(currentPrecisionMode(Runtime::get().chip()));
-    const size_t need = std::strlen(name) + 1;
+    const std::string text = compileOptValue(opt);
+    const char* name = text.c_str();
+    const size_t need = text.size() + 1;
     if (length < need)
       throwAcl(ACL_ERROR_INVALID_PARAM, "buffer of " + std::to_string(length) + " bytes is too small for '" +
                                             name + "' (needs " + std::to_string(need) + ")");

@@ -78,6 +78,7 @@ void captureLaunchContext(Runtime& rt, OpCall* call) {
   const ChipConfig& chip = rt.chip();
   call->ctx.precision = currentPrecisionMode(chip);
   call->ctx.fp16_saturation = chip.fp16_saturation;
+  call->ctx.high_performance = highPerformanceFor(call->op_type);
   call->ctx.cube_cores = chip.cube_cores;
   call->ctx.vector_cores = chip.vector_cores;
 }

@@ -85,6 +85,7 @@ bool sameKey(const OpCall& a, const OpCall& b) {
   if (a.op_type != b.op_type || a.inputs.size() != b.inputs.size() || a.outputs.size() != b.outputs.size())
     return false;
   if (a.ctx.precision != b.ctx.precision || a.ctx.fp16_saturation != b.ctx.fp16_saturation ||
+      a.ctx.high_performance != b.ctx.high_performance ||
       a.ctx.cube_cores != b.ctx.cube_cores || a.ctx.vector_cores != b.ctx.vector_cores)
     return false;
   for (size_t i = 0; i < a.inputs.size(); ++i)
@@ -234,7 +235,8 @@ std::shared_ptr<const OpPlan> compile(const KernelDef* kernel, const OpCall& cal
     }
     char key[32];
     std::snprintf(key, sizeof key, "0x%016llx", static_cast<unsigned long long>(hash));
-    os << "}, precision_mode: " << precisionModeName(call.ctx.precision) << ", core: " << coreName(detail->core)
+    os << "}, precision_mode: " << precisionModeName(call.ctx.precision)
+       << ", impl_mode: " << (call.ctx.high_performance ? "high_performance" : "high_precision") << ", core: " << coreName(detail->core)
        << ", block_dim: " << detail->block_dim << ", estimated time: " << plan->duration_us << " us, plan key: " << key;
     logInfo(__LINE__, os.str());
   }
@@ -256,6 +258,7 @@ uint64_t opPlanHash(const OpCall& call) {
   }
   h.pod(static_cast<int32_t>(call.ctx.precision));
   h.pod(call.ctx.fp16_saturation);
+  h.pod(call.ctx.high_performance);
   h.pod(call.ctx.cube_cores);
   h.pod(call.ctx.vector_cores);
   return h.h;

@@ -1,6 +1,10 @@
 #include "runtime/compile_options.h"
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <sstream>
+#include <vector>
 
 #include "runtime/error_state.h"
 
@@ -43,6 +47,46 @@ void setPrecisionMode(const std::string& name) {
 }
 
 bool jitCompileEnabled() { return g_jit_compile.load(std::memory_order_relaxed); }
+
+namespace {
+std::atomic<bool> g_high_performance{false};
+std::mutex g_impl_list_mu;
+std::vector<std::string> g_impl_list;  // empty: the mode applies to every op
+}  // namespace
+
+void setImplMode(const std::string& value) {
+  if (value != "high_precision" && value != "high_performance")
+    throwAcl(ACL_ERROR_INVALID_PARAM,
+             "unknown ACL_OP_SELECT_IMPL_MODE value '" + value + "' (valid values: high_precision, high_performance)");
+  g_high_performance.store(value == "high_performance");
+}
+
+const char* implModeName() { return g_high_performance.load() ? "high_performance" : "high_precision"; }
+
+void setImplModeOpList(const std::string& comma_separated) {
+  std::vector<std::string> ops;
+  std::stringstream in(comma_separated);
+  for (std::string op; std::getline(in, op, ',');) {
+    op.erase(0, op.find_first_not_of(" \t"));
+    op.erase(op.find_last_not_of(" \t") + 1);
+    if (!op.empty()) ops.push_back(op);
+  }
+  std::lock_guard<std::mutex> lock(g_impl_list_mu);
+  g_impl_list = std::move(ops);
+}
+
+std::string implModeOpList() {
+  std::lock_guard<std::mutex> lock(g_impl_list_mu);
+  std::string s;
+  for (const std::string& op : g_impl_list) s += (s.empty() ? "" : ",") + op;
+  return s;
+}
+
+bool highPerformanceFor(const std::string& op_type) {
+  if (!g_high_performance.load(std::memory_order_relaxed)) return false;
+  std::lock_guard<std::mutex> lock(g_impl_list_mu);
+  return g_impl_list.empty() || std::find(g_impl_list.begin(), g_impl_list.end(), op_type) != g_impl_list.end();
+}
 
 void setJitCompile(const std::string& value) {
   if (value != "enable" && value != "disable")

@@ -29,4 +29,22 @@ void setPrecisionMode(const std::string& name);
 bool jitCompileEnabled();
 void setJitCompile(const std::string& value);
 
+// Note [Implementation modes]
+// ACL_OP_SELECT_IMPL_MODE picks between an op's high_precision (default) and
+// high_performance implementation; ACL_OPTYPELIST_FOR_IMPLMODE restricts the
+// choice to the listed op types (empty: every op). Only ops that have two
+// implementations look at it: for fp16/bf16 inputs, high_precision computes
+// in fp32 inside the kernel (the Vector unit runs fp32 lanes: 64 per repeat)
+// while high_performance computes in the input dtype, rounding every
+// intermediate and running 128 lanes per repeat. Ops with both forms:
+// SoftmaxV2, LogSoftmaxV2 (OPS.md "Softmax and losses"). aclopExecuteV2
+// captures the choice in the op's LaunchContext and plan key, as it does the
+// precision mode.
+void setImplMode(const std::string& value);
+const char* implModeName();
+void setImplModeOpList(const std::string& comma_separated);
+std::string implModeOpList();
+// Whether an op of `op_type` launched now runs its high_performance form.
+bool highPerformanceFor(const std::string& op_type);
+
 }  // namespace ascend_sim
