@@ -17,31 +17,12 @@
 #include <vector>
 
 #include "ops/op_utils.h"
+#include "ops/philox.h"
 
 namespace ascend_sim {
 namespace {
 
 constexpr int64_t kBlockElems = 4096;  // output elements generated per chunk (multiple of 4)
-
-void philox4x32_10(uint64_t counter, uint64_t seed, uint32_t out[4]) {
-  uint32_t c[4] = {static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32), 0, 0};
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  for (int round = 0; round < 10; ++round) {
-    const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c[0];
-    const uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * c[2];
-    const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0;
-    const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1;
-    c[0] = n0;
-    c[1] = static_cast<uint32_t>(p1);
-    c[2] = n2;
-    c[3] = static_cast<uint32_t>(p0);
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  for (int i = 0; i < 4; ++i) out[i] = c[i];
-}
-
-float toUnit(uint32_t u) { return static_cast<float>(u >> 8) * (1.0f / 16777216.0f); }
 
 bool isNormal(const OpCall& call) { return call.op_type == "PhiloxRandomNormal"; }
 
@@ -77,7 +58,7 @@ void computeRandom(const OpCall& call) {
       philox4x32_10(offset + static_cast<uint64_t>((i0 + j) / 4), seed, r);
       for (int lane = 0; lane < 4; lane += 2) {
         float* dst = &v[j + lane];
-        const float u1 = toUnit(r[lane]), u2 = toUnit(r[lane + 1]);
+        const float u1 = philoxUnit(r[lane]), u2 = philoxUnit(r[lane + 1]);
         if (normal) {
           const float rad = std::sqrt(-2.0f * std::log(1.0f - u1));
           const float theta = 6.2831853071795864769f * u2;
@@ -125,7 +106,7 @@ void computeBernoulli(const OpCall& call) {
     for (int64_t j = 0; j < m; j += 4) {
       uint32_t r[4];
       philox4x32_10(offset + static_cast<uint64_t>((i0 + j) / 4), seed, r);
-      for (int lane = 0; lane < 4 && j + lane < m; ++lane) v[j + lane] = toUnit(r[lane]) < p ? 1 : 0;
+      for (int lane = 0; lane < 4 && j + lane < m; ++lane) v[j + lane] = philoxUnit(r[lane]) < p ? 1 : 0;
     }
     storeInt(y.dtype, y.data, i0, m, v.data());
   }
