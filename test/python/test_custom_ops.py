@@ -12,7 +12,8 @@ from conftest import assert_close
 def test_every_custom_op_is_a_torch_npu_function():
     for name in ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "npu_linear",
                  "npu_bmmV2", "one_", "npu_silu", "npu_mish", "fast_gelu", "npu_layer_norm_eval", "npu_rms_norm",
-                 "npu_rotary_mul", "npu_softmax_cross_entropy_with_logits", "npu_format_cast", "npu_alloc_float_status"):
+                 "npu_rotary_mul", "npu_softmax_cross_entropy_with_logits", "npu_format_cast", "npu_alloc_float_status",
+                 "npu_fusion_attention", "npu_fusion_attention_grad"):
         assert callable(getattr(torch_npu, name)) and name in torch_npu.__all__
         assert f"npu::{name}" in torch.npu.get_supported_ops()
 
