@@ -48,7 +48,8 @@ GradOperands operandsOf(const AttentionProblem& p) {
 }
 
 void validateFlashAttentionGrad(const OpCall& call) {
-  checkArity(call, 7, 9, call.outputs.size() == 4 ? 4 : 3);
+  // Base formats; the exact counts follow from has_pse / has_atten_mask (below).
+  checkArity(call, 7, 9, call.outputs.size());
   const AttentionProblem p = attentionProblemOf(call, 4);
   const GradOperands ops = operandsOf(p);
   if (call.inputs.size() != ops.out_in + 1)
