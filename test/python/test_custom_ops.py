@@ -14,7 +14,7 @@ def test_every_custom_op_is_a_torch_npu_function():
                  "npu_bmmV2", "one_", "npu_silu", "npu_mish", "fast_gelu", "npu_layer_norm_eval", "npu_rms_norm",
                  "npu_rotary_mul", "npu_softmax_cross_entropy_with_logits", "npu_format_cast", "npu_alloc_float_status",
                  "npu_dropout", "_npu_dropout", "npu_dropout_backward", "npu_dropout_gen_mask", "npu_dropout_do_mask",
-                 "npu_dropout_with_add_softmax", "npu_dropout_with_add_softmax_backward"):
+                 "npu_dropout_with_add_softmax", "npu_dropout_with_add_softmax_backward", "npu_fusion_attention", "npu_fusion_attention_grad"):
         assert callable(getattr(torch_npu, name)) and name in torch_npu.__all__
         assert f"npu::{name}" in torch.npu.get_supported_ops()
 

@@ -76,7 +76,7 @@ void computeGenMask(const OpCall& call) {
     uint32_t r[4];
     philox4x32_10(offset + static_cast<uint64_t>(i / 4), seed, r);
     for (int64_t lane = 0; lane < 4 && i + lane < n; ++lane)
-      if (philoxToUnit(r[lane]) < keep) y[(i + lane) >> 3] |= static_cast<uint8_t>(1u << ((i + lane) & 7));
+      if (philoxUnit(r[lane]) < keep) y[(i + lane) >> 3] |= static_cast<uint8_t>(1u << ((i + lane) & 7));
   }
 }
 

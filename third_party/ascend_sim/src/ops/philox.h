@@ -1,31 +1,26 @@
 // The Philox4x32-10 counter-based generator behind every random kernel
-// (Note [Philox streams] in random.cpp).
+// (Note [Philox streams] in random.cpp): the random ops and the dropout of
+// FlashAttentionScore / FlashAttentionScoreGrad draw from the same streams.
 #pragma once
 
 #include <cstdint>
 
 namespace ascend_sim {
 
-// One Philox block: four 32-bit values for (counter, seed).
-inline void philox4x32_10(uint64_t counter, uint64_t seed, uint32_t out[4]) {
-  uint32_t c[4] = {static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32), 0, 0};
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  for (int round = 0; round < 10; ++round) {
-    const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c[0];
-    const uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * c[2];
-    const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0;
-    const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1;
-    c[0] = n0;
-    c[1] = static_cast<uint32_t>(p1);
-    c[2] = n2;
-    c[3] = static_cast<uint32_t>(p0);
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  for (int i = 0; i < 4; ++i) out[i] = c[i];
-}
+// One Philox4x32-10 block (Salmon et al., Random123): key = seed (k0 = low,
+// k1 = high 32 bits), counter = `counter` as a 128-bit number (c0 = low,
+// c1 = high 32 bits, c2 = c3 = 0). Writes the four 32-bit lanes.
+void philox4x32_10(uint64_t counter, uint64_t seed, uint32_t out[4]);
 
-// A 32-bit draw as a uniform in [0, 1): (u >> 8) * 2^-24.
-inline float philoxToUnit(uint32_t u) { return static_cast<float>(u >> 8) * (1.0f / 16777216.0f); }
+// A 32-bit draw as a uniform in [0, 1): (u >> 8) * 2^-24 (exact in fp32).
+inline float philoxUnit(uint32_t u) { return static_cast<float>(u >> 8) * (1.0f / 16777216.0f); }
+
+// Uniform i of the stream (seed, offset): lane i % 4 of block offset + i / 4
+// (PhiloxRandomUniform's element i for [0, 1)).
+inline float philoxUniform(uint64_t seed, uint64_t offset, uint64_t i) {
+  uint32_t r[4];
+  philox4x32_10(offset + i / 4, seed, r);
+  return philoxUnit(r[i % 4]);
+}
 
 }  // namespace ascend_sim

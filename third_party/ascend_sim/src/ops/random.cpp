@@ -58,7 +58,7 @@ void computeRandom(const OpCall& call) {
       philox4x32_10(offset + static_cast<uint64_t>((i0 + j) / 4), seed, r);
       for (int lane = 0; lane < 4; lane += 2) {
         float* dst = &v[j + lane];
-        const float u1 = philoxToUnit(r[lane]), u2 = philoxToUnit(r[lane + 1]);
+        const float u1 = philoxUnit(r[lane]), u2 = philoxUnit(r[lane + 1]);
         if (normal) {
           const float rad = std::sqrt(-2.0f * std::log(1.0f - u1));
           const float theta = 6.2831853071795864769f * u2;
@@ -106,7 +106,7 @@ void computeBernoulli(const OpCall& call) {
     for (int64_t j = 0; j < m; j += 4) {
       uint32_t r[4];
       philox4x32_10(offset + static_cast<uint64_t>((i0 + j) / 4), seed, r);
-      for (int lane = 0; lane < 4 && j + lane < m; ++lane) v[j + lane] = philoxToUnit(r[lane]) < p ? 1 : 0;
+      for (int lane = 0; lane < 4 && j + lane < m; ++lane) v[j + lane] = philoxUnit(r[lane]) < p ? 1 : 0;
     }
     storeInt(y.dtype, y.data, i0, m, v.data());
   }
