@@ -50,6 +50,8 @@ aclCompileOpt compileOption(const std::string& name) {
       {"ACL_OP_JIT_COMPILE", ACL_OP_JIT_COMPILE},
       {"ACL_OP_SELECT_IMPL_MODE", ACL_OP_SELECT_IMPL_MODE},
       {"ACL_OPTYPELIST_FOR_IMPLMODE", ACL_OPTYPELIST_FOR_IMPLMODE},
+      {"ACL_OP_COMPILER_CACHE_MODE", ACL_OP_COMPILER_CACHE_MODE},
+      {"ACL_OP_COMPILER_CACHE_DIR", ACL_OP_COMPILER_CACHE_DIR},
   };
   std::string names;
   for (const auto& [known, opt] : kOptions) {

@@ -48,3 +48,27 @@ def test_compile_logs_at_info_level():
     """, env={"ASCEND_GLOBAL_LOG_LEVEL": "1", "ASCEND_SLOG_PRINT_TO_STDOUT": "1"})
     assert result.returncode == 0, result.stderr
     assert "To compile op" in result.stdout and "OpType: Mul" in result.stdout
+
+
+def test_compiles_persist_in_the_compiler_cache_dir(tmp_path):
+    """Note [Persistent compile cache]: a second process loads what the first compiled."""
+    script = f"""
+        import torch, torch_npu
+        torch.npu.set_option({{"ACL_OP_COMPILER_CACHE_MODE": @MODE@, "ACL_OP_COMPILER_CACHE_DIR": {str(tmp_path)!r}}})
+        x = torch.randn(13, 17).npu()
+        y = torch.nn.functional.gelu(x @ x.t() * 3).sum()
+        torch.npu.synchronize()
+        print("COMPILES", torch.npu.compile_count())
+    """
+
+    def compiles(mode):
+        result = run_python(script.replace("@MODE@", repr(mode)))
+        assert result.returncode == 0, result.stderr
+        return int(result.stdout.split("COMPILES")[1])
+
+    first = compiles("enable")
+    assert first > 0 and list((tmp_path / "kernel_meta").glob("*.json"))
+    assert compiles("enable") == 0      # everything loads from the disk cache
+    assert compiles("force") == first   # force recompiles (and rewrites)
+    assert compiles("disable") == first
+    assert compiles("enable") == 0

@@ -17,14 +17,17 @@ applies to ops launched after the call; get_option returns what was set.
                                  empty: every op)
     ACL_OP_DEBUG_LEVEL           "0" .. "4"
     ACL_DEBUG_DIR                an existing directory
-    ACL_OP_COMPILER_CACHE_MODE   "enable", "disable" or "force"
-    ACL_OP_COMPILER_CACHE_DIR    an existing directory
+    ACL_OP_COMPILER_CACHE_MODE   "enable" (default), "disable" or "force"
+    ACL_OP_COMPILER_CACHE_DIR    an existing directory: op compiles persist there and later
+                                 processes load them instead of compiling (torch.npu.compile_count()
+                                 does not grow); Note [Persistent compile cache] in the simulator
 
 Note [Options without a simulated effect]
 ACL_PRECISION_MODE (numerics), ACL_OP_JIT_COMPILE (what counts as an op
-compile, Note [Binary op mode] in the simulator) and the implementation mode
+compile, Note [Binary op mode] in the simulator), the implementation mode
 (Note [Implementation modes] in the simulator's runtime/compile_options.h)
-change the simulator. The simulator writes no TBE debug artefacts, so
+and the compiler cache (Note [Persistent compile cache] in
+runtime/disk_cache.h) change the simulator. The simulator writes no TBE debug artefacts, so
 ACL_OP_DEBUG_LEVEL and ACL_DEBUG_DIR are accepted, validated and reported by
 get_option only, so that ported scripts run unchanged.
 """
@@ -41,9 +44,9 @@ _CHOICES = {
 }
 _DIRECTORIES = ("ACL_DEBUG_DIR", "ACL_OP_COMPILER_CACHE_DIR")
 _NATIVE = ("ACL_PRECISION_MODE", "ACL_OP_JIT_COMPILE", "ACL_OP_SELECT_IMPL_MODE",
-           "ACL_OPTYPELIST_FOR_IMPLMODE")  # kept by the simulator itself
-_DEFAULTS = {"ACL_OP_DEBUG_LEVEL": "0", "ACL_DEBUG_DIR": "", "ACL_OP_COMPILER_CACHE_MODE": "enable",
-             "ACL_OP_COMPILER_CACHE_DIR": ""}
+           "ACL_OPTYPELIST_FOR_IMPLMODE", "ACL_OP_COMPILER_CACHE_MODE",
+           "ACL_OP_COMPILER_CACHE_DIR")  # kept by the simulator itself
+_DEFAULTS = {"ACL_OP_DEBUG_LEVEL": "0", "ACL_DEBUG_DIR": ""}
 _KNOWN = _NATIVE + tuple(_DEFAULTS)
 _values = dict(_DEFAULTS)
 

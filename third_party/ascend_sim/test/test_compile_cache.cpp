@@ -2,6 +2,7 @@
 // formats, shapes, attributes, precision mode); new keys compile and log
 // CANN-style INFO lines (checked in a child process, since the log settings
 // come from the environment).
+#include <cstdlib>
 #include <string>
 
 #include "ops/kernel.h"
@@ -125,6 +126,59 @@ TEST(CompileCache, ImplModeOptionsSelectPerOpType) {
   EXPECT_EQ(aclSetCompileopt(ACL_OP_SELECT_IMPL_MODE, "fast"), ACL_ERROR_INVALID_PARAM);
   EXPECT_NE(std::string(aclGetRecentErrMsg()).find("valid values: high_precision, high_performance"),
             std::string::npos);
+}
+
+// Note [Persistent compile cache]: with a directory, a compile another
+// "process" (here: after forgetting the in-memory plans) wrote is a load.
+TEST(CompileCache, PersistentCacheTurnsCompilesIntoLoads) {
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  char tmpl[] = "/tmp/ascend_sim_cache_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  char value[256] = {0};
+  ASSERT_ACL_OK(aclGetCompileopt(ACL_OP_COMPILER_CACHE_MODE, value, sizeof value));
+  EXPECT_STREQ(value, "enable");
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OP_COMPILER_CACHE_DIR, dir.c_str()));
+  ASSERT_ACL_OK(aclGetCompileopt(ACL_OP_COMPILER_CACHE_DIR, value, sizeof value));
+  EXPECT_EQ(std::string(value), dir);
+  static int64_t run = 0;
+  const int64_t m = 5000 + 4 * run++;
+  uint64_t c0 = compiles();
+  ASSERT_ACL_OK(mm(m, 7, 5));
+  ASSERT_ACL_OK(mm(m + 1, 7, 5));
+  EXPECT_EQ(compiles(), c0 + 2);  // compiled and written
+  forgetCompiledPlansForTesting();  // as a new process
+  ASSERT_ACL_OK(mm(m, 7, 5));
+  ASSERT_ACL_OK(mm(m + 1, 7, 5));
+  EXPECT_EQ(compiles(), c0 + 2);  // both loaded from the disk
+  ASSERT_ACL_OK(mm(m + 2, 7, 5));
+  EXPECT_EQ(compiles(), c0 + 3);  // a new key still compiles
+  // force: recompiles (and rewrites) what it meets.
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OP_COMPILER_CACHE_MODE, "force"));
+  forgetCompiledPlansForTesting();
+  ASSERT_ACL_OK(mm(m, 7, 5));
+  EXPECT_EQ(compiles(), c0 + 4);
+  // disable: neither reads nor writes.
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OP_COMPILER_CACHE_MODE, "disable"));
+  forgetCompiledPlansForTesting();
+  ASSERT_ACL_OK(mm(m + 1, 7, 5));
+  ASSERT_ACL_OK(mm(m + 3, 7, 5));
+  EXPECT_EQ(compiles(), c0 + 6);
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OP_COMPILER_CACHE_MODE, "enable"));
+  forgetCompiledPlansForTesting();
+  ASSERT_ACL_OK(mm(m + 3, 7, 5));  // never written: compiles
+  EXPECT_EQ(compiles(), c0 + 7);
+  // A precision-mode change is another key.
+  char mode[64];
+  ASSERT_ACL_OK(aclGetCompileopt(ACL_PRECISION_MODE, mode, sizeof mode));
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, "force_fp16"));
+  ASSERT_ACL_OK(mm(m, 7, 5));
+  EXPECT_EQ(compiles(), c0 + 8);
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, mode));
+  EXPECT_EQ(aclSetCompileopt(ACL_OP_COMPILER_CACHE_DIR, (dir + "/missing").c_str()), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclSetCompileopt(ACL_OP_COMPILER_CACHE_MODE, "sometimes"), ACL_ERROR_INVALID_PARAM);
+  ASSERT_ACL_OK(aclSetCompileopt(ACL_OP_COMPILER_CACHE_DIR, ""));
+  ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
 TEST(CompileCache, HashCoversTheKey) {

@@ -266,6 +266,8 @@ typedef enum {
   ACL_OP_JIT_COMPILE = 1,  // "enable" (default): compile per shape | "disable": prebuilt binaries
   ACL_OP_SELECT_IMPL_MODE = 2,      // "high_precision" (default) | "high_performance"
   ACL_OPTYPELIST_FOR_IMPLMODE = 3,  // comma-separated op types the impl mode applies to ("" = all)
+  ACL_OP_COMPILER_CACHE_MODE = 4,   // "enable" (default) | "disable" | "force": the disk cache of compiles
+  ACL_OP_COMPILER_CACHE_DIR = 5,    // an existing directory ("" = no disk cache)
 } aclCompileOpt;
 // Process-wide, applies to ops launched after the call (not cached at start-up).
 ASCEND_SIM_API aclError aclSetCompileopt(aclCompileOpt opt, const char* value);

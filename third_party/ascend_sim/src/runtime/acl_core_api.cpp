@@ -19,11 +19,11 @@ void requireOut(const void* p, const char* what) {
 }
 
 void checkOpt(aclCompileOpt opt) {
-  if (opt != ACL_PRECISION_MODE && opt != ACL_OP_JIT_COMPILE && opt != ACL_OP_SELECT_IMPL_MODE &&
-      opt != ACL_OPTYPELIST_FOR_IMPLMODE)
+  if (static_cast<int>(opt) < ACL_PRECISION_MODE || static_cast<int>(opt) > ACL_OP_COMPILER_CACHE_DIR)
     throwAcl(ACL_ERROR_INVALID_PARAM, "unsupported compile option " + std::to_string(static_cast<int>(opt)) +
                                           " (supported: ACL_PRECISION_MODE, ACL_OP_JIT_COMPILE, "
-                                          "ACL_OP_SELECT_IMPL_MODE, ACL_OPTYPELIST_FOR_IMPLMODE)");
+                                          "ACL_OP_SELECT_IMPL_MODE, ACL_OPTYPELIST_FOR_IMPLMODE, "
+                                          "ACL_OP_COMPILER_CACHE_MODE, ACL_OP_COMPILER_CACHE_DIR)");
 }
 
 std::string compileOptValue(aclCompileOpt opt) {
@@ -31,6 +31,8 @@ std::string compileOptValue(aclCompileOpt opt) {
     case ACL_OP_JIT_COMPILE: return jitCompileEnabled() ? "enable" : "disable";
     case ACL_OP_SELECT_IMPL_MODE: return implModeName();
     case ACL_OPTYPELIST_FOR_IMPLMODE: return implModeOpList();
+    case ACL_OP_COMPILER_CACHE_MODE: return compilerCacheModeName();
+    case ACL_OP_COMPILER_CACHE_DIR: return compilerCacheDir();
     default: return precisionModeName(currentPrecisionMode(Runtime::get().chip()));
   }
 }
@@ -49,6 +51,8 @@ ASCEND_SIM_API aclError aclSetCompileopt(aclCompileOpt opt, const char* value) {
       case ACL_OP_JIT_COMPILE: setJitCompile(value); break;
       case ACL_OP_SELECT_IMPL_MODE: setImplMode(value); break;
       case ACL_OPTYPELIST_FOR_IMPLMODE: setImplModeOpList(value); break;
+      case ACL_OP_COMPILER_CACHE_MODE: setCompilerCacheMode(value); break;
+      case ACL_OP_COMPILER_CACHE_DIR: setCompilerCacheDir(value); break;
       default: setPrecisionMode(value); break;
     }
   });

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "runtime/compile_options.h"
+#include "runtime/disk_cache.h"
+#include "runtime/fnv_hash.h"
 
 // aclGetFormatName is implemented by the formats module; bind weakly so the
 // records fall back to the enum number if it is absent from the build.
@@ -26,29 +28,7 @@ namespace ascend_sim {
 
 namespace {
 
-// ---- hashing (FNV-1a, 64 bit) ----
-struct Hasher {
-  uint64_t h = 1469598103934665603ull;
-  void bytes(const void* p, size_t n) {
-    const unsigned char* c = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) {
-      h ^= c[i];
-      h *= 1099511628211ull;
-    }
-  }
-  template <typename T>
-  void pod(const T& v) {
-    bytes(&v, sizeof v);
-  }
-  void str(const std::string& s) {
-    pod(s.size());
-    bytes(s.data(), s.size());
-  }
-  void shape(const std::vector<int64_t>& s) {
-    pod(s.size());
-    if (!s.empty()) bytes(s.data(), s.size() * sizeof(int64_t));
-  }
-};
+using Hasher = FnvHasher;
 
 void hashTensor(Hasher& h, const TensorArg& t) {
   h.pod(static_cast<int32_t>(t.dtype));
@@ -243,6 +223,25 @@ std::shared_ptr<const OpPlan> compile(const KernelDef* kernel, const OpCall& cal
   return plan;
 }
 
+// The text a persistent-cache entry records (Note [Persistent compile
+// cache]): what identifies one compile — the plan key, or in binary mode the
+// binary key — with the launch context.
+std::string compileKeyText(const OpCall& call, bool jit, const std::string& binary, uint64_t hash) {
+  std::ostringstream os;
+  if (jit) {
+    char key[32];
+    std::snprintf(key, sizeof key, "0x%016llx", static_cast<unsigned long long>(hash));
+    os << "plan " << key << "\n" << call.op_type << "\n" << describeTensors(call) << "\n";
+    for (const auto& kv : call.attrs.all()) os << kv.first << "=" << attrText(kv.second) << ";";
+  } else {
+    os << "binary " << binary;
+  }
+  os << "\nprecision_mode=" << precisionModeName(call.ctx.precision)
+     << " high_performance=" << call.ctx.high_performance << " fp16_saturation=" << call.ctx.fp16_saturation
+     << " cores=" << call.ctx.cube_cores << "/" << call.ctx.vector_cores;
+  return os.str();
+}
+
 }  // namespace
 
 uint64_t opPlanHash(const OpCall& call) {
@@ -282,17 +281,32 @@ std::shared_ptr<const OpPlan> findOrCompilePlan(const KernelDef* kernel, const O
     std::shared_lock<std::shared_mutex> lock(pc.mu);
     new_binary = pc.binaries.count(binary) == 0;
   }
-  std::shared_ptr<const OpPlan> plan = compile(kernel, call, cm, hash, new_binary);
+  // Note [Persistent compile cache]: a compile may be a load from the disk.
+  const bool disk = new_binary && !compilerCacheDir().empty();
+  const std::string key_text = disk ? compileKeyText(call, jit, binary, hash) : std::string();
+  const bool loaded = disk && diskCacheHas(key_text);
+  if (loaded && infoEnabled()) logInfo(__LINE__, "Load op from the disk cache: " + call.op_type);
+  std::shared_ptr<const OpPlan> plan = compile(kernel, call, cm, hash, new_binary && !loaded);
   std::unique_lock<std::shared_mutex> lock(pc.mu);
   auto& bucket = pc.plans[hash];
   for (const auto& p : bucket)  // another thread compiled it meanwhile
     if (p->kernel == kernel && sameKey(p->signature, call)) return p;
   bucket.push_back(plan);
-  if (jit || pc.binaries.insert(binary).second) pc.compiled.fetch_add(1);
+  if ((jit || pc.binaries.insert(binary).second) && !loaded) {
+    pc.compiled.fetch_add(1);
+    if (disk) diskCacheStore(key_text);
+  }
   return plan;
 }
 
 uint64_t compiledPlanCount() { return cache().compiled.load(); }
+
+void forgetCompiledPlansForTesting() {
+  PlanCache& pc = cache();
+  std::unique_lock<std::shared_mutex> lock(pc.mu);
+  pc.plans.clear();
+  pc.binaries.clear();
+}
 
 const char* aclDtypeName(aclDataType dt) {
   switch (dt) {

@@ -41,8 +41,12 @@ struct OpPlan {
 // now. Throws KernelError / AclError from validate or cost (nothing cached).
 std::shared_ptr<const OpPlan> findOrCompilePlan(const KernelDef* kernel, const OpCall& call, const CostModel& cost);
 
-// Plans compiled so far in this process.
+// Plans compiled so far in this process (loads from the persistent cache do
+// not count, Note [Persistent compile cache] in runtime/disk_cache.h).
 ASCEND_SIM_API uint64_t compiledPlanCount();
+// Empties the in-memory plan cache, as a new process starts (tests of the
+// persistent cache). Plans already handed out stay valid.
+ASCEND_SIM_API void forgetCompiledPlansForTesting();
 
 // 64-bit key hash of a call (tests).
 ASCEND_SIM_API uint64_t opPlanHash(const OpCall& call);

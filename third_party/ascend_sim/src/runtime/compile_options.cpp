@@ -1,5 +1,7 @@
 #include "runtime/compile_options.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -86,6 +88,40 @@ bool highPerformanceFor(const std::string& op_type) {
   if (!g_high_performance.load(std::memory_order_relaxed)) return false;
   std::lock_guard<std::mutex> lock(g_impl_list_mu);
   return g_impl_list.empty() || std::find(g_impl_list.begin(), g_impl_list.end(), op_type) != g_impl_list.end();
+}
+
+namespace {
+std::atomic<int> g_cache_mode{static_cast<int>(CompilerCacheMode::kEnable)};
+std::mutex g_cache_dir_mu;
+std::string g_cache_dir;
+const char* const kCacheModeNames[] = {"enable", "disable", "force"};
+}  // namespace
+
+void setCompilerCacheMode(const std::string& value) {
+  for (int m = 0; m < 3; ++m)
+    if (value == kCacheModeNames[m]) {
+      g_cache_mode.store(m);
+      return;
+    }
+  throwAcl(ACL_ERROR_INVALID_PARAM,
+           "unknown ACL_OP_COMPILER_CACHE_MODE value '" + value + "' (valid values: enable, disable, force)");
+}
+
+CompilerCacheMode compilerCacheMode() { return static_cast<CompilerCacheMode>(g_cache_mode.load()); }
+
+const char* compilerCacheModeName() { return kCacheModeNames[g_cache_mode.load()]; }
+
+void setCompilerCacheDir(const std::string& dir) {
+  struct stat st {};
+  if (!dir.empty() && (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
+    throwAcl(ACL_ERROR_INVALID_PARAM, "ACL_OP_COMPILER_CACHE_DIR '" + dir + "' is not an existing directory");
+  std::lock_guard<std::mutex> lock(g_cache_dir_mu);
+  g_cache_dir = dir;
+}
+
+std::string compilerCacheDir() {
+  std::lock_guard<std::mutex> lock(g_cache_dir_mu);
+  return g_cache_dir;
 }
 
 void setJitCompile(const std::string& value) {

@@ -47,4 +47,13 @@ std::string implModeOpList();
 // Whether an op of `op_type` launched now runs its high_performance form.
 bool highPerformanceFor(const std::string& op_type);
 
+// ACL_OP_COMPILER_CACHE_MODE / _DIR (Note [Persistent compile cache] in
+// runtime/disk_cache.h). The directory must exist ("" unsets it).
+enum class CompilerCacheMode { kEnable, kDisable, kForce };
+void setCompilerCacheMode(const std::string& value);
+CompilerCacheMode compilerCacheMode();
+const char* compilerCacheModeName();
+void setCompilerCacheDir(const std::string& dir);
+std::string compilerCacheDir();
+
 }  // namespace ascend_sim
