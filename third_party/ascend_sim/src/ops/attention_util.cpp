@@ -293,4 +293,10 @@ KernelCost attentionCost(const OpCall& call, const AttentionDims& g,
   return c;
 }
 
+void reportOverflow(const OpCall& call, const std::vector<UnitCounters>& cnt) {
+  bool overflow = false;
+  for (const UnitCounters& u : cnt) overflow = overflow || u.fp16_overflow;
+  if (overflow && call.ctx.overflow) *call.ctx.overflow = true;
+}
+
 }  // namespace ascend_sim

@@ -118,6 +118,8 @@ bool roundLikeInput(aclDataType dt, bool saturate, float* v, int64_t n);
 // force_fp16 with fp32 inputs: a Cube product's fp32 result c[0..n) is
 // rounded through fp16, as MatMul's (Note [MatMul on the Cube]).
 void finishProduct(const OpCall& call, float* c, int64_t n, UnitCounters* cnt);
+// Reports an fp16 intermediate overflow of any task to the launch (ctx.overflow).
+void reportOverflow(const OpCall& call, const std::vector<UnitCounters>& cnt);
 
 // Simulated tasks: (b, n, 128-row query tile) blocks (the block dim).
 int64_t attentionTasks(const AttentionDims& g);

@@ -90,9 +90,7 @@ void computeFlashAttention(const OpCall& call) {
     for (int64_t r = 0; r < rows; ++r)
       storeFloat(out.dtype, out.data, qh.offset + (i0 + r) * qh.row_stride, g.d, o.data() + r * g.d);
   });
-  bool overflow = false;
-  for (const UnitCounters& u : cnt) overflow = overflow || u.fp16_overflow;
-  if (overflow && call.ctx.overflow) *call.ctx.overflow = true;
+  reportOverflow(call, cnt);
 }
 
 KernelCost costFlashAttention(const OpCall& call) {

@@ -183,9 +183,7 @@ void computeFlashAttentionGrad(const OpCall& call) {
     }
   });
   if (p.attrs.has_pse) reduceDpse(p, dpse_full, call.outputs[3]);
-  bool overflow = false;
-  for (const UnitCounters& u : cnt) overflow = overflow || u.fp16_overflow;
-  if (overflow && call.ctx.overflow) *call.ctx.overflow = true;
+  reportOverflow(call, cnt);
 }
 
 KernelCost costFlashAttentionGrad(const OpCall& call) {
