@@ -42,6 +42,7 @@ if _device_name.is_native():
 else:
     setattr(torch, "npu", npu)
 _sys.modules["torch.npu"] = npu
+_sys.modules["torch.npu.amp"] = npu.amp
 
 __all__ = ["npu", "DEVICE_TYPE", "Format", "empty_with_format", "get_npu_format", "npu_format_cast",
            "npu_format_cast_", "npu_alloc_float_status", "npu_get_float_status", "npu_clear_float_status",

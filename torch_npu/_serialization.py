@@ -6,6 +6,11 @@ features need are provided here for NPU storages and delegate otherwise:
   UntypedStorage.cpu()    save copies every storage to the host
   UntypedStorage.clone()  deepcopy clones storages
   torch._utils._rebuild_tensor  load views a tensor onto a loaded storage
+and copy.deepcopy of a plain NPU tensor (Tensor.__deepcopy__ views a new
+tensor onto the cloned storage with set_, which 1.13 refuses for NPU
+storages) clones the tensor instead, as PyTorch does for XLA or HPU
+tensors: values, format, requires_grad and grad are copied; tensors sharing
+one storage inside the copied object do not share it in the copy.
 Storages are tagged "npu:N" on save; on load, storages tagged "npu*" (or
 mapped there with map_location="npu:N") are copied to that NPU.
 """
@@ -77,6 +82,26 @@ def _wrap_rebuild_tensor(original):
 _installed = False
 
 
+def _wrap_deepcopy(original):
+    @functools.wraps(original)
+    def __deepcopy__(self, memo):
+        if type(self) is not torch.Tensor or self.device.type != DEVICE_TYPE or self.is_sparse:
+            return original(self, memo)
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment")
+        if id(self) in memo:
+            return memo[id(self)]
+        with torch.no_grad():
+            copy = self.clone()
+        copy.requires_grad_(self.requires_grad)
+        if self.grad is not None:
+            copy.grad = self.grad.__deepcopy__(memo)
+        memo[id(self)] = copy
+        return copy
+    return __deepcopy__
+
+
 def install():
     global _installed
     if _installed:
@@ -85,4 +110,5 @@ def install():
     torch.UntypedStorage.cpu = _wrap_storage_method(torch.UntypedStorage.cpu, _storage_cpu)
     torch.UntypedStorage.clone = _wrap_storage_method(torch.UntypedStorage.clone, _storage_clone)
     torch._utils._rebuild_tensor = _wrap_rebuild_tensor(torch._utils._rebuild_tensor)
+    torch.Tensor.__deepcopy__ = _wrap_deepcopy(torch.Tensor.__deepcopy__)
     _installed = True

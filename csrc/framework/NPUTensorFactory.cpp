@@ -39,8 +39,10 @@ at::Tensor makeNpuTensor(at::IntArrayRef sizes, c10::optional<at::IntArrayRef> s
   storage->desc.origin_format = isBaseFormat(npu_format) ? npu_format : baseFormatOf(npu_format);
   storage->desc.npu_format = npu_format;
   storage->desc.data_type = meta;
-  auto tensor = at::detail::make_tensor<c10::TensorImpl>(c10::Storage(std::move(storage)),
-                                                          c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), meta);
+  // AutocastXPU hosts the NPU autocast (Note [NPU autocast] in csrc/aten/AutocastNPU.cpp).
+  auto tensor = at::detail::make_tensor<c10::TensorImpl>(
+      c10::Storage(std::move(storage)),
+      c10::DispatchKeySet({c10::DispatchKey::PrivateUse1, c10::DispatchKey::AutocastXPU}), meta);
   if (strides) {
     tensor.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, *strides);
   } else if (!(sizes.size() == 1 && sizes[0] == 0)) {

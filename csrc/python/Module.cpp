@@ -170,6 +170,7 @@ void bindStorage(py::module& m);  // StorageBindings.cpp
 void bindFormats(py::module& m);  // FormatBindings.cpp
 void bindSimulator(py::module& m);  // SimulatorBindings.cpp
 void bindDistributed(py::module& m);  // DistributedBindings.cpp
+void bindAutocast(py::module& m);  // AutocastBindings.cpp
 
 }  // namespace torch_npu
 
@@ -184,4 +185,5 @@ PYBIND11_MODULE(_C, m) {
   torch_npu::bindFormats(m);
   torch_npu::bindSimulator(m);
   torch_npu::bindDistributed(m);
+  torch_npu::bindAutocast(m);
 }

@@ -1,5 +1,8 @@
 """torch.save / torch.load of NPU tensors and modules."""
+import copy
 import io
+
+import pytest
 
 import torch
 
@@ -57,3 +60,20 @@ def test_deepcopy_of_npu_module():
     with torch.no_grad():
         clone.weight.add_(1)
     assert not torch.equal(clone.weight.cpu(), model.weight.cpu())
+
+
+def test_deepcopy_of_plain_npu_tensors_and_state_dicts():
+    model = torch.nn.Linear(4, 3).npu()
+    state = model.state_dict()
+    copied = copy.deepcopy(state)
+    for name, value in state.items():
+        assert copied[name].device == value.device and torch.equal(copied[name].cpu(), value.cpu())
+        assert copied[name].data_ptr() != value.data_ptr()
+    t = torch.randn(5, device="npu", requires_grad=True)
+    t.grad = torch.ones(5, device="npu")
+    c = copy.deepcopy(t)
+    assert c.requires_grad and torch.equal(c.grad.cpu(), t.grad.cpu())
+    pair = copy.deepcopy([t, t])
+    assert pair[0] is pair[1]  # the memo keeps identity
+    with pytest.raises(RuntimeError, match="graph leaves"):
+        copy.deepcopy(t * 2)
