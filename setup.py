@@ -52,6 +52,17 @@ def install_startup_hook():
     with open(os.path.join(site_dir, "torch_npu.pth"), "w") as f:
         f.write(f"{ROOT}\nimport _torch_npu_preload\n")
     print(f"installed torch_npu.pth and _torch_npu_preload.py into {site_dir}")
+    report_companion_apex()
+
+
+def report_companion_apex():
+    """The checkout's apex/ (apex.amp for the NPU) is importable through torch_npu.pth, which
+    comes after the system paths: an apex installed elsewhere keeps precedence."""
+    import importlib.util
+    spec = importlib.util.find_spec("apex")
+    origin = os.path.dirname(spec.origin) if spec and spec.origin else ""
+    if spec and not origin.startswith(ROOT):
+        print(f"note: another apex is installed ({origin}); it is imported instead of torch_npu's apex.amp")
 
 
 class BuildCommand(Command):
