@@ -1,6 +1,4 @@
 """torch.npu.amp: autocast (Note [NPU autocast]), custom_fwd/custom_bwd and GradScaler."""
-import copy
-
 import pytest
 import torch
 
@@ -115,36 +113,26 @@ def test_grad_scaler_trains_and_tracks_the_fp32_run():
         assert abs(a - f) <= 0.02 * f + 1e-3
 
 
-def test_grad_scaler_skips_overflowing_steps_and_backs_off():
+OVERFLOW_STEP = """
+    import torch, torch_npu
     scaler = torch.npu.amp.GradScaler(init_scale=2.0 ** 24, growth_interval=1000)
     torch.manual_seed(0)
     model = torch.nn.Linear(32, 4).npu()
-    before = copy.deepcopy(model.state_dict())
+    before = [p.detach().cpu().clone() for p in model.parameters()]
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     with torch.npu.amp.autocast():
         loss = model(torch.randn(16, 32).npu() * 100).float().pow(2).mean()
     scaler.scale(loss).backward()
     scaler.step(optimizer)
     scaler.update()
-    assert scaler.get_scale() == 2.0 ** 23
-    for name, value in model.state_dict().items():
-        assert torch.equal(value.cpu(), before[name].cpu()), name  # the step was skipped
+    skipped = all(torch.equal(b, p.detach().cpu()) for b, p in zip(before, model.parameters()))
+    print("SCALE", scaler.get_scale(), "SKIPPED", skipped)
+"""
 
 
-def test_grad_scaler_on_the_ieee_chip():
-    result = run_python("""
-        import torch, torch_npu
-        scaler = torch.npu.amp.GradScaler(init_scale=2.0 ** 24)
-        model = torch.nn.Linear(32, 4).npu()
-        w = model.weight.detach().clone()
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-        with torch.npu.amp.autocast():
-            loss = model(torch.randn(16, 32).npu() * 100).float().pow(2).mean()
-        scaler.scale(loss).backward()
-        scaler.step(optimizer)
-        scaler.update()
-        print("SCALE", scaler.get_scale(), "SKIPPED", torch.equal(w.cpu(), model.weight.detach().cpu()))
-    """, env={"ASCEND_SIM_SOC_VERSION": "Ascend910B2"})
+@pytest.mark.parametrize("soc", ["Ascend910A", "Ascend910B2"])  # float status / inf scan
+def test_grad_scaler_skips_overflowing_steps_and_backs_off(soc):
+    result = run_python(OVERFLOW_STEP, env={"ASCEND_SIM_SOC_VERSION": soc})
     assert result.returncode == 0, result.stderr
     assert "SCALE 8388608.0 SKIPPED True" in result.stdout
 
