@@ -1,0 +1,10 @@
+"""torch_npu.optim: fused optimizers whose step is one kernel per combined buffer.
+
+    optimizer = torch_npu.optim.NpuFusedAdamW(model.parameters(), lr=1e-3)
+
+See Note [Combined parameters] in torch_npu/optim/combined.py.
+"""
+from torch_npu.optim.fused_adam import NpuFusedAdam, NpuFusedAdamW
+from torch_npu.optim.fused_sgd import NpuFusedSGD
+
+__all__ = ["NpuFusedSGD", "NpuFusedAdam", "NpuFusedAdamW"]

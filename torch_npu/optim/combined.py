@@ -1,0 +1,160 @@
+"""Parameters, gradients and optimizer state combined into flat buffers.
+
+Note [Combined parameters]
+A fused optimizer (as torch_npu's NpuFused* and apex's combine_grad) moves,
+at its first step, the parameters of each param group into one contiguous
+buffer per (device, dtype): every parameter's .data becomes a view of its
+slice, and so do its .grad and its state tensors (momentum buffer, Adam
+moments). Backward accumulates into the existing .grad views in place, so a
+step is one kernel over the whole buffer (ApplyMomentum / ApplyAdamW) instead
+of one per tensor, and the optimizer's state_dict still holds one tensor
+per parameter.
+- Parameters stored in a private NPU format (a FRACTAL_Z convolution weight,
+  an NC1HWC0 batch-norm parameter) cannot be viewed into a flat ND buffer;
+  they keep their storage and are stepped one kernel each, in place and
+  without TransData (the kernels are format-agnostic: gradient and state
+  share the parameter's format).
+- zero_grad() zeros the gradient buffers in place (set_to_none is ignored, it
+  would break the views). A parameter that received no gradient steps with a
+  zero gradient, where torch.optim would skip it.
+- Whatever broke a view since the last step (a .grad replaced, a loaded
+  state_dict, .data reassigned) is copied back into the buffer at the next
+  step, so results stay correct; only the speed depends on the views.
+"""
+import torch
+
+from torch_npu._formats import get_npu_format
+
+_BASE_FORMATS = (0, 1, 2)  # NCHW, NHWC, ND (Note [Storage formats], docs/formats.md)
+
+
+class Combined:
+    """One flat buffer of parameters (and their grads and state) of one dtype on one device."""
+
+    def __init__(self, params, state, state_names):
+        self.params = params
+        self.state_names = state_names
+        ref = params[0]
+        numel = sum(p.numel() for p in params)
+        self.param = torch.empty(numel, dtype=ref.dtype, device=ref.device)
+        self.grad = torch.zeros(numel, dtype=ref.dtype, device=ref.device)
+        self.states = {name: torch.zeros(numel, dtype=ref.dtype, device=ref.device) for name in state_names}
+        self.slices = []
+        offset = 0
+        for p in params:
+            self.slices.append((offset, p.numel()))
+            offset += p.numel()
+        self.rebind(state, force=True)
+
+    def _view(self, flat, index):
+        offset, n = self.slices[index]
+        return flat[offset:offset + n].view_as(self.params[index])
+
+    @staticmethod
+    def _is_view(t, view):
+        return t is not None and t.data_ptr() == view.data_ptr() and t.shape == view.shape
+
+    def rebind(self, state, force=False):
+        """Makes every parameter, grad and state tensor a view of the buffers again (copying in what changed)."""
+        with torch.no_grad():
+            for i, p in enumerate(self.params):
+                view = self._view(self.param, i)
+                if force or not self._is_view(p.data, view):
+                    view.copy_(p.data)
+                    p.data = view
+                gview = self._view(self.grad, i)
+                if not self._is_view(p.grad, gview):
+                    if p.grad is None:
+                        gview.zero_()
+                    else:
+                        gview.copy_(p.grad)
+                    p.grad = gview
+                entry = state[p]
+                for name in self.state_names:
+                    sview = self._view(self.states[name], i)
+                    if not self._is_view(entry.get(name), sview):
+                        if entry.get(name) is None:
+                            sview.zero_()
+                        else:
+                            sview.copy_(entry[name])
+                        entry[name] = sview
+
+    def zero_grad(self):
+        self.grad.zero_()
+
+
+def split_for_combining(params):
+    """(lists of combinable params grouped by device and dtype, params stepped one by one)."""
+    groups, single = {}, []
+    for p in params:
+        if not p.requires_grad:
+            continue
+        if p.device.type != "npu":
+            raise ValueError(f"torch_npu.optim's fused optimizers step NPU parameters, got one on {p.device}; "
+                             "call model.npu() before creating the optimizer")
+        if get_npu_format(p) not in _BASE_FORMATS:
+            single.append(p)
+        else:
+            groups.setdefault((p.device, p.dtype), []).append(p)
+    return list(groups.values()), single
+
+
+class CombinedOptimizer(torch.optim.Optimizer):
+    """Base of the fused optimizers: combines lazily, zero_grad on the buffers, steps per buffer."""
+
+    state_names = ()
+
+    def __init__(self, params, defaults):
+        super().__init__(params, defaults)
+        self._combined = None
+
+    def _ensure_combined(self):
+        if self._combined is None:
+            self._combined = []
+            for group in self.param_groups:
+                buffers, single = split_for_combining(group["params"])
+                self._combined.append(([Combined(b, self.state, self.state_names) for b in buffers], single))
+        else:
+            for buffers, _ in self._combined:
+                for c in buffers:
+                    c.rebind(self.state)
+
+    def zero_grad(self, set_to_none=False):
+        if self._combined is None:
+            return super().zero_grad(set_to_none)
+        for buffers, single in self._combined:
+            for c in buffers:
+                c.zero_grad()
+            for p in single:
+                if p.grad is not None:
+                    p.grad.zero_()
+
+    def _single_state(self, p):
+        entry = self.state[p]
+        for name in self.state_names:
+            if name not in entry:
+                entry[name] = torch.zeros_like(p)
+        if p.grad is None:
+            p.grad = torch.zeros_like(p)
+        return entry
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        self._ensure_combined()
+        for group, (buffers, single) in zip(self.param_groups, self._combined):
+            self._begin_group(group, [c.params[0] for c in buffers] + single)
+            for c in buffers:
+                self._step_buffer(group, c.param, c.grad, c.states)
+            for p in single:
+                self._step_buffer(group, p.data, p.grad, self._single_state(p))
+        return loss
+
+    def _begin_group(self, group, params):
+        """Per-step bookkeeping of a group (Adam's step count)."""
+
+    def _step_buffer(self, group, param, grad, states):
+        raise NotImplementedError
