@@ -109,3 +109,22 @@ def test_private_format_parameters_step_in_place_without_transdata():
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, rtol=1e-6, atol=1e-6)
     assert "TransData" not in [r.op_type for r in records]
+
+
+@pytest.mark.parametrize("norm_type", [2.0, float("inf")])
+def test_clip_grad_norm_fused_matches_clip_grad_norm(norm_type):
+    a, b = _model(), _model()
+    fused = torch_npu.optim.NpuFusedSGD(a.parameters(), lr=0.1, momentum=0.9)
+    reference = torch.optim.SGD(b.parameters(), lr=0.1, momentum=0.9, foreach=False)
+    _train(a, fused, steps=1)  # the first step combines the buffers
+    _train(b, reference, steps=1)
+    x, y = torch.randn(16, 24).npu(), torch.randn(16, 5).npu()
+    for model, optimizer in ((a, fused), (b, reference)):
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x) * 50, y).backward()
+    total = fused.clip_grad_norm_fused_(1.0, norm_type)
+    want = torch.nn.utils.clip_grad_norm_(b.parameters(), 1.0, norm_type)
+    assert float(want) > 1.0  # the clip does something
+    torch.testing.assert_close(total.cpu(), want.cpu(), rtol=1e-5, atol=1e-6)
+    for p, q in zip(a.parameters(), b.parameters()):
+        torch.testing.assert_close(p.grad.cpu(), q.grad.cpu(), rtol=1e-5, atol=1e-7)

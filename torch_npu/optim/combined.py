@@ -129,6 +129,27 @@ class CombinedOptimizer(torch.optim.Optimizer):
                 if p.grad is not None:
                     p.grad.zero_()
 
+    @torch.no_grad()
+    def clip_grad_norm_fused_(self, max_norm, norm_type=2.0):
+        """torch.nn.utils.clip_grad_norm_ over this optimizer's parameters, one norm and one scaling per
+        combined buffer instead of per tensor. Returns the total norm (a 0-d NPU tensor)."""
+        max_norm, norm_type = float(max_norm), float(norm_type)
+        self._ensure_combined()
+        grads = [c.grad for buffers, _ in self._combined for c in buffers]
+        grads += [p.grad for _, single in self._combined for p in single if p.grad is not None]
+        if not grads:
+            return torch.tensor(0.0)
+        if norm_type == float("inf"):
+            norms = [g.detach().abs().max().float() for g in grads]
+            total = norms[0] if len(norms) == 1 else torch.stack(norms).max()
+        else:
+            total = torch.linalg.vector_norm(
+                torch.stack([torch.linalg.vector_norm(g.detach(), norm_type).float() for g in grads]), norm_type)
+        clip = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+        for g in grads:
+            g.mul_(clip.to(g.dtype))
+        return total
+
     def _single_state(self, p):
         entry = self.state[p]
         for name in self.state_names:
