@@ -18,7 +18,7 @@ inline bool npuImplements(const char* op, const char* overload = "") {
 }
 
 // Whether the device saturates fp16 results (the Ascend910A default: NaN
-// becomes 0 and ±inf ±65504 in every fp16 output; SIMULATOR.md §3), found by
+// becomes 0 and ±inf ±65504 in every fp16 output; OPS.md "Device numerics and launch behaviour"), found by
 // computing 0/0 in fp16 once.
 inline bool deviceSaturatesFp16() {
   static const bool saturates = [] {

@@ -126,7 +126,7 @@ TEST(NpuMatmul, ShapeAndDtypeErrors) {
 }
 
 // The Ascend910A default runs fp32 matmuls on the fp16 Cube: operands are
-// rounded to fp16, products accumulate in fp32 (SIMULATOR.md §3).
+// rounded to fp16, products accumulate in fp32 (docs/simulated_device.md, precision modes).
 TEST(NpuMatmul, AllowFp32ToFp16RoundsOperandsToHalf) {
   ASSERT_EQ(aclSetCompileopt(ACL_PRECISION_MODE, "allow_fp32_to_fp16"), ACL_SUCCESS);
   const at::Tensor a = at::randn({37, 65}), b = at::randn({65, 23});

@@ -1,4 +1,4 @@
-"""Storage formats: get_npu_format, npu_format_cast(_), empty_with_format (SIMULATOR.md §2)."""
+"""Storage formats: get_npu_format, npu_format_cast(_), empty_with_format (docs/formats.md)."""
 import io
 
 import pytest

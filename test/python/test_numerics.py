@@ -1,4 +1,4 @@
-"""Precision modes (ACL_PRECISION_MODE) and the fp16 overflow flag (SIMULATOR.md §3)."""
+"""Precision modes (ACL_PRECISION_MODE) and the fp16 overflow flag (docs/simulated_device.md)."""
 import pytest
 import torch
 import torch_npu
