@@ -6,6 +6,7 @@ import torch
 
 from apex.amp.opt_levels import properties_for
 from apex.amp.scaler import LossScaler
+from torch_npu.npu.amp.autocast_mode import cast_tensors
 
 
 class _AmpState:
@@ -22,13 +23,7 @@ def _as_list(x):
 
 
 def _cast_floating(value, dtype):
-    if isinstance(value, torch.Tensor):
-        return value.to(dtype) if value.is_floating_point() else value
-    if isinstance(value, (list, tuple)):
-        return type(value)(_cast_floating(v, dtype) for v in value)
-    if isinstance(value, dict):
-        return {k: _cast_floating(v, dtype) for k, v in value.items()}
-    return value
+    return cast_tensors(value, dtype, lambda t: t.is_floating_point())
 
 
 def _patch_forward_casts(model, input_dtype):

@@ -10,7 +10,8 @@ which also unscales them, in one call per dtype — combine_grad).
 """
 import torch
 
-from torch_npu.npu.numerics import clear_npu_overflow_flag, get_npu_overflow_flag
+from torch_npu.npu.amp.grad_scaler import unscale_and_check_
+from torch_npu.npu.numerics import clear_npu_overflow_flag
 
 
 class LossScaler:
@@ -27,19 +28,11 @@ class LossScaler:
         clear_npu_overflow_flag(device)
 
     def unscale(self, grads):
-        """Unscales `grads` in place (grouped by device and dtype); True if any overflowed."""
-        groups = {}
-        for g in grads:
-            groups.setdefault((g.device, g.dtype), []).append(g)
-        overflow = False
-        for (device, _), group in groups.items():
-            found = torch.zeros(1, device=device)
-            if get_npu_overflow_flag(device):
-                found.fill_(1.0)
-            torch._amp_foreach_non_finite_check_and_unscale_(group, found, torch.full((1,), 1.0 / self.loss_scale,
-                                                                                      device=device))
-            overflow = overflow or bool(found.item())
-        return overflow
+        """Unscales `grads` in place (one call per device and dtype); True if any overflowed."""
+        device = grads[0].device
+        found = unscale_and_check_(grads, torch.full((1,), 1.0 / self.loss_scale, device=device),
+                                   torch.zeros(1, device=device))
+        return any(bool(f.item()) for f in found.values())
 
     def update(self, overflow):
         self.skip_next_step = overflow

@@ -76,17 +76,23 @@ class autocast:
         return decorated
 
 
-def _cast(value, dtype):
+def cast_tensors(value, dtype, eligible):
+    """`value` with every tensor `eligible(t)` selects cast to dtype, through lists, tuples and dicts."""
     if isinstance(value, torch.Tensor):
-        is_eligible = value.is_floating_point() and value.device.type == "npu" and value.dtype is not torch.float64
-        return value.to(dtype) if is_eligible else value
-    if isinstance(value, (str, bytes)):
-        return value
+        return value.to(dtype) if eligible(value) else value
     if isinstance(value, dict):
-        return {k: _cast(v, dtype) for k, v in value.items()}
+        return {k: cast_tensors(v, dtype, eligible) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(_cast(v, dtype) for v in value)
+        return type(value)(cast_tensors(v, dtype, eligible) for v in value)
     return value
+
+
+def _is_autocast_eligible(t):
+    return t.is_floating_point() and t.device.type == "npu" and t.dtype is not torch.float64
+
+
+def _cast(value, dtype):
+    return cast_tensors(value, dtype, _is_autocast_eligible)
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):

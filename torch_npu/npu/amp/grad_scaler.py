@@ -22,6 +22,27 @@ from torch.cuda.amp.grad_scaler import GradScaler as _CudaGradScaler, OptState, 
 from torch_npu.npu.numerics import clear_npu_overflow_flag, get_npu_overflow_flag
 
 
+def unscale_and_check_(grads, inv_scale, found_inf):
+    """Unscales `grads` in place, one call per device and dtype, and records overflows.
+
+    Returns {device: found_inf on that device}, 1 where a gradient held an
+    inf/NaN or the device's float-status flag is raised (saturation mode).
+    Shared by GradScaler and apex.amp's loss scaler.
+    """
+    per_device_and_dtype = defaultdict(lambda: defaultdict(list))
+    for g in grads:
+        per_device_and_dtype[g.device][g.dtype].append(g)
+    found_per_device = {}
+    for device, per_dtype in per_device_and_dtype.items():
+        found = found_inf.to(device)
+        if get_npu_overflow_flag(device):  # saturation mode: no inf to find
+            found.fill_(1.0)
+        for group in per_dtype.values():
+            torch._amp_foreach_non_finite_check_and_unscale_(group, found, inv_scale.to(device))
+        found_per_device[device] = found
+    return found_per_device
+
+
 def _check_npu(t):
     if not isinstance(t, torch.Tensor) or t.device.type != "npu":
         where = t.device if isinstance(t, torch.Tensor) else type(t).__name__
@@ -71,25 +92,17 @@ class GradScaler(_CudaGradScaler):
         return scaled
 
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
-        per_device_and_dtype = defaultdict(lambda: defaultdict(list))
+        grads = []
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                if not allow_fp16 and param.grad.dtype == torch.float16:
+                    raise ValueError("Attempting to unscale FP16 gradients.")
+                _check_npu(param.grad)
+                grads.append(param.grad)
         with torch.no_grad():
-            for group in optimizer.param_groups:
-                for param in group["params"]:
-                    if param.grad is None:
-                        continue
-                    if not allow_fp16 and param.grad.dtype == torch.float16:
-                        raise ValueError("Attempting to unscale FP16 gradients.")
-                    _check_npu(param.grad)
-                    per_device_and_dtype[param.grad.device][param.grad.dtype].append(param.grad)
-            found_per_device = {}
-            for device, per_dtype in per_device_and_dtype.items():
-                found = found_inf.to(device)
-                if get_npu_overflow_flag(device):  # saturation mode: no inf to find
-                    found.fill_(1.0)
-                for grads in per_dtype.values():
-                    torch._amp_foreach_non_finite_check_and_unscale_(grads, found, inv_scale.to(device))
-                found_per_device[device] = found
-        return found_per_device
+            return unscale_and_check_(grads, inv_scale, found_inf)
 
     def unscale_(self, optimizer):
         """Divides the optimizer's gradients by the scale (once per step), recording overflows."""
