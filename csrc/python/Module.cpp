@@ -146,10 +146,6 @@ void bindRandomAndQueue(py::module& m) {
   m.def("_npu_manualSeed", [](int64_t d, uint64_t seed) { NPUGenerator::forDevice(deviceOr(d)).manual_seed(seed); });
   m.def("_npu_seed", [](int64_t d) { return NPUGenerator::forDevice(deviceOr(d)).seed(); });
   m.def("_npu_initialSeed", [](int64_t d) { return NPUGenerator::forDevice(deviceOr(d)).initial_seed(); });
-  m.def("_npu_getRngState", [](int64_t d) { return NPUGenerator::forDevice(deviceOr(d)).state(); });
-  m.def("_npu_setRngState", [](int64_t d, uint64_t seed, uint64_t offset) {
-    NPUGenerator::forDevice(deviceOr(d)).set_state(seed, offset);
-  });
   // Note [NPU torch.Generator] in torch_npu/npu/generator.py
   m.def("_npu_defaultGenerator", [](int64_t d) {
     return py::reinterpret_steal<py::object>(

@@ -3,6 +3,7 @@ import torch
 
 from torch_npu import _C
 from torch_npu._device_name import device_index
+from torch_npu.npu.generator import default_generators
 
 
 def manual_seed(seed, device=None):
@@ -30,15 +31,12 @@ def initial_seed(device=None):
 
 
 def get_rng_state(device=None):
-    """The generator state as a uint8 tensor (seed and offset, 16 bytes)."""
-    seed_value, offset = _C._npu_getRngState(device_index(device))
-    data = seed_value.to_bytes(8, "little") + offset.to_bytes(8, "little")
-    return torch.tensor(list(data), dtype=torch.uint8)
+    """The generator state as a uint8 tensor (seed and offset, 16 bytes): the default generator's get_state()."""
+    return default_generators[device_index(device)].get_state()
 
 
 def set_rng_state(new_state, device=None):
-    data = bytes(new_state.cpu().tolist())
-    if len(data) != 16:
-        raise ValueError(f"NPU RNG state must have 16 bytes, got {len(data)}")
-    _C._npu_setRngState(device_index(device), int.from_bytes(data[:8], "little"),
-                        int.from_bytes(data[8:], "little"))
+    state = new_state.detach().to("cpu", torch.uint8).contiguous()
+    if state.numel() != 16:
+        raise ValueError(f"NPU RNG state must have 16 bytes, got {state.numel()}")
+    default_generators[device_index(device)].set_state(state)
