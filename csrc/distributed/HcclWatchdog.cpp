@@ -105,9 +105,11 @@ void HcclWatchdog::loop() {
     if (stopping) abandoned.swap(shared_->outstanding);
     lock.unlock();
 
+    // Note [Fail the group before the work]: on_failure_ runs before complete(), so a caller woken by
+    // the failed work that launches its next collective already finds the group failed.
     for (auto& [works, error] : finished) {
-      for (auto& w : works) w->complete(error.empty() ? nullptr : errorFor(*w, error));
       if (!error.empty()) on_failure_("HCCL " + works.front()->description() + " failed: " + error);
+      for (auto& w : works) w->complete(error.empty() ? nullptr : errorFor(*w, error));
     }
     for (auto& [launch, works] : abandoned)
       for (auto& w : works) w->complete(errorFor(*w, "the process group was destroyed before it finished"));
@@ -137,8 +139,8 @@ void HcclWatchdog::failExpired(std::chrono::steady_clock::time_point now) {
                                 " ran for " + std::to_string(ran) + " ms (timeout " +
                                 std::to_string(w->timeout().count()) + " ms)";
     NPU_LOGE("{}", message);
+    on_failure_(message);  // Note [Fail the group before the work]
     w->complete(std::make_exception_ptr(c10::Error(c10::SourceLocation{__func__, __FILE__, __LINE__}, message)));
-    on_failure_(message);
   }
 }
 

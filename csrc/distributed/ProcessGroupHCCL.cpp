@@ -100,8 +100,19 @@ uint64_t ProcessGroupHCCL::getSequenceNumberForGroup() {
   return seq_;
 }
 
+// A failed collective reaches the caller two ways: through its work (the watchdog, which then calls
+// onFailure) and through the communicator stream (t.cpu() raises as soon as the stream fails). The
+// second can win the race, so the communicators' own async error is consulted too, as ProcessGroupNCCL
+// does with ncclCommGetAsyncError.
 void ProcessGroupHCCL::checkUsable(const char* op) {
   std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = comms_.begin(); error_.empty() && it != comms_.end(); ++it) {
+    HcclResult state = HCCL_SUCCESS;
+    if (HcclGetCommAsyncError(it->second->handle, &state) == HCCL_SUCCESS && state == HCCL_SUCCESS) continue;
+    char message[1024] = {0};
+    HcclSimGetCommErrorMessage(it->second->handle, message, sizeof(message));
+    error_ = std::string("the communicator on npu:") + std::to_string(it->first) + " failed: " + message;
+  }
   TORCH_CHECK(error_.empty(), "ProcessGroupHCCL (rank ", getRank(), " of ", getSize(), ") cannot run ", op,
               " after an earlier failure: ", error_);
 }
