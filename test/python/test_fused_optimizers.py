@@ -29,7 +29,107 @@ CASES = [
     (torch_npu.optim.NpuFusedSGD, torch.optim.SGD, dict(lr=0.05, momentum=0.9, nesterov=True)),
     (torch_npu.optim.NpuFusedAdam, torch.optim.Adam, dict(lr=1e-2, weight_decay=1e-2)),
     (torch_npu.optim.NpuFusedAdamW, torch.optim.AdamW, dict(lr=1e-2, weight_decay=5e-2)),
+    (torch_npu.optim.NpuFusedRMSprop, torch.optim.RMSprop, dict(lr=1e-2)),
+    (torch_npu.optim.NpuFusedRMSprop, torch.optim.RMSprop, dict(lr=1e-2, momentum=0.9, weight_decay=1e-2)),
+    (torch_npu.optim.NpuFusedRMSprop, torch.optim.RMSprop, dict(lr=1e-2, momentum=0.5, centered=True)),
+    (torch_npu.optim.NpuFusedAdadelta, torch.optim.Adadelta, dict(lr=1.0)),
+    (torch_npu.optim.NpuFusedAdadelta, torch.optim.Adadelta, dict(lr=0.5, rho=0.8, weight_decay=1e-2)),
 ]
+
+
+class ReferenceLamb(torch.optim.Optimizer):
+    """LAMB per tensor with torch ops, as torch_npu's (unfused) reference computes it."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0, adam=False):
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, adam=adam))
+
+    @torch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                if not state:
+                    state["exp_avg"], state["exp_avg_sq"] = torch.zeros_like(p), torch.zeros_like(p)
+                beta1, beta2 = group["betas"]
+                state["exp_avg"].mul_(beta1).add_(p.grad, alpha=1 - beta1)
+                state["exp_avg_sq"].mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
+                weight_norm = float(p.pow(2).sum().sqrt().clamp(0, 10))
+                adam_step = state["exp_avg"] / state["exp_avg_sq"].sqrt().add(group["eps"])
+                if group["weight_decay"] != 0:
+                    adam_step.add_(p, alpha=group["weight_decay"])
+                adam_norm = float(adam_step.pow(2).sum().sqrt())
+                trust = 1.0 if group["adam"] or weight_norm == 0 or adam_norm == 0 else weight_norm / adam_norm
+                p.add_(adam_step, alpha=-group["lr"] * trust)
+
+
+class ReferenceBertAdam(torch.optim.Optimizer):
+    """BertAdam per tensor (NVIDIA's BERT example), with the group's gradients clipped jointly."""
+
+    def __init__(self, params, lr, warmup=-1, t_total=-1, schedule="warmup_linear", b1=0.9, b2=0.999, e=1e-6,
+                 weight_decay=0.01, max_grad_norm=1.0):
+        super().__init__(params, dict(lr=lr, warmup=warmup, t_total=t_total, schedule=schedule, b1=b1, b2=b2, e=e,
+                                      weight_decay=weight_decay, max_grad_norm=max_grad_norm))
+
+    @torch.no_grad()
+    def step(self):
+        from torch_npu.optim.fused_bert_adam import SCHEDULES
+        for group in self.param_groups:
+            if group["max_grad_norm"] > 0:
+                torch.nn.utils.clip_grad_norm_(group["params"], group["max_grad_norm"])
+            for p in group["params"]:
+                state = self.state[p]
+                if not state:
+                    state["step"], state["next_m"], state["next_v"] = 0, torch.zeros_like(p), torch.zeros_like(p)
+                state["next_m"].mul_(group["b1"]).add_(p.grad, alpha=1 - group["b1"])
+                state["next_v"].mul_(group["b2"]).addcmul_(p.grad, p.grad, value=1 - group["b2"])
+                update = state["next_m"] / (state["next_v"].sqrt() + group["e"])
+                if group["weight_decay"] > 0.0:
+                    update += group["weight_decay"] * p
+                lr = group["lr"]
+                if group["t_total"] != -1:
+                    lr *= SCHEDULES[group["schedule"]](state["step"] / group["t_total"], group["warmup"])
+                p.add_(-lr * update)
+                state["step"] += 1
+
+
+REFERENCE_CASES = [
+    (torch_npu.optim.NpuFusedLamb, ReferenceLamb, dict(lr=1e-2)),
+    (torch_npu.optim.NpuFusedLamb, ReferenceLamb, dict(lr=1e-2, weight_decay=1e-2, betas=(0.8, 0.99))),
+    (torch_npu.optim.NpuFusedLamb, ReferenceLamb, dict(lr=1e-2, adam=True)),
+    (torch_npu.optim.NpuFusedBertAdam, ReferenceBertAdam, dict(lr=1e-2)),
+    (torch_npu.optim.NpuFusedBertAdam, ReferenceBertAdam,
+     dict(lr=1e-2, warmup=0.2, t_total=10, schedule="warmup_linear", max_grad_norm=0.05)),
+    (torch_npu.optim.NpuFusedBertAdam, ReferenceBertAdam,
+     dict(lr=1e-2, warmup=0.3, t_total=12, schedule="warmup_cosine", max_grad_norm=-1, weight_decay=0)),
+]
+
+
+@pytest.mark.parametrize("fused,reference,kwargs", REFERENCE_CASES, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_lamb_and_bert_adam_match_their_per_tensor_references(fused, reference, kwargs):
+    a, b = _model(), _model()
+    got = _train(a, fused(a.parameters(), **kwargs))
+    want = _train(b, reference(b.parameters(), **kwargs))
+    moved = sum(float((g - p.detach().cpu()).abs().max()) for g, p in zip(got, _model().parameters()))
+    assert moved > 1e-3  # the optimizer did something
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("factory,kernel", [
+    (lambda p: torch_npu.optim.NpuFusedRMSprop(p, lr=1e-3, momentum=0.9), "ApplyRMSProp"),
+    (lambda p: torch_npu.optim.NpuFusedRMSprop(p, lr=1e-3, centered=True), "ApplyCenteredRMSProp"),
+    (lambda p: torch_npu.optim.NpuFusedAdadelta(p), "ApplyAdadelta"),
+    (lambda p: torch_npu.optim.NpuFusedLamb(p), "ApplyLamb"),
+    (lambda p: torch_npu.optim.NpuFusedBertAdam(p, lr=1e-3, max_grad_norm=-1), "ApplyAdamW"),
+])
+def test_each_fused_optimizer_steps_in_one_kernel(factory, kernel):
+    model = _model()
+    optimizer = factory(model.parameters())
+    _train(model, optimizer, steps=1)
+    torch.nn.functional.mse_loss(model(torch.randn(16, 24).npu()), torch.randn(16, 5).npu()).backward()
+    with torch.npu.op_records() as rec:
+        optimizer.step()
+    assert [r.op_type for r in rec.records] == [kernel]
 
 
 @pytest.mark.parametrize("fused,reference,kwargs", CASES, ids=lambda v: getattr(v, "__name__", str(v)))
@@ -86,10 +186,17 @@ def test_bad_arguments():
         optimizer.step()
 
 
-def test_private_format_parameters_step_in_place_without_transdata():
-    def conv_model():
+@pytest.mark.parametrize("fused,reference", [
+    (lambda p: torch_npu.optim.NpuFusedAdamW(p, lr=1e-2), lambda p: torch.optim.AdamW(p, lr=1e-2, foreach=False)),
+    (lambda p: torch_npu.optim.NpuFusedRMSprop(p, lr=1e-3, momentum=0.9, centered=True),
+     lambda p: torch.optim.RMSprop(p, lr=1e-3, momentum=0.9, centered=True, foreach=False)),
+    (lambda p: torch_npu.optim.NpuFusedLamb(p, lr=1e-2, weight_decay=1e-2),
+     lambda p: ReferenceLamb(p, lr=1e-2, weight_decay=1e-2)),
+], ids=["adamw", "rmsprop", "lamb"])
+def test_private_format_parameters_step_in_place_without_transdata(fused, reference):
+    def conv_model():  # no conv bias: BN cancels its gradient to rounding noise, which LAMB's ratio amplifies
         torch.manual_seed(0)
-        return torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+        return torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, bias=False), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
                                    torch.nn.Flatten(), torch.nn.Linear(8 * 6 * 6, 4)).npu()
 
     def train(model, optimizer):
@@ -104,8 +211,8 @@ def test_private_format_parameters_step_in_place_without_transdata():
 
     a, b = conv_model(), conv_model()
     assert torch_npu.get_npu_format(a[0].weight) != 2  # stored in a private format
-    got, records = train(a, torch_npu.optim.NpuFusedAdamW(a.parameters(), lr=1e-2))
-    want, _ = train(b, torch.optim.AdamW(b.parameters(), lr=1e-2, foreach=False))
+    got, records = train(a, fused(a.parameters()))
+    want, _ = train(b, reference(b.parameters()))
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, rtol=1e-6, atol=1e-6)
     assert "TransData" not in [r.op_type for r in records]

@@ -99,6 +99,25 @@ def split_for_combining(params):
     return list(groups.values()), single
 
 
+@torch.no_grad()
+def clip_buffers_(grads, max_norm, norm_type=2.0):
+    """Scales `grads` in place so that their joint norm is at most max_norm (clip_grad_norm_'s rule:
+    coefficient max_norm / (norm + 1e-6), applied when below 1). Returns the joint norm."""
+    max_norm, norm_type = float(max_norm), float(norm_type)
+    if not grads:
+        return torch.tensor(0.0)
+    if norm_type == float("inf"):
+        norms = [g.detach().abs().max().float() for g in grads]
+        total = norms[0] if len(norms) == 1 else torch.stack(norms).max()
+    else:
+        total = torch.linalg.vector_norm(
+            torch.stack([torch.linalg.vector_norm(g.detach(), norm_type).float() for g in grads]), norm_type)
+    clip = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+    for g in grads:
+        g.mul_(clip.to(g.dtype))
+    return total
+
+
 class CombinedOptimizer(torch.optim.Optimizer):
     """Base of the fused optimizers: combines lazily, zero_grad on the buffers, steps per buffer."""
 
@@ -133,22 +152,10 @@ class CombinedOptimizer(torch.optim.Optimizer):
     def clip_grad_norm_fused_(self, max_norm, norm_type=2.0):
         """torch.nn.utils.clip_grad_norm_ over this optimizer's parameters, one norm and one scaling per
         combined buffer instead of per tensor. Returns the total norm (a 0-d NPU tensor)."""
-        max_norm, norm_type = float(max_norm), float(norm_type)
         self._ensure_combined()
         grads = [c.grad for buffers, _ in self._combined for c in buffers]
         grads += [p.grad for _, single in self._combined for p in single if p.grad is not None]
-        if not grads:
-            return torch.tensor(0.0)
-        if norm_type == float("inf"):
-            norms = [g.detach().abs().max().float() for g in grads]
-            total = norms[0] if len(norms) == 1 else torch.stack(norms).max()
-        else:
-            total = torch.linalg.vector_norm(
-                torch.stack([torch.linalg.vector_norm(g.detach(), norm_type).float() for g in grads]), norm_type)
-        clip = torch.clamp(max_norm / (total + 1e-6), max=1.0)
-        for g in grads:
-            g.mul_(clip.to(g.dtype))
-        return total
+        return clip_buffers_(grads, max_norm, norm_type)
 
     def _single_state(self, p):
         entry = self.state[p]
@@ -167,15 +174,30 @@ class CombinedOptimizer(torch.optim.Optimizer):
                 loss = closure()
         self._ensure_combined()
         for group, (buffers, single) in zip(self.param_groups, self._combined):
-            self._begin_group(group, [c.params[0] for c in buffers] + single)
+            single_states = [self._single_state(p) for p in single]
+            self._begin_group(group, [c.grad for c in buffers] + [p.grad for p in single])
             for c in buffers:
-                self._step_buffer(group, c.param, c.grad, c.states)
-            for p in single:
-                self._step_buffer(group, p.data, p.grad, self._single_state(p))
+                self._step_buffer(group, c.param, c.grad, c.states, [n for _, n in c.slices])
+            for p, states in zip(single, single_states):
+                self._step_buffer(group, p.data, p.grad, states, [])
         return loss
 
-    def _begin_group(self, group, params):
-        """Per-step bookkeeping of a group (Adam's step count)."""
+    counts_steps = False  # torch.optim keeps state["step"] per parameter (Adam, RMSprop, Adadelta, ...)
 
-    def _step_buffer(self, group, param, grad, states):
+    def _begin_group(self, group, grads):
+        """Per-step bookkeeping of a group (the step count of the optimizers that keep one); `grads` are the
+        group's gradient buffers, combined and single."""
+        if not self.counts_steps:
+            return
+        if "_step" not in group:  # a state_dict of the torch.optim counterpart keeps the count per parameter
+            steps = [float(self.state[p]["step"]) for p in group["params"] if "step" in self.state[p]]
+            group["_step"] = int(max(steps)) if steps else 0
+        group["_step"] += 1
+        for p in group["params"]:  # torch.optim's per-parameter step count, for state_dict compatibility
+            if p.requires_grad:
+                self.state[p]["step"] = torch.tensor(float(group["_step"]))
+
+    def _step_buffer(self, group, param, grad, states, segments):
+        """One step over a buffer: a combined one (`segments` lists its parameters' element counts) or a
+        single parameter kept in its own storage (`segments` is empty)."""
         raise NotImplementedError

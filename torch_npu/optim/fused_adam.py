@@ -4,9 +4,17 @@ import torch
 from torch_npu.optim.combined import CombinedOptimizer
 
 
+def apply_adam_w(param, exp_avg, exp_avg_sq, grad, lr, beta1, beta2, eps, weight_decay, bias_correction1,
+                 bias_correction2, decoupled):
+    """One ApplyAdamW over a buffer (npu_apply_adam_w)."""
+    torch.ops.npu.npu_apply_adam_w(param, exp_avg, exp_avg_sq, grad, lr, beta1, beta2, eps, weight_decay,
+                                   bias_correction1, bias_correction2, decoupled)
+
+
 class _FusedAdamBase(CombinedOptimizer):
     state_names = ("exp_avg", "exp_avg_sq")
     decoupled = True
+    counts_steps = True
 
     def __init__(self, params, lr, betas, eps, weight_decay, amsgrad):
         if lr < 0.0:
@@ -19,21 +27,11 @@ class _FusedAdamBase(CombinedOptimizer):
             raise ValueError(f"{type(self).__name__} does not support amsgrad; use torch.optim with amsgrad=True")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=False))
 
-    def _begin_group(self, group, params):
-        if "_step" not in group:  # a state_dict of torch.optim.Adam(W) keeps the count per parameter
-            steps = [float(self.state[p]["step"]) for p in group["params"] if "step" in self.state[p]]
-            group["_step"] = int(max(steps)) if steps else 0
-        group["_step"] += 1
-        for p in group["params"]:  # torch.optim's per-parameter step count, for state_dict compatibility
-            if p.requires_grad:
-                self.state[p]["step"] = torch.tensor(float(group["_step"]))
-
-    def _step_buffer(self, group, param, grad, states):
+    def _step_buffer(self, group, param, grad, states, segments):
         beta1, beta2 = group["betas"]
         step = group["_step"]
-        torch.ops.npu.npu_apply_adam_w(param, states["exp_avg"], states["exp_avg_sq"], grad, group["lr"], beta1,
-                                        beta2, group["eps"], group["weight_decay"], 1 - beta1 ** step,
-                                        1 - beta2 ** step, self.decoupled)
+        apply_adam_w(param, states["exp_avg"], states["exp_avg_sq"], grad, group["lr"], beta1, beta2, group["eps"],
+                     group["weight_decay"], 1 - beta1 ** step, 1 - beta2 ** step, self.decoupled)
 
 
 class NpuFusedAdam(_FusedAdamBase):

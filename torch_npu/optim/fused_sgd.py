@@ -29,11 +29,11 @@ class NpuFusedSGD(CombinedOptimizer):
         if momentum == 0.0:
             self.state_names = ()
 
-    def _step_buffer(self, group, param, grad, states):
-        if group["weight_decay"] != 0:
-            grad = grad.add(param, alpha=group["weight_decay"])
+    def _step_buffer(self, group, param, grad, states, segments):
         if group["momentum"] == 0:
+            if group["weight_decay"] != 0:
+                grad = grad.add(param, alpha=group["weight_decay"])
             param.add_(grad, alpha=-group["lr"])
             return
         torch.ops.npu.npu_apply_momentum(param, states["momentum_buffer"], grad, group["lr"], group["momentum"],
-                                          group["nesterov"])
+                                          group["nesterov"], group["weight_decay"])

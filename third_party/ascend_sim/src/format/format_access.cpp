@@ -169,15 +169,20 @@ void clearUnused(void* data, const uint8_t* used, int64_t n) {
 }
 }  // namespace
 
-void zeroPads(const TensorArg& t, const StorageMap& m) {
-  if (!m.hasPads() || t.data == nullptr) return;
-  const int64_t sn = m.storageNumel();
-  std::vector<uint8_t> used(static_cast<size_t>(sn), 0);
+std::vector<uint8_t> logicalMask(const StorageMap& m) {
+  std::vector<uint8_t> used(static_cast<size_t>(m.storageNumel()), 0);
   forEachLogicalRow(m.logical, {&m}, [&](int64_t, const int64_t* base, int64_t len, const int64_t* const* inner) {
     uint8_t* u = used.data() + base[0];
     const int64_t* in = inner[0];
     for (int64_t i = 0; i < len; ++i) u[in[i]] = 1;
   });
+  return used;
+}
+
+void zeroPads(const TensorArg& t, const StorageMap& m) {
+  if (!m.hasPads() || t.data == nullptr) return;
+  const int64_t sn = m.storageNumel();
+  const std::vector<uint8_t> used = logicalMask(m);
   switch (dtypeSize(t.dtype)) {
     case 1: clearUnused<uint8_t>(t.data, used.data(), sn); break;
     case 2: clearUnused<uint16_t>(t.data, used.data(), sn); break;

@@ -110,6 +110,9 @@ ASCEND_SIM_API void storeLogicalInt(const TensorArg& t, const StorageMap& m, con
 ASCEND_SIM_API void gatherLogical(const TensorArg& t, const StorageMap& m, void* dst);
 ASCEND_SIM_API void scatterLogical(const TensorArg& t, const StorageMap& m, const void* src);
 
+// One byte per storage element of `m`: 1 where a logical element lives, 0 on pads.
+ASCEND_SIM_API std::vector<uint8_t> logicalMask(const StorageMap& m);
+
 // Sets every pad element of t's storage (laid out as `m`, whose storage shape
 // is t.shape) to zero, leaving the logical elements untouched; what a kernel
 // that computed over the whole storage (pads included) does afterwards so its

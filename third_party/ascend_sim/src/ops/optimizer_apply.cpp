@@ -1,27 +1,29 @@
-// ApplyMomentum and ApplyAdamW (OPS.md "Optimizers"): one optimizer step
+// The Apply* optimizer kernels (OPS.md "Optimizers"): one optimizer step
 // over a whole (combined) parameter buffer, the kernels of torch_npu's fused
 // optimizers. Inputs: the buffers, the gradient, and the hyper-parameters as
 // 0-d float64 inputs (host scalars), so a learning-rate schedule never
 // changes the plan key. The outputs are the updated buffers and may alias the
 // inputs (each element is read before it is written, by the same task).
-// Numerics are torch.optim's on this device, bit for bit: the derived
-// scalars (1 - beta1, lr / bias_correction1, sqrt(bias_correction2),
-// 1 - lr * weight_decay) are computed in double as Python computes them,
-// each rounded to fp32 as an op's scalar argument is, and the element
-// arithmetic is fp32 in the order of torch.optim's ops (Mul, Add with
-// alpha, Addcmul, Sqrt, Div, Addcdiv).
-//   ApplyMomentum  inputs var, accum, lr, grad, momentum; attr use_nesterov:
-//                  accum = accum * momentum + grad;
-//                  var -= lr * (use_nesterov ? grad + momentum * accum : accum)
-//                  (torch.optim.SGD with dampening 0: its first step's buffer
-//                  is the gradient, as here with a zero accum).
-//   ApplyAdamW     inputs var, m, v, grad, lr, beta1, beta2, epsilon,
-//                  weight_decay, bias_correction1, bias_correction2; attr
-//                  decoupled (true: AdamW's var *= 1 - lr * weight_decay;
-//                  false: Adam's grad += weight_decay * var):
-//                  m = m * beta1 + grad * (1 - beta1)
-//                  v = v * beta2 + grad * grad * (1 - beta2)
-//                  var -= lr / bias_correction1 * m / (sqrt(v) / sqrt(bias_correction2) + epsilon)
+// Note [torch.optim numerics]: the results are torch.optim's on this device.
+// Derived scalars (1 - beta1, lr / bias_correction1, sqrt(bias_correction2),
+// 1 - lr * weight_decay) are computed in double as Python computes them, each
+// rounded to fp32 as an op's scalar argument is, and the element arithmetic
+// is fp32 in the order of torch.optim's ops (Mul, Add with alpha: a + alpha*b,
+// Addcmul: a + (value*b)*c, Addcdiv: a + (value*b)/c, Sqrt, Div).
+//   ApplyMomentum         var, accum, lr, grad, momentum, weight_decay; attr
+//                         use_nesterov (torch.optim.SGD with dampening 0)
+//   ApplyAdamW            var, m, v, grad, lr, beta1, beta2, epsilon,
+//                         weight_decay, bias_correction1, bias_correction2;
+//                         attr decoupled (AdamW; false: Adam's L2 decay)
+//   ApplyRMSProp          var, ms, mom, lr, grad, rho, momentum, epsilon,
+//                         weight_decay (torch.optim.RMSprop; mom is untouched
+//                         when momentum is 0)
+//   ApplyCenteredRMSProp  var, mg, ms, mom, lr, rho, momentum, epsilon, grad,
+//                         weight_decay (RMSprop with centered=True)
+//   ApplyAdadelta         var, accum, accum_update, lr, rho, epsilon, grad,
+//                         weight_decay (torch.optim.Adadelta)
+// The input orders are CANN's, with weight_decay appended where CANN's op has
+// none (torch.optim folds it into the gradient).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -34,67 +36,27 @@ namespace {
 
 constexpr int64_t kChunk = 4096;
 
-bool isAdam(const OpCall& call) { return call.op_type == "ApplyAdamW"; }
-
-// Buffers (var, accum | var, m, v), the gradient, and the scalar inputs.
-struct Layout {
-  std::vector<size_t> buffers;
-  size_t grad;
-  std::vector<size_t> scalars;
-  std::vector<const char*> names;  // of every input, in order
-};
-
-Layout layoutOf(const OpCall& call) {
-  if (isAdam(call))
-    return {{0, 1, 2}, 3, {4, 5, 6, 7, 8, 9, 10},
-            {"var", "m", "v", "grad", "lr", "beta1", "beta2", "epsilon", "weight_decay", "bias_correction1",
-             "bias_correction2"}};
-  return {{0, 1}, 3, {2, 4}, {"var", "accum", "lr", "grad", "momentum"}};
-}
-
 double scalarInput(const OpCall& call, size_t i) { return *static_cast<const double*>(call.inputs[i].data); }
-
 float asF(double v) { return static_cast<float>(v); }
 
-void validateApply(const OpCall& call) {
-  const Layout l = layoutOf(call);
-  // Elementwise over the storage: buffers in one private format (a FRACTAL_Z
-  // weight with its gradient and state) are updated as stored, pads included
-  // (zero pads stay zero under both rules).
-  if (checkArityAnyFormat(call, l.names.size(), l.names.size(), l.buffers.size()) == FormatMode::kLogical)
-    fail(call, ACL_ERROR_OP_UNSUPPORTED_FORMAT, "buffers whose storage shapes differ by C0 are not supported");
-  const TensorArg& var = call.inputs[0];
-  checkDtype(call, var, "input var", kFloatTypes);
-  for (size_t i : l.buffers) {
-    const std::string name = std::string("input ") + l.names[i];
-    checkSameDtype(call, var, "var", call.inputs[i], name);
-    checkShapeEq(call, call.inputs[i], name, var.shape, "var shape");
-  }
-  checkSameDtype(call, var, "var", call.inputs[l.grad], "input grad");
-  checkShapeEq(call, call.inputs[l.grad], "input grad", var.shape, "var shape");
-  for (size_t i : l.scalars) {
-    checkDtype(call, call.inputs[i], std::string("input ") + l.names[i], dtBit(ACL_DOUBLE));
-    if (call.inputs[i].numel() != 1)
-      fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-           std::string("input ") + l.names[i] + " must hold one value, got shape " +
-               shapeToString(call.inputs[i].shape));
-  }
-  for (size_t k = 0; k < call.outputs.size(); ++k) {
-    checkSameDtype(call, var, "var", call.outputs[k], "output");
-    checkShapeEq(call, call.outputs[k], "output", var.shape, "var shape");
-  }
-}
+// One chunk of the step: b[k] are the chunk's buffers (in Rule::buffers order), g the gradient.
+using ChunkFn = void (*)(const OpCall& call, float* const* b, float* g, int64_t n);
 
-void momentumChunk(const OpCall& call, float* var, float* accum, const float* grad, int64_t n) {
+void momentumChunk(const OpCall& call, float* const* b, float* g, int64_t n) {
+  float *var = b[0], *accum = b[1];
   const float lr = asF(scalarInput(call, 2)), momentum = asF(scalarInput(call, 4));
+  const double wd = scalarInput(call, 5);
+  const float wd_f = asF(wd);
   const bool nesterov = attrBool(call, "use_nesterov", false);
   for (int64_t i = 0; i < n; ++i) {
-    accum[i] = accum[i] * momentum + grad[i];
-    var[i] -= lr * (nesterov ? grad[i] + momentum * accum[i] : accum[i]);
+    if (wd != 0) g[i] = g[i] + wd_f * var[i];
+    accum[i] = accum[i] * momentum + g[i];
+    var[i] -= lr * (nesterov ? g[i] + momentum * accum[i] : accum[i]);
   }
 }
 
-void adamChunk(const OpCall& call, float* var, float* m, float* v, float* grad, int64_t n) {
+void adamChunk(const OpCall& call, float* const* b, float* g, int64_t n) {
+  float *var = b[0], *m = b[1], *v = b[2];
   const double lr = scalarInput(call, 4), beta1 = scalarInput(call, 5), beta2 = scalarInput(call, 6);
   const double wd = scalarInput(call, 8);
   const float b1 = asF(beta1), b2 = asF(beta2), one_minus_b1 = asF(1 - beta1), one_minus_b2 = asF(1 - beta2);
@@ -106,50 +68,167 @@ void adamChunk(const OpCall& call, float* var, float* m, float* v, float* grad, 
     if (decoupled) {
       var[i] = var[i] * decay;
     } else if (wd != 0) {
-      grad[i] = grad[i] + wd_f * var[i];
+      g[i] = g[i] + wd_f * var[i];
     }
-    m[i] = m[i] * b1 + one_minus_b1 * grad[i];
-    v[i] = v[i] * b2 + one_minus_b2 * grad[i] * grad[i];
+    m[i] = m[i] * b1 + one_minus_b1 * g[i];
+    v[i] = v[i] * b2 + one_minus_b2 * g[i] * g[i];
     const float denom = std::sqrt(v[i]) / bc2_sqrt + eps;
     var[i] = var[i] + neg_step_size * m[i] / denom;
   }
 }
 
+// Shared by both RMSProp kernels; mg is null when not centered.
+void rmsPropStep(float* var, float* mg, float* ms, float* mom, float* g, int64_t n, double lr, double rho,
+                 double momentum, double eps, double wd) {
+  const float rho_f = asF(rho), one_minus_rho = asF(1 - rho), mom_f = asF(momentum), eps_f = asF(eps);
+  const float wd_f = asF(wd), neg_lr = asF(-lr);
+  for (int64_t i = 0; i < n; ++i) {
+    if (wd != 0) g[i] = g[i] + wd_f * var[i];
+    ms[i] = ms[i] * rho_f + one_minus_rho * g[i] * g[i];
+    float avg;
+    if (mg) {
+      mg[i] = mg[i] * rho_f + one_minus_rho * g[i];
+      avg = std::sqrt(ms[i] + -1.0f * mg[i] * mg[i]) + eps_f;
+    } else {
+      avg = std::sqrt(ms[i]) + eps_f;
+    }
+    if (momentum > 0) {
+      mom[i] = mom[i] * mom_f + g[i] / avg;
+      var[i] = var[i] + neg_lr * mom[i];
+    } else {
+      var[i] = var[i] + neg_lr * g[i] / avg;
+    }
+  }
+}
+
+void rmsPropChunk(const OpCall& call, float* const* b, float* g, int64_t n) {
+  rmsPropStep(b[0], nullptr, b[1], b[2], g, n, scalarInput(call, 3), scalarInput(call, 5), scalarInput(call, 6),
+              scalarInput(call, 7), scalarInput(call, 8));
+}
+
+void centeredRmsPropChunk(const OpCall& call, float* const* b, float* g, int64_t n) {
+  rmsPropStep(b[0], b[1], b[2], b[3], g, n, scalarInput(call, 4), scalarInput(call, 5), scalarInput(call, 6),
+              scalarInput(call, 7), scalarInput(call, 9));
+}
+
+void adadeltaChunk(const OpCall& call, float* const* b, float* g, int64_t n) {
+  float *var = b[0], *accum = b[1], *accum_update = b[2];
+  const double rho = scalarInput(call, 4), wd = scalarInput(call, 7);
+  const float neg_lr = asF(-scalarInput(call, 3)), rho_f = asF(rho), one_minus_rho = asF(1 - rho);
+  const float eps = asF(scalarInput(call, 5)), wd_f = asF(wd);
+  for (int64_t i = 0; i < n; ++i) {
+    if (wd != 0) g[i] = g[i] + wd_f * var[i];
+    accum[i] = accum[i] * rho_f + one_minus_rho * g[i] * g[i];
+    const float std_dev = std::sqrt(accum[i] + eps);
+    const float delta = std::sqrt(accum_update[i] + eps) / std_dev * g[i];
+    accum_update[i] = accum_update[i] * rho_f + one_minus_rho * delta * delta;
+    var[i] = var[i] + neg_lr * delta;
+  }
+}
+
+// Which inputs are updated buffers (outputs in the same order), which is the
+// gradient, which are host scalars; the element rule and its Vector passes.
+struct Rule {
+  const char* op_type;
+  std::vector<const char*> names;  // of every input, in order
+  std::vector<size_t> buffers;
+  size_t grad;
+  ChunkFn chunk;
+  double vector_passes;  // fp32 Vector passes of the update arithmetic, for the cost
+  double flops_per_element;
+};
+
+const std::vector<Rule>& rules() {
+  static const std::vector<Rule> table = {
+      {"ApplyMomentum", {"var", "accum", "lr", "grad", "momentum", "weight_decay"}, {0, 1}, 3, &momentumChunk, 5, 6},
+      {"ApplyAdamW",
+       {"var", "m", "v", "grad", "lr", "beta1", "beta2", "epsilon", "weight_decay", "bias_correction1",
+        "bias_correction2"},
+       {0, 1, 2}, 3, &adamChunk, 10, 14},
+      {"ApplyRMSProp", {"var", "ms", "mom", "lr", "grad", "rho", "momentum", "epsilon", "weight_decay"}, {0, 1, 2},
+       4, &rmsPropChunk, 8, 10},
+      {"ApplyCenteredRMSProp",
+       {"var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "weight_decay"}, {0, 1, 2, 3}, 8,
+       &centeredRmsPropChunk, 11, 14},
+      {"ApplyAdadelta", {"var", "accum", "accum_update", "lr", "rho", "epsilon", "grad", "weight_decay"}, {0, 1, 2},
+       6, &adadeltaChunk, 11, 14},
+  };
+  return table;
+}
+
+const Rule& ruleOf(const OpCall& call) {
+  for (const Rule& r : rules())
+    if (call.op_type == r.op_type) return r;
+  fail(call, ACL_ERROR_OP_TYPE_NOT_MATCH, "not an optimizer kernel");
+}
+
+bool isScalar(const Rule& r, size_t i) {
+  return i != r.grad && std::find(r.buffers.begin(), r.buffers.end(), i) == r.buffers.end();
+}
+
+void validateApply(const OpCall& call) {
+  const Rule& r = ruleOf(call);
+  // Elementwise over the storage: buffers in one private format (a FRACTAL_Z
+  // weight with its gradient and state) are updated as stored, pads included
+  // (zero pads stay zero under every rule).
+  if (checkArityAnyFormat(call, r.names.size(), r.names.size(), r.buffers.size()) == FormatMode::kLogical)
+    fail(call, ACL_ERROR_OP_UNSUPPORTED_FORMAT, "buffers whose storage shapes differ by C0 are not supported");
+  const TensorArg& var = call.inputs[0];
+  checkDtype(call, var, "input var", kFloatTypes);
+  for (size_t i = 0; i < r.names.size(); ++i) {
+    const std::string name = std::string("input ") + r.names[i];
+    if (isScalar(r, i)) {
+      checkDtype(call, call.inputs[i], name, dtBit(ACL_DOUBLE));
+      if (call.inputs[i].numel() != 1)
+        fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+             name + " must hold one value, got shape " + shapeToString(call.inputs[i].shape));
+      continue;
+    }
+    checkSameDtype(call, var, "var", call.inputs[i], name);
+    checkShapeEq(call, call.inputs[i], name, var.shape, "var shape");
+  }
+  for (size_t k = 0; k < call.outputs.size(); ++k) {
+    checkSameDtype(call, var, "var", call.outputs[k], "output");
+    checkShapeEq(call, call.outputs[k], "output", var.shape, "var shape");
+  }
+}
+
 void computeApply(const OpCall& call) {
-  const Layout l = layoutOf(call);
+  const Rule& r = ruleOf(call);
   const int64_t n = call.inputs[0].numel();
-  std::vector<std::vector<float>> bufs(l.buffers.size(), std::vector<float>(kChunk));
+  std::vector<std::vector<float>> bufs(r.buffers.size(), std::vector<float>(kChunk));
+  std::vector<float*> ptrs;
+  for (auto& b : bufs) ptrs.push_back(b.data());
   std::vector<float> grad(kChunk);
   for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
     const int64_t c = std::min(kChunk, n - i0);
-    for (size_t b = 0; b < l.buffers.size(); ++b) {
-      const TensorArg& t = call.inputs[l.buffers[b]];
+    for (size_t b = 0; b < r.buffers.size(); ++b) {
+      const TensorArg& t = call.inputs[r.buffers[b]];
       loadFloat(t.dtype, t.data, i0, 1, c, bufs[b].data());
     }
-    const TensorArg& g = call.inputs[l.grad];
+    const TensorArg& g = call.inputs[r.grad];
     loadFloat(g.dtype, g.data, i0, 1, c, grad.data());
-    if (isAdam(call)) {
-      adamChunk(call, bufs[0].data(), bufs[1].data(), bufs[2].data(), grad.data(), c);
-    } else {
-      momentumChunk(call, bufs[0].data(), bufs[1].data(), grad.data(), c);
-    }
+    r.chunk(call, ptrs.data(), grad.data(), c);
     for (size_t b = 0; b < call.outputs.size(); ++b)
       storeFloat(call.outputs[b].dtype, call.outputs[b].data, i0, c, bufs[b].data());
   }
 }
 
 KernelCost costApply(const OpCall& call) {
-  // Streaming cost of the buffers in and out, plus the update arithmetic
-  // (about 4 Vector passes for momentum, 10 for Adam) in fp32 lanes.
+  // Streaming cost of the buffers in and out, plus the update arithmetic in fp32 lanes.
+  const Rule& r = ruleOf(call);
   KernelCost c = vectorCost(call);
   const double n = static_cast<double>(call.inputs[0].numel());
-  c.vector_repeats += (isAdam(call) ? 10 : 4) * std::ceil(n * 4 / 256);
-  c.flops = (isAdam(call) ? 14.0 : 4.0) * n;
+  c.vector_repeats += r.vector_passes * std::ceil(n * 4 / 256);
+  c.flops = r.flops_per_element * n;
   return c;
 }
 
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ApplyMomentum", &validateApply, &computeApply, &costApply});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ApplyAdamW", &validateApply, &computeApply, &costApply});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ApplyRMSProp", &validateApply, &computeApply, &costApply});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ApplyCenteredRMSProp", &validateApply, &computeApply, &costApply});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ApplyAdadelta", &validateApply, &computeApply, &costApply});
 
 }  // namespace
 }  // namespace ascend_sim
