@@ -35,7 +35,17 @@ void mapI64(IntChunkFn fn, const int64_t* const* in, int nin, int64_t* out, int6
   countPasses(nin, n, dtypes, cnt);
 }
 
+// Note [fp16 overflow scan]: overflow is rare, so the scan first ORs a branch-free test over all
+// elements (the compiler vectorises it; memory speed) and only walks the elements again, with
+// branches, when some exponent field is all ones.
+bool anyNonFinite(const uint16_t* v, int64_t n) {
+  uint16_t found = 0;
+  for (int64_t i = 0; i < n; ++i) found |= static_cast<uint16_t>((v[i] & 0x7c00) == 0x7c00);
+  return found != 0;
+}
+
 bool fp16Overflow(uint16_t* v, int64_t n, bool saturate) {
+  if (!anyNonFinite(v, n)) return false;
   bool any = false;
   for (int64_t i = 0; i < n; ++i) {
     const uint16_t h = v[i];

@@ -25,6 +25,15 @@ bool roundOne(float* v, bool saturate) {
   return bad;
 }
 
+// Scalar conversion of one value with fp16 saturation; true if it was not finite.
+bool saturateOne(float x, uint16_t* out) {
+  uint16_t h = floatToHalf(x);
+  const bool bad = (h & 0x7c00) == 0x7c00;
+  if (bad) h = (h & 0x03ff) ? uint16_t{0} : static_cast<uint16_t>((h & 0x8000) | 0x7bff);
+  *out = h;
+  return bad;
+}
+
 #ifdef ASCEND_SIM_HAVE_F16C_PATH
 bool hostHasF16c() {
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
@@ -36,6 +45,15 @@ constexpr int kRne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 __attribute__((target("avx2,f16c"))) void halvesToFloatsF16c(const uint16_t* src, int64_t n, float* dst) {
   const __m128i exp_mask = _mm_set1_epi16(0x7c00);
   int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {  // two vectors per test: specials are rare
+    const __m128i h0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    const __m128i h1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 8));
+    const __m128i special = _mm_or_si128(_mm_cmpeq_epi16(_mm_and_si128(h0, exp_mask), exp_mask),
+                                         _mm_cmpeq_epi16(_mm_and_si128(h1, exp_mask), exp_mask));
+    if (_mm_movemask_epi8(special)) break;  // finish this stretch 8 at a time
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h0));
+    _mm256_storeu_ps(dst + i + 8, _mm256_cvtph_ps(h1));
+  }
   for (; i + 8 <= n; i += 8) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
     const __m128i special = _mm_cmpeq_epi16(_mm_and_si128(h, exp_mask), exp_mask);  // inf / NaN
@@ -59,6 +77,30 @@ __attribute__((target("avx2,f16c"))) void floatsToHalvesF16c(const float* src, i
     }
   }
   for (; i < n; ++i) dst[i] = floatToHalf(src[i]);
+}
+
+// Converts, then applies fp16 saturation (±inf -> ±65504, NaN -> 0) to the
+// results; true if any result was not finite. Specials are rare, so 16 results
+// are tested with one compare and a group holding one is redone by the scalar
+// code. A NaN input gives an all-ones exponent too, and saturation maps every
+// NaN to 0, so the hardware's NaN payload never reaches the output.
+__attribute__((target("avx2,f16c"))) bool floatsToHalvesSaturatingF16c(const float* src, int64_t n,
+                                                                        uint16_t* dst) {
+  const __m256i exp_mask = _mm256_set1_epi16(0x7c00);
+  bool bad = false;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i h0 = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), kRne);
+    const __m128i h1 = _mm256_cvtps_ph(_mm256_loadu_ps(src + i + 8), kRne);
+    const __m256i h = _mm256_set_m128i(h1, h0);
+    if (_mm256_movemask_epi8(_mm256_cmpeq_epi16(_mm256_and_si256(h, exp_mask), exp_mask))) {
+      for (int j = 0; j < 16; ++j) bad = saturateOne(src[i + j], dst + i + j) || bad;
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), h);
+    }
+  }
+  for (; i < n; ++i) bad = saturateOne(src[i], dst + i) || bad;
+  return bad;
 }
 
 __attribute__((target("avx2,f16c"))) bool roundThroughHalfF16c(float* v, int64_t n, bool saturate) {
@@ -102,6 +144,15 @@ bool floatsToHalves(const float* src, int64_t n, uint16_t* dst) {
   }
 #endif
   return false;
+}
+
+bool floatsToHalvesSaturating(const float* src, int64_t n, uint16_t* dst) {
+#ifdef ASCEND_SIM_HAVE_F16C_PATH
+  if (hostHasF16c()) return floatsToHalvesSaturatingF16c(src, n, dst);
+#endif
+  bool bad = false;
+  for (int64_t i = 0; i < n; ++i) bad = saturateOne(src[i], dst + i) || bad;
+  return bad;
 }
 
 bool roundThroughHalf(float* v, int64_t n, bool saturate) {

@@ -21,6 +21,10 @@ namespace simd {
 bool halvesToFloats(const uint16_t* src, int64_t n, float* dst);
 // dst[i] = floatToHalf(src[i]) for i < n; false if not available on this host.
 bool floatsToHalves(const float* src, int64_t n, uint16_t* dst);
+// dst[i] = floatToHalf(src[i]) with fp16 saturation (±inf -> ±65504, NaN ->
+// 0, the 910A's rule); returns whether any result was inf or NaN before
+// saturation. Always succeeds (scalar fallback inside).
+bool floatsToHalvesSaturating(const float* src, int64_t n, uint16_t* dst);
 // v[i] = halfToFloat(floatToHalf(v[i])) in place; returns whether any result
 // is inf or NaN (and, with `saturate`, replaces ±inf by ±65504 and NaN by 0).
 // Always succeeds (scalar fallback inside).

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <type_traits>
 
 #include "aicore/thread_pool.h"
+#include "common/dtype_simd.h"
 #include "format/format_access.h"
 
 namespace ascend_sim {
@@ -57,6 +59,21 @@ bool readableInPlace(const TensorArg& in, const TensorArg& out) {
 // read with unit stride needs no staging: the Vector map reads it, or writes
 // the output, in place. The MTE still accounts the same bytes (null buffers
 // count only), so counters and simulated time do not change.
+// Elements staged per step inside a block's range: several kChunk (the unit of
+// the block split, which the cost depends on) so the per-step calls amortise;
+// the scratch of 3 operands stays within a 48 KB L1. Counters do not change:
+// kChunk elements of every dtype are whole 256-byte repeats.
+constexpr int64_t kStageChunk = 4 * kChunk;
+
+// Note [fp16 overflow in the store]
+// On a saturating chip (910A) every fp16 result beyond ±65504 becomes ±65504,
+// a NaN becomes 0, and the device's sticky overflow flag is raised. The
+// runtime can scan an op's fp16 outputs after it ran, but that is one more
+// single-threaded pass over memory, as long as the op itself. The engine
+// instead applies the rule to each chunk it has just stored (still in cache,
+// on the block's own thread) and reports through ctx->overflow; the table
+// kernels are registered with KernelDef::saturates_fp16_outputs so the
+// runtime skips its scan. Same values, same flag, no extra pass.
 template <typename T, typename Fn>
 void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn, const float* params,
                const LaunchContext* ctx, UnitCounters* total) {
@@ -78,19 +95,21 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
   const int64_t blocks = elementwiseBlocks(numel, (ctx ? *ctx : defaults).vector_cores);
   const int64_t chunks = (numel + kChunk - 1) / kChunk;
   std::vector<UnitCounters> cnt(static_cast<size_t>(blocks));
+  const bool saturate_fp16 = execute && out.dtype == ACL_FLOAT16 && ctx && ctx->fp16_saturation;
+  std::vector<uint8_t> overflowed(static_cast<size_t>(blocks), 0);  // per block: no shared writes
   auto block_fn = [&](int64_t b) {
     const int64_t lo = std::min(numel, b * chunks / blocks * kChunk);
     const int64_t hi = std::min(numel, (b + 1) * chunks / blocks * kChunk);
     static thread_local std::vector<T> scratch;  // Note [Reused scratch] (ops/scratch.h)
-    if (execute && scratch.size() < static_cast<size_t>(kChunk) * (nin + 1))
-      scratch.resize(static_cast<size_t>(kChunk) * (nin + 1));
+    if (execute && scratch.size() < static_cast<size_t>(kStageChunk) * (nin + 1))
+      scratch.resize(static_cast<size_t>(kStageChunk) * (nin + 1));
     T* staged[4] = {};
     T* res_staged = execute ? scratch.data() : nullptr;
-    for (int k = 0; k < nin; ++k) staged[k] = execute ? scratch.data() + kChunk * (k + 1) : nullptr;
+    for (int k = 0; k < nin; ++k) staged[k] = execute ? scratch.data() + kStageChunk * (k + 1) : nullptr;
     UnitCounters& c = cnt[b];
     forEachInnerRunInRange(out.shape, strides, lo, hi, [&](const int64_t* off, int64_t len, const int64_t* st) {
-      for (int64_t i = 0; i < len; i += kChunk) {
-        const int64_t m = len - i < kChunk ? len - i : kChunk;
+      for (int64_t i = 0; i < len; i += kStageChunk) {
+        const int64_t m = len - i < kStageChunk ? len - i : kStageChunk;
         const T* in_ptrs[4] = {};
         for (int k = 0; k < nin; ++k) {
           const int64_t o = off[k + 1] + i * st[k + 1];
@@ -102,9 +121,21 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
             in_ptrs[k] = staged[k];
           }
         }
-        T* res = out_native ? static_cast<T*>(out.data) + off[0] + i : res_staged;
+        // A staged first input is overwritten by the result (chunk functions allow o == in[k], see
+        // Note [Elementwise operands in place]): one scratch buffer less to keep in L1.
+        T* res = out_native ? static_cast<T*>(out.data) + off[0] + i
+                            : (nin > 0 && in_ptrs[0] == staged[0] ? staged[0] : res_staged);
         Ops::map(execute ? fn : nullptr, in_ptrs, nin, res, m, params, dts, &c);
+        uint16_t* const f16_out = saturate_fp16 ? static_cast<uint16_t*>(out.data) + off[0] + i : nullptr;
+        if constexpr (std::is_same_v<T, float>) {
+          if (f16_out) {  // convert and saturate in one pass
+            Ops::store(out.dtype, nullptr, off[0] + i, m, res, &c);  // account only
+            if (simd::floatsToHalvesSaturating(res, m, f16_out)) overflowed[b] = 1;
+            continue;
+          }
+        }
         Ops::store(out.dtype, out_native ? nullptr : out.data, off[0] + i, m, res, &c);
+        if (f16_out && vectorUnit().fp16_overflow(f16_out, m, true)) overflowed[b] = 1;
       }
     });
   };
@@ -114,6 +145,8 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
     for (int64_t b = 0; b < blocks; ++b) block_fn(b);
   if (total)
     for (const UnitCounters& c : cnt) total->add(c);
+  if (saturate_fp16 && ctx->overflow)
+    for (uint8_t o : overflowed) *ctx->overflow = *ctx->overflow || o;
 }
 
 std::map<std::string, const ElementwiseSpec*>& specTable() {
@@ -302,7 +335,15 @@ KernelCost elementwiseCost(const OpCall& call) {
 void registerElementwiseSpecs(const ElementwiseSpec* specs, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     specTable()[specs[i].op] = &specs[i];
-    registerKernel(KernelDef{specs[i].op, &validateElementwise, &computeElementwise, &elementwiseCost});
+    KernelDef def{specs[i].op, &validateElementwise, &computeElementwise, &elementwiseCost};
+    def.saturates_fp16_outputs = true;  // Elements staged per step inside a block's range: several kChunk (the unit of
+// the block split, which the cost depends on) so the per-step calls amortise;
+// the scratch of 3 operands stays within a 48 KB L1. Counters do not change:
+// kChunk elements of every dtype are whole 256-byte repeats.
+constexpr int64_t kStageChunk = 4 * kChunk;
+
+// Note [fp16 overflow in the store]
+    registerKernel(def);
   }
 }
 

@@ -152,6 +152,11 @@ struct KernelDef {
   // so fp16 saturation does not apply to its outputs (an inf or NaN being
   // copied stays what it is). Optional, default false.
   bool moves_data_only = false;
+  // The kernel applies the chip's fp16 saturation to its fp16 outputs itself
+  // (while they are still in cache) and reports overflow through
+  // ctx.overflow, so the runtime skips its own scan of those outputs (Note
+  // [fp16 overflow in the store] in ops/elementwise.cpp). Optional, default false.
+  bool saturates_fp16_outputs = false;
 };
 
 // Registry (lazily created, deliberately leaked so kernels registered from

@@ -182,7 +182,11 @@ double runOp(const std::shared_ptr<OpLaunch>& launch) {
   bool overflow = false;
   call.ctx.overflow = &overflow;
   launch->kernel->compute(call);
-  if (!launch->kernel->moves_data_only) applyFp16Overflow(call, overflow);
+  if (launch->kernel->saturates_fp16_outputs) {
+    if (overflow && call.ctx.fp16_saturation) Runtime::get().device(call.device).raiseOverflow();
+  } else if (!launch->kernel->moves_data_only) {
+    applyFp16Overflow(call, overflow);
+  }
   return launch->duration_us;
 }
 
