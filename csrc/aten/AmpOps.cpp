@@ -7,8 +7,12 @@
 //       grow the scale every `growth_interval` good steps.
 // On a saturating chip (910A) fp16 overflows produce ±65504, not inf; the
 // Python GradScaler adds the chip's float status to found_inf for that case.
+// The unscale is one ForeachNonFiniteCheckAndUnscale launch for the whole
+// list (Note [One launch for the unscale]).
 #include "PrivateUse1NativeFunctions.h"
 #include "csrc/aten/NPUTensorUtils.h"
+#include "csrc/framework/FormatCast.h"
+#include "csrc/framework/FormatHelper.h"
 
 namespace at_npu {
 namespace native {
@@ -28,12 +32,28 @@ void NPUNativeFunctions::_amp_foreach_non_finite_check_and_unscale_(at::TensorLi
   checkScalarFloat(op, "inv_scale", inv_scale);
   TORCH_CHECK(found_inf.device() == inv_scale.device(), op, ": found_inf is on ", found_inf.device(),
               " but inv_scale is on ", inv_scale.device());
+  // Note [One launch for the unscale]: every gradient that is its whole storage (any format, so
+  // FRACTAL_Z / NC1HWC0 gradients need no TransData) or a contiguous base-format view (a slice of a
+  // combined buffer) joins one ForeachNonFiniteCheckAndUnscale launch; anything else (a strided view)
+  // takes the per-tensor path.
+  torch_npu::OpCommand cmd("ForeachNonFiniteCheckAndUnscale");
+  std::vector<const at::Tensor*> joined;
   at::Tensor any_bad;
   for (const at::Tensor& g : self) {
     TORCH_CHECK(g.device() == inv_scale.device(), op, ": a gradient is on ", g.device(), " but inv_scale is on ",
                 inv_scale.device());
     TORCH_CHECK(at::isFloatingType(g.scalar_type()), op, ": gradients must be floating point, got ", g.scalar_type());
     if (g.numel() == 0) continue;
+    if (torch_npu::coversWholeStorage(g)) {
+      cmd.InputRaw(torch_npu::wholeStorageParam(g), g);
+      joined.push_back(&g);
+      continue;
+    }
+    if (g.is_contiguous() && torch_npu::isBaseFormat(torch_npu::npuFormatOf(g))) {
+      cmd.Input(g);
+      joined.push_back(&g);
+      continue;
+    }
     // Comparisons only: on a saturating chip (910A) abs() of an fp16 inf
     // would saturate to 65504 and hide it; eq/ne produce bools.
     at::Tensor bad = g.ne(g).logical_or(g.eq(INFINITY)).logical_or(g.eq(-INFINITY)).any();
@@ -41,6 +61,16 @@ void NPUNativeFunctions::_amp_foreach_non_finite_check_and_unscale_(at::TensorLi
     g.mul_(inv_scale.to(g.scalar_type()));
   }
   if (any_bad.defined()) found_inf.copy_(at::maximum(found_inf, any_bad.to(at::kFloat).reshape(found_inf.sizes())));
+  if (joined.empty()) return;
+  cmd.Input(found_inf).Input(inv_scale);
+  for (const at::Tensor* g : joined) {
+    if (torch_npu::coversWholeStorage(*g)) {
+      cmd.OutputRaw(torch_npu::wholeStorageParam(*g), *g);
+    } else {
+      cmd.Output(*g);
+    }
+  }
+  cmd.Output(found_inf).Run();
 }
 
 at::Tensor& NPUNativeFunctions::_amp_update_scale_(at::Tensor& self, at::Tensor& growth_tracker,

@@ -119,6 +119,36 @@ TEST(NpuAmpKernels, NonFiniteCheckAndUnscale) {
                     "found_inf must be a 1-element float32 tensor");
 }
 
+TEST(NpuAmpKernels, UnscaleJoinsPrivateFormatsViewsAndStridedGradients) {
+  // A FRACTAL_Z and an NC1HWC0 gradient (no TransData: their storages join the launch), a slice of a
+  // flat buffer (a combined gradient's view) and a strided view (the per-tensor path).
+  InternalFormatGuard guard(true);
+  const at::Tensor w = at::randn({8, 3, 3, 3}), bn = at::randn({1, 8, 1, 1}), flat = at::randn({100}),
+                   strided = at::randn({6, 4});
+  at::Tensor w_npu = npuFormatCast(w.to(npu()), ACL_FORMAT_FRACTAL_Z);
+  at::Tensor bn_npu = npuFormatCast(bn.to(npu()), ACL_FORMAT_NC1HWC0);
+  at::Tensor flat_npu = flat.to(npu());
+  at::Tensor strided_npu = strided.to(npu());
+  std::vector<at::Tensor> grads = {w_npu, bn_npu, flat_npu.narrow(0, 10, 50), strided_npu.t()};
+  at::Tensor found = at::zeros({1}).to(npu());
+  at::_amp_foreach_non_finite_check_and_unscale_(grads, found, at::full({1}, 0.5f).to(npu()));
+  EXPECT_EQ(found.cpu().item<float>(), 0.0f);
+  expectClose(w_npu, w.mul(0.5), 0, 0);
+  expectClose(bn_npu, bn.mul(0.5), 0, 0);
+  at::Tensor flat_want = flat.clone();
+  flat_want.narrow(0, 10, 50).mul_(0.5);
+  expectClose(flat_npu, flat_want, 0, 0);
+  expectClose(strided_npu, strided.mul(0.5), 0, 0);
+  EXPECT_EQ(torch_npu::npuFormatOf(w_npu), ACL_FORMAT_FRACTAL_Z);
+  // An inf in a private-format gradient is found.
+  at::Tensor w_bad = w.clone();
+  w_bad.view(-1)[7] = INFINITY;
+  std::vector<at::Tensor> bad = {npuFormatCast(w_bad.to(npu()), ACL_FORMAT_FRACTAL_Z)};
+  at::Tensor f = at::zeros({1}).to(npu());
+  at::_amp_foreach_non_finite_check_and_unscale_(bad, f, at::full({1}, 0.5f).to(npu()));
+  EXPECT_EQ(f.cpu().item<float>(), 1.0f);
+}
+
 TEST(NpuAmpKernels, UpdateScaleFollowsTheDynamicRule) {
   at::Tensor scale = at::full({1}, 1024.0f).to(npu());
   at::Tensor tracker = at::zeros({1}, at::kInt).to(npu());
