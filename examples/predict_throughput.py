@@ -7,7 +7,7 @@ Each model trains with apex.amp O2 (fp16 model, fp32 master weights, batch norm 
 loss scale) and a fused optimizer, as the porting guide sets it up:
 - ResNet-50 v1.5 (torchvision's resnet50), 224x224 images, batch 32, NpuFusedSGD (momentum 0.9);
 - a BERT-Large-shaped encoder (24 layers, hidden 1024, 16 heads, feed-forward 4096, sequence 128)
-  with its masked-LM head, batch 8, NpuFusedLamb.
+  with its masked-LM head, batch 16, NpuFusedLamb.
 The simulated step time is the NPU's own clock between two events around a whole step (forward,
 backward, unscale and overflow check, optimizer); the first step is excluded (it compiles every op).
 Images/s and sentences/s are batch / step time. Published reference for one Ascend 910 (MindSpore
@@ -44,7 +44,7 @@ def resnet50_setup(args):
 def bert_setup(args):
     from bert_step import BertEncoderMLM
     torch.manual_seed(0)
-    batch, seq, vocab = args.batch_size or 8, 128, 30522
+    batch, seq, vocab = args.batch_size or 16, 128, 30522
     model = BertEncoderMLM(vocab, 1024, args.bert_layers, 16, 4096).npu()
     g = torch.Generator().manual_seed(1)
     tokens = torch.randint(0, vocab, (batch, seq), generator=g).npu()
@@ -119,7 +119,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", choices=["resnet50", "bert", "both"], default="both")
     parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=0, help="default: 32 (ResNet-50), 8 (BERT)")
+    parser.add_argument("--batch-size", type=int, default=0, help="default: 32 (ResNet-50), 16 (BERT)")
     parser.add_argument("--bert-layers", type=int, default=24)
     parser.add_argument("--breakdown", action="store_true")
     args = parser.parse_args(argv)

@@ -28,3 +28,12 @@ def test_bert_step_reports_both_presets():
                "--seq", "32", "--steps", "2")
     for soc in ("Ascend910A", "Ascend910B2"):
         assert re.search(soc + r": simulated training step [0-9.]+ ms = [0-9.]+ sentences/s", out), out
+
+
+def test_throughput_prediction_runs_both_models_in_o2():
+    # Small settings (the full prediction takes minutes): 2 images, a 1-layer encoder.
+    out = _run("predict_throughput.py", "--steps", "2", "--batch-size", "2", "--bert-layers", "1", "--breakdown")
+    for name, unit in (("resnet50", "images"), ("bert", "sentences")):
+        match = re.search(name + r": O2, batch 2: simulated step ([0-9.]+) ms = ([0-9]+) " + unit + "/s", out)
+        assert match and float(match.group(1)) > 0, out
+    assert "ForeachNonFiniteCheckAndUnscale" in out and "bound by:" in out, out

@@ -99,6 +99,16 @@ def split_for_combining(params):
     return list(groups.values()), single
 
 
+def check_adam_hyperparameters(lr, eps, betas):
+    """torch.optim.Adam's checks of lr, eps and betas (ValueError naming the bad value)."""
+    if lr < 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps < 0.0:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0 or not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameters: {betas}")
+
+
 @torch.no_grad()
 def clip_buffers_(grads, max_norm, norm_type=2.0):
     """Scales `grads` in place so that their joint norm is at most max_norm (clip_grad_norm_'s rule:

@@ -1,7 +1,7 @@
 """NpuFusedAdam / NpuFusedAdamW: torch.optim.Adam / AdamW with one ApplyAdamW per combined buffer."""
 import torch
 
-from torch_npu.optim.combined import CombinedOptimizer
+from torch_npu.optim.combined import CombinedOptimizer, check_adam_hyperparameters
 
 
 def apply_adam_w(param, exp_avg, exp_avg_sq, grad, lr, beta1, beta2, eps, weight_decay, bias_correction1,
@@ -17,12 +17,7 @@ class _FusedAdamBase(CombinedOptimizer):
     counts_steps = True
 
     def __init__(self, params, lr, betas, eps, weight_decay, amsgrad):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0 or not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameters: {betas}")
+        check_adam_hyperparameters(lr, eps, betas)
         if amsgrad:
             raise ValueError(f"{type(self).__name__} does not support amsgrad; use torch.optim with amsgrad=True")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=False))

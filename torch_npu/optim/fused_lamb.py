@@ -3,7 +3,7 @@ combined buffer; the trust ratio stays per parameter (Note [LAMB over a combined
 src/ops/optimizer_lamb.cpp)."""
 import torch
 
-from torch_npu.optim.combined import CombinedOptimizer
+from torch_npu.optim.combined import CombinedOptimizer, check_adam_hyperparameters
 
 
 class NpuFusedLamb(CombinedOptimizer):
@@ -21,12 +21,7 @@ class NpuFusedLamb(CombinedOptimizer):
     counts_steps = True
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0, adam=False):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0 or not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameters: {betas}")
+        check_adam_hyperparameters(lr, eps, betas)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, adam=adam))
 
     def _step_buffer(self, group, param, grad, states, segments):
