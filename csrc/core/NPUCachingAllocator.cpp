@@ -462,8 +462,24 @@ NPUAllocator g_allocator;
 
 c10::Allocator* get() { return &g_allocator; }
 
+namespace {
+void releaseAliasOwner(void* ctx) { delete static_cast<c10::Storage*>(ctx); }
+}  // namespace
+
+c10::DataPtr aliasDataPtr(const c10::Storage& owner, size_t byte_offset) {
+  TORCH_CHECK(byte_offset <= owner.nbytes(), "aliasDataPtr: offset ", byte_offset, " is beyond the ", owner.nbytes(),
+              " bytes of the storage");
+  void* ptr = static_cast<char*>(owner.data_ptr().get()) + byte_offset;
+  return c10::DataPtr(ptr, new c10::Storage(owner), &releaseAliasOwner, owner.device());
+}
+
 void recordStream(const c10::DataPtr& ptr, const NPUStream& stream) {
-  if (ptr.get() == nullptr || ptr.get_deleter() != &freeBlock) return;
+  if (ptr.get() == nullptr) return;
+  if (ptr.get_deleter() == &releaseAliasOwner) {
+    recordStream(static_cast<c10::Storage*>(ptr.get_context())->data_ptr(), stream);
+    return;
+  }
+  if (ptr.get_deleter() != &freeBlock) return;
   auto* block = static_cast<Block*>(ptr.get_context());
   deviceAllocator(block->device).recordStream(block, stream.id());
 }

@@ -2,6 +2,8 @@
 // See Note [Caching allocator policy] in NPUCachingAllocator.cpp.
 #pragma once
 
+#include <c10/core/Storage.h>
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -55,6 +57,11 @@ c10::Allocator* get();
 // Marks a block as used by `stream` (torch's Tensor.record_stream): its memory
 // is not reused until the work queued so far on `stream` has finished.
 void recordStream(const c10::DataPtr& ptr, const NPUStream& stream);
+// A DataPtr to `owner`'s memory at `byte_offset` that keeps `owner` alive
+// (a storage that aliases part of another one: Note [Combined private
+// formats] in torch_npu/optim/combined.py). recordStream on it records the
+// stream on the owner's block.
+c10::DataPtr aliasDataPtr(const c10::Storage& owner, size_t byte_offset);
 // Returns all unused cached segments to the device (after waiting for it).
 void emptyCache();
 // Caps what `device`'s segments may reserve at fraction x capacity (0..1).

@@ -51,4 +51,38 @@ at::Tensor makeNpuTensor(at::IntArrayRef sizes, c10::optional<at::IntArrayRef> s
   return tensor;
 }
 
+int64_t storageNumel(const at::Tensor& t) {
+  const NPUStorageDesc* desc = storageDesc(t);
+  TORCH_CHECK(desc != nullptr, "storageNumel: the tensor's storage has no NPU descriptor");
+  return c10::multiply_integers(desc->storage_sizes);
+}
+
+at::Tensor aliasStorageLike(const at::Tensor& flat, int64_t element_offset, const at::Tensor& like) {
+  const char* op = "aliasStorageLike";
+  TORCH_CHECK(flat.device().type() == c10::DeviceType::PrivateUse1 && like.device() == flat.device(), op,
+              ": both tensors must be on one NPU device, got ", flat.device(), " and ", like.device());
+  TORCH_CHECK(flat.dim() == 1 && flat.is_contiguous() && flat.storage_offset() == 0, op,
+              ": the buffer must be a whole 1-D contiguous tensor");
+  TORCH_CHECK(flat.scalar_type() == like.scalar_type(), op, ": the buffer is ", flat.scalar_type(),
+              " but the tensor is ", like.scalar_type());
+  const NPUStorageDesc* desc = storageDesc(like);
+  TORCH_CHECK(desc != nullptr && like.storage_offset() == 0 && like.is_contiguous() &&
+                  c10::IntArrayRef(desc->base_sizes) == like.sizes(),
+              op, ": the tensor must be its whole storage");
+  const int64_t numel = c10::multiply_integers(desc->storage_sizes);
+  TORCH_CHECK(element_offset >= 0 && element_offset + numel <= flat.numel(), op, ": elements [", element_offset,
+              ", ", element_offset + numel, ") are outside the buffer of ", flat.numel());
+  const size_t itemsize = flat.dtype().itemsize();
+  const size_t nbytes = static_cast<size_t>(numel) * itemsize;
+  auto storage = c10::make_intrusive<NPUStorageImpl>(
+      c10::StorageImpl::use_byte_size_t(), nbytes,
+      allocator::aliasDataPtr(flat.storage(), static_cast<size_t>(element_offset) * itemsize), nullptr, false);
+  storage->desc = *desc;
+  auto tensor = at::detail::make_tensor<c10::TensorImpl>(
+      c10::Storage(std::move(storage)),
+      c10::DispatchKeySet({c10::DispatchKey::PrivateUse1, c10::DispatchKey::AutocastXPU}), flat.dtype());
+  tensor.unsafeGetTensorImpl()->set_sizes_contiguous(like.sizes());
+  return tensor;
+}
+
 }  // namespace torch_npu

@@ -1,5 +1,6 @@
 """torch_npu.optim's fused optimizers (Note [Combined parameters]) against torch.optim."""
 import copy
+import io
 
 import pytest
 import torch
@@ -210,12 +211,51 @@ def test_private_format_parameters_step_in_place_without_transdata(fused, refere
         return [p.detach().cpu() for p in model.parameters()], rec.records
 
     a, b = conv_model(), conv_model()
-    assert torch_npu.get_npu_format(a[0].weight) != 2  # stored in a private format
-    got, records = train(a, fused(a.parameters()))
+    formats = [torch_npu.get_npu_format(p) for p in a.parameters()]
+    assert formats[:3] == [4, 3, 3]  # FRACTAL_Z weight, NC1HWC0 batch-norm parameters
+    optimizer = fused(a.parameters())
+    got, records = train(a, optimizer)
     want, _ = train(b, reference(b.parameters()))
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, rtol=1e-6, atol=1e-6)
-    assert "TransData" not in [r.op_type for r in records]
+    kinds = [r.op_type for r in records]
+    assert "TransData" not in kinds
+    # Note [Combined private formats]: one launch per format's buffer (FRACTAL_Z, NC1HWC0, ND); LAMB keeps
+    # private-format parameters apart (its norms must not see pads): one launch each.
+    assert len(kinds) == (3 if optimizer.combines_private_formats else 4), kinds
+    assert [torch_npu.get_npu_format(p) for p in a.parameters()] == formats  # the formats are kept
+
+
+def test_combined_private_formats_survive_checkpoints_and_cpu_copies():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, bias=False), torch.nn.BatchNorm2d(8),
+                                torch.nn.Flatten(), torch.nn.Linear(8 * 6 * 6, 4)).npu()
+    optimizer = torch_npu.optim.NpuFusedSGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = torch.randn(4, 3, 8, 8).npu()
+    for _ in range(2):
+        optimizer.zero_grad()
+        model(x).square().mean().backward()
+        optimizer.step()
+    weight = model[0].weight
+    assert torch_npu.get_npu_format(weight) == 4
+    combined = [c for buffers, _ in optimizer._combined for c in buffers]
+    assert len(combined) == 3 and sum(c.private for c in combined) == 2
+    # The weight's storage aliases the FRACTAL_Z buffer; reading, copying and saving see its values.
+    fz = next(c for c in combined if c.private and torch_npu.get_npu_format(c.params[0]) == 4)
+    assert fz.params[0] is weight and weight.data_ptr() == fz.param.data_ptr()
+    state = {k: v.cpu() for k, v in model.state_dict().items()}
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer)
+    for k, v in state.items():
+        torch.testing.assert_close(loaded[k].cpu(), v)
+    torch.testing.assert_close(weight.detach().cpu(), state["0.weight"])
+    # A step changes the buffer and so the parameter, seen through a fresh read.
+    optimizer.zero_grad()
+    model(x).square().mean().backward()
+    optimizer.step()
+    assert not torch.equal(weight.detach().cpu(), state["0.weight"])
 
 
 @pytest.mark.parametrize("norm_type", [2.0, float("inf")])

@@ -9,11 +9,18 @@ moments). Backward accumulates into the existing .grad views in place, so a
 step is one kernel over the whole buffer (ApplyMomentum / ApplyAdamW) instead
 of one per tensor, and the optimizer's state_dict still holds one tensor
 per parameter.
-- Parameters stored in a private NPU format (a FRACTAL_Z convolution weight,
-  an NC1HWC0 batch-norm parameter) cannot be viewed into a flat ND buffer;
-  they keep their storage and are stepped one kernel each, in place and
-  without TransData (the kernels are format-agnostic: gradient and state
-  share the parameter's format).
+- Note [Combined private formats]: parameters stored in a private NPU format
+  (a FRACTAL_Z convolution weight, an NC1HWC0 batch-norm parameter) cannot
+  be viewed into a flat ND buffer, so each format gets its own flat buffer
+  holding the parameters' storages back to back (pads included), and every
+  parameter, gradient and state tensor becomes a storage that aliases its
+  slice and keeps the parameter's format descriptor
+  (_C._npu_aliasStorageLike). The Apply* kernels are elementwise,
+  so one launch updates the whole buffer, pads included (zero pads stay
+  zero). Optimizers whose step takes norms (LAMB's trust ratio) keep such
+  parameters in their own storage and step them one kernel each, so that
+  pads never enter a norm; so do parameters that are a view of a larger
+  storage.
 - zero_grad() zeros the gradient buffers in place (set_to_none is ignored, it
   would break the views). A parameter that received no gradient steps with a
   zero gradient, where torch.optim would skip it.
@@ -23,32 +30,43 @@ per parameter.
 """
 import torch
 
+from torch_npu import _C
 from torch_npu._formats import get_npu_format
 
 _BASE_FORMATS = (0, 1, 2)  # NCHW, NHWC, ND (Note [Storage formats], docs/formats.md)
 
 
 class Combined:
-    """One flat buffer of parameters (and their grads and state) of one dtype on one device."""
+    """One flat buffer of parameters (and their grads and state) of one dtype on one device, in base formats
+    (flat views) or in one private format (storage aliases, Note [Combined private formats])."""
 
     def __init__(self, params, state, state_names):
         self.params = params
         self.state_names = state_names
         ref = params[0]
-        numel = sum(p.numel() for p in params)
+        self.private = get_npu_format(ref) not in _BASE_FORMATS
+        sizes = [_C._npu_storageNumel(p.data) if self.private else p.numel() for p in params]
+        numel = sum(sizes)
         self.param = torch.empty(numel, dtype=ref.dtype, device=ref.device)
         self.grad = torch.zeros(numel, dtype=ref.dtype, device=ref.device)
         self.states = {name: torch.zeros(numel, dtype=ref.dtype, device=ref.device) for name in state_names}
         self.slices = []
         offset = 0
-        for p in params:
-            self.slices.append((offset, p.numel()))
-            offset += p.numel()
+        for n in sizes:
+            self.slices.append((offset, n))
+            offset += n
+        templates = [p.data for p in params]  # the layouts the views take (private formats keep theirs)
+        self.param_views = [self._make_view(self.param, i, t) for i, t in enumerate(templates)]
+        self.grad_views = [self._make_view(self.grad, i, t) for i, t in enumerate(templates)]
+        self.state_views = {name: [self._make_view(flat, i, t) for i, t in enumerate(templates)]
+                            for name, flat in self.states.items()}
         self.rebind(state, force=True)
 
-    def _view(self, flat, index):
+    def _make_view(self, flat, index, template):
         offset, n = self.slices[index]
-        return flat[offset:offset + n].view_as(self.params[index])
+        if self.private:
+            return _C._npu_aliasStorageLike(flat, offset, template)
+        return flat[offset:offset + n].view_as(template)
 
     @staticmethod
     def _is_view(t, view):
@@ -58,11 +76,11 @@ class Combined:
         """Makes every parameter, grad and state tensor a view of the buffers again (copying in what changed)."""
         with torch.no_grad():
             for i, p in enumerate(self.params):
-                view = self._view(self.param, i)
+                view = self.param_views[i]
                 if force or not self._is_view(p.data, view):
                     view.copy_(p.data)
                     p.data = view
-                gview = self._view(self.grad, i)
+                gview = self.grad_views[i]
                 if not self._is_view(p.grad, gview):
                     if p.grad is None:
                         gview.zero_()
@@ -71,7 +89,7 @@ class Combined:
                     p.grad = gview
                 entry = state[p]
                 for name in self.state_names:
-                    sview = self._view(self.states[name], i)
+                    sview = self.state_views[name][i]
                     if not self._is_view(entry.get(name), sview):
                         if entry.get(name) is None:
                             sview.zero_()
@@ -83,8 +101,14 @@ class Combined:
         self.grad.zero_()
 
 
-def split_for_combining(params):
-    """(lists of combinable params grouped by device and dtype, params stepped one by one)."""
+def _is_whole_storage(t):
+    """t is exactly its storage's logical tensor (what a storage alias can stand for)."""
+    desc = _C._npu_storageDesc(t)
+    return t.storage_offset() == 0 and t.is_contiguous() and list(desc["base_sizes"]) == list(t.shape)
+
+
+def split_for_combining(params, combine_private=True):
+    """(lists of combinable params grouped by device, dtype and format, params stepped one by one)."""
     groups, single = {}, []
     for p in params:
         if not p.requires_grad:
@@ -92,10 +116,13 @@ def split_for_combining(params):
         if p.device.type != "npu":
             raise ValueError(f"torch_npu.optim's fused optimizers step NPU parameters, got one on {p.device}; "
                              "call model.npu() before creating the optimizer")
-        if get_npu_format(p) not in _BASE_FORMATS:
-            single.append(p)
+        fmt = get_npu_format(p)
+        if fmt in _BASE_FORMATS:
+            groups.setdefault((p.device, p.dtype, "base"), []).append(p)
+        elif combine_private and _is_whole_storage(p.data):
+            groups.setdefault((p.device, p.dtype, fmt), []).append(p)
         else:
-            groups.setdefault((p.device, p.dtype), []).append(p)
+            single.append(p)
     return list(groups.values()), single
 
 
@@ -132,6 +159,9 @@ class CombinedOptimizer(torch.optim.Optimizer):
     """Base of the fused optimizers: combines lazily, zero_grad on the buffers, steps per buffer."""
 
     state_names = ()
+    # Whether private-format parameters share per-format buffers (Note [Combined private formats]); False
+    # for optimizers whose step takes norms over a parameter.
+    combines_private_formats = True
 
     def __init__(self, params, defaults):
         super().__init__(params, defaults)
@@ -141,7 +171,7 @@ class CombinedOptimizer(torch.optim.Optimizer):
         if self._combined is None:
             self._combined = []
             for group in self.param_groups:
-                buffers, single = split_for_combining(group["params"])
+                buffers, single = split_for_combining(group["params"], self.combines_private_formats)
                 self._combined.append(([Combined(b, self.state, self.state_names) for b in buffers], single))
         else:
             for buffers, _ in self._combined:

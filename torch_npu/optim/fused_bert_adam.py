@@ -39,6 +39,7 @@ class NpuFusedBertAdam(CombinedOptimizer):
 
     state_names = ("next_m", "next_v")
     counts_steps = True
+    combines_private_formats = False  # the clipping norm must not see a format's pads
 
     def __init__(self, params, lr, warmup=-1, t_total=-1, schedule="warmup_linear", b1=0.9, b2=0.999, e=1e-6,
                  weight_decay=0.01, max_grad_norm=1.0):

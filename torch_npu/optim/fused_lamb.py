@@ -19,6 +19,7 @@ class NpuFusedLamb(CombinedOptimizer):
 
     state_names = ("exp_avg", "exp_avg_sq")
     counts_steps = True
+    combines_private_formats = False  # the trust ratio's norms must not see a format's pads
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0, adam=False):
         check_adam_hyperparameters(lr, eps, betas)

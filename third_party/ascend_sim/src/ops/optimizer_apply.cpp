@@ -39,6 +39,13 @@ constexpr int64_t kChunk = 4096;
 double scalarInput(const OpCall& call, size_t i) { return *static_cast<const double*>(call.inputs[i].data); }
 float asF(double v) { return static_cast<float>(v); }
 
+// A chunk-sized float buffer of the calling thread.
+std::vector<float>& scratchAvg(int64_t n) {
+  static thread_local std::vector<float> buf;
+  if (buf.size() < static_cast<size_t>(n)) buf.resize(static_cast<size_t>(n));
+  return buf;
+}
+
 // One chunk of the step: b[k] are the chunk's buffers (in Rule::buffers order), g the gradient.
 using ChunkFn = void (*)(const OpCall& call, float* const* b, float* g, int64_t n);
 
@@ -48,8 +55,9 @@ void momentumChunk(const OpCall& call, float* const* b, float* g, int64_t n) {
   const double wd = scalarInput(call, 5);
   const float wd_f = asF(wd);
   const bool nesterov = attrBool(call, "use_nesterov", false);
+  if (wd != 0)
+    for (int64_t i = 0; i < n; ++i) g[i] = g[i] + wd_f * var[i];
   for (int64_t i = 0; i < n; ++i) {
-    if (wd != 0) g[i] = g[i] + wd_f * var[i];
     accum[i] = accum[i] * momentum + g[i];
     var[i] -= lr * (nesterov ? g[i] + momentum * accum[i] : accum[i]);
   }
@@ -64,12 +72,12 @@ void adamChunk(const OpCall& call, float* const* b, float* g, int64_t n) {
   const float neg_step_size = asF(-(lr / scalarInput(call, 9)));
   const float bc2_sqrt = asF(std::sqrt(scalarInput(call, 10)));
   const bool decoupled = attrBool(call, "decoupled", true);
+  if (decoupled) {  // the decay passes first, so that the update loop has no branch
+    for (int64_t i = 0; i < n; ++i) var[i] = var[i] * decay;
+  } else if (wd != 0) {
+    for (int64_t i = 0; i < n; ++i) g[i] = g[i] + wd_f * var[i];
+  }
   for (int64_t i = 0; i < n; ++i) {
-    if (decoupled) {
-      var[i] = var[i] * decay;
-    } else if (wd != 0) {
-      g[i] = g[i] + wd_f * var[i];
-    }
     m[i] = m[i] * b1 + one_minus_b1 * g[i];
     v[i] = v[i] * b2 + one_minus_b2 * g[i] * g[i];
     const float denom = std::sqrt(v[i]) / bc2_sqrt + eps;
@@ -77,27 +85,31 @@ void adamChunk(const OpCall& call, float* const* b, float* g, int64_t n) {
   }
 }
 
-// Shared by both RMSProp kernels; mg is null when not centered.
+// Shared by both RMSProp kernels; mg is null when not centered. One loop per
+// case, so that no loop has a branch (they vectorise).
 void rmsPropStep(float* var, float* mg, float* ms, float* mom, float* g, int64_t n, double lr, double rho,
                  double momentum, double eps, double wd) {
   const float rho_f = asF(rho), one_minus_rho = asF(1 - rho), mom_f = asF(momentum), eps_f = asF(eps);
   const float wd_f = asF(wd), neg_lr = asF(-lr);
-  for (int64_t i = 0; i < n; ++i) {
-    if (wd != 0) g[i] = g[i] + wd_f * var[i];
-    ms[i] = ms[i] * rho_f + one_minus_rho * g[i] * g[i];
-    float avg;
-    if (mg) {
+  if (wd != 0)
+    for (int64_t i = 0; i < n; ++i) g[i] = g[i] + wd_f * var[i];
+  for (int64_t i = 0; i < n; ++i) ms[i] = ms[i] * rho_f + one_minus_rho * g[i] * g[i];
+  std::vector<float>& avg = scratchAvg(n);
+  if (mg) {
+    for (int64_t i = 0; i < n; ++i) {
       mg[i] = mg[i] * rho_f + one_minus_rho * g[i];
-      avg = std::sqrt(ms[i] + -1.0f * mg[i] * mg[i]) + eps_f;
-    } else {
-      avg = std::sqrt(ms[i]) + eps_f;
+      avg[i] = std::sqrt(ms[i] + -1.0f * mg[i] * mg[i]) + eps_f;
     }
-    if (momentum > 0) {
-      mom[i] = mom[i] * mom_f + g[i] / avg;
+  } else {
+    for (int64_t i = 0; i < n; ++i) avg[i] = std::sqrt(ms[i]) + eps_f;
+  }
+  if (momentum > 0) {
+    for (int64_t i = 0; i < n; ++i) {
+      mom[i] = mom[i] * mom_f + g[i] / avg[i];
       var[i] = var[i] + neg_lr * mom[i];
-    } else {
-      var[i] = var[i] + neg_lr * g[i] / avg;
     }
+  } else {
+    for (int64_t i = 0; i < n; ++i) var[i] = var[i] + neg_lr * g[i] / avg[i];
   }
 }
 
@@ -116,8 +128,9 @@ void adadeltaChunk(const OpCall& call, float* const* b, float* g, int64_t n) {
   const double rho = scalarInput(call, 4), wd = scalarInput(call, 7);
   const float neg_lr = asF(-scalarInput(call, 3)), rho_f = asF(rho), one_minus_rho = asF(1 - rho);
   const float eps = asF(scalarInput(call, 5)), wd_f = asF(wd);
+  if (wd != 0)
+    for (int64_t i = 0; i < n; ++i) g[i] = g[i] + wd_f * var[i];
   for (int64_t i = 0; i < n; ++i) {
-    if (wd != 0) g[i] = g[i] + wd_f * var[i];
     accum[i] = accum[i] * rho_f + one_minus_rho * g[i] * g[i];
     const float std_dev = std::sqrt(accum[i] + eps);
     const float delta = std::sqrt(accum_update[i] + eps) / std_dev * g[i];
