@@ -1,6 +1,6 @@
 """Host throughput of the simulator's Vector ops in fp16 against fp32 (issue: fp16 at fp32 speed).
 
-    /usr/bin/python3 benchmarks/fp16_vector.py [--numel 4194304] [--repeat 5]
+    /usr/bin/python3 benchmarks/fp16_vector.py [--numel 4194304] [--repeat 10]
 
 For add, mul, relu and sum over `numel` elements on npu:0, prints elements per
 second of host wall clock in fp32 and in fp16 and their ratio (fp16 / fp32;
@@ -40,7 +40,7 @@ def elements_per_second(op, dtype, numel, repeat, burst=5):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--numel", type=int, default=4 * 1024 * 1024)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=10)
     args = parser.parse_args()
     print(f"{'op':6s} {'fp32 Melem/s':>14s} {'fp16 Melem/s':>14s} {'fp16/fp32':>10s}  (target >= 0.8)")
     for name, op in OPS.items():
