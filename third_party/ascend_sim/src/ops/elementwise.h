@@ -49,6 +49,9 @@ constexpr int64_t kChunk = 1024;  // elements per scratch chunk
 // Chunk functions (aicore/units.h): in[k] points at chunk k of input k;
 // params are the spec's float attributes.
 
+// A chunk function on fp16 bit patterns: out[i] from in[k][i], i < n.
+using HalfChunkFn = void (*)(const uint16_t* const* in, uint16_t* out, int64_t n);
+
 enum class OutDtype {
   kSame,  // output dtype = the value inputs' dtype
   kBool,  // output is bool (comparisons)
@@ -90,6 +93,11 @@ struct ElementwiseSpec {
   // (FloorDiv by zero): on private formats it must not see the pads.
   bool int_may_fault = false;
   EnumAttr enum_attr = {};
+  // Optional: the op on fp16 bits, for ops that are exact on them (Relu's
+  // sign test). Used when every value input and the output are fp16 of one
+  // shape (Note [fp16 ops on their bits] in elementwise.cpp); same results
+  // as the fp32 path.
+  HalfChunkFn hfn = nullptr;
 };
 
 // Registers one kernel per spec; specs must outlive the process (static tables).

@@ -5,6 +5,7 @@
 // live in storeFloat/storeInt (Note [Compute domains]).
 #include <cmath>
 
+#include "common/dtype.h"
 #include "ops/elementwise_ops.h"
 
 namespace ascend_sim {
@@ -32,6 +33,24 @@ struct ReluOp {  // NaN -> NaN, relu(-0) = +0
   float operator()(float a, P) const { return a > 0 ? a : (a != a ? a : 0.0f); }
   int64_t operator()(int64_t a, P) const { return a > 0 ? a : 0; }
 };
+// Relu on fp16 bits (Note [fp16 ops on their bits]): a negative number or -0
+// becomes +0, anything else is kept; a NaN gets the fp32 path's bits (the
+// round trip through fp32 quiets it). Branch-free so that it vectorises; the
+// rare NaN is fixed up afterwards.
+void reluHalf(const uint16_t* const* in, uint16_t* o, int64_t n) {
+  const uint16_t* a = in[0];
+  uint16_t any_nan = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint16_t h = a[i];
+    const bool nan = (h & 0x7fff) > 0x7c00;
+    any_nan |= static_cast<uint16_t>(nan);
+    o[i] = ((h & 0x8000) && !nan) ? uint16_t{0} : h;
+  }
+  if (!any_nan) return;
+  for (int64_t i = 0; i < n; ++i)
+    if ((o[i] & 0x7fff) > 0x7c00) o[i] = floatToHalf(halfToFloat(o[i]));
+}
+
 struct IdentityOp {
   float operator()(float a, P) const { return a; }
   int64_t operator()(int64_t a, P) const { return a; }
@@ -58,7 +77,8 @@ const ElementwiseSpec kSpecs[] = {
     NUMERIC("Abs", AbsOp),
     NUMERIC("Square", SquareOp),
     NUMERIC("Sign", SignOp),
-    NUMERIC("Relu", ReluOp),
+    {"Relu", 1, {"x", "y"}, kNumericTypes, OutDtype::kSame, ASCEND_SIM_F1(ReluOp), ASCEND_SIM_I1(ReluOp), -1, {}, false,
+     {}, &reluHalf},
     FLOAT_ONLY("Sqrt", SqrtOp),
     FLOAT_ONLY("Rsqrt", RsqrtOp),
     FLOAT_ONLY("Sigmoid", SigmoidOp),
