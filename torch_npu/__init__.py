@@ -36,6 +36,7 @@ _serialization.install()
 _formats.install()
 _custom_ops.install(_sys.modules[__name__])
 npu.generator.install()
+npu.autograd_profiler.install()
 distributed._install()
 
 if _device_name.is_native():

@@ -1,6 +1,9 @@
 #include "csrc/core/TaskQueue.h"
 
+#include <ATen/record_function.h>
+
 #include <atomic>
+#include <chrono>
 #include <vector>
 
 #include "csrc/core/Env.h"
@@ -74,7 +77,14 @@ bool TaskQueue::enabled() { return enabledFlag(); }
 void TaskQueue::setLaunchBlocking(bool blocking) { blockingFlag() = blocking; }
 bool TaskQueue::launchBlocking() { return blockingFlag(); }
 
-void TaskQueue::run(const Task& task) {
+LaunchTag LaunchTag::now() {
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();  // the profiler's clock
+  return LaunchTag{at::RecordFunction::currentThreadId(),
+                   std::chrono::duration<double, std::micro>(since_epoch).count()};
+}
+
+void TaskQueue::run(const Task& task, const LaunchTag& tag) {
+  aclsimSetTaskTag(tag.thread_id, tag.launch_us);
   const aclError status = execute(task);
   if (status != ACL_SUCCESS) {
     std::string msg = "NPU op '" + taskName(task) + "' failed with " + aclErrorName(status) +
@@ -107,9 +117,10 @@ void TaskQueue::enqueue(Task task) {
   const bool blocking = launchBlocking();
   aclrtStream stream = taskStream(task);
   std::string name = blocking ? taskName(task) : std::string();
+  const LaunchTag tag = LaunchTag::now();
   if (!enabled()) {
     DeviceSwitch guard(device_);
-    run(task);
+    run(task, tag);
     raisePendingError();
   } else {
     {
@@ -120,7 +131,7 @@ void TaskQueue::enqueue(Task task) {
         worker_started_ = true;
       }
       changed_.wait(lock, [&] { return tasks_.size() < kCapacity; });
-      tasks_.push_back(std::move(task));
+      tasks_.emplace_back(std::move(task), tag);
     }
     not_empty_.notify_one();
     if (blocking) drain();
@@ -135,11 +146,11 @@ void TaskQueue::workerLoop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     not_empty_.wait(lock, [&] { return !tasks_.empty(); });
-    Task task = std::move(tasks_.front());
+    auto [task, tag] = std::move(tasks_.front());
     tasks_.pop_front();
     running_ = true;
     lock.unlock();
-    run(task);
+    run(task, tag);
     lock.lock();
     running_ = false;
     changed_.notify_all();

@@ -56,6 +56,15 @@ struct CallTask {
 
 using Task = std::variant<AclOpLaunch, CopyTask, CallTask>;
 
+// The host context of a task's launch, handed to the simulator with the task
+// (aclsimSetTaskTag, Note [Host tags] in the simulator): the profiler's thread
+// id of the launching thread and the wall clock at the launch.
+struct LaunchTag {
+  uint64_t thread_id = 0;
+  double launch_us = 0;
+  static LaunchTag now();
+};
+
 class TaskQueue {
  public:
   static TaskQueue& forDevice(c10::DeviceIndex device);
@@ -81,7 +90,7 @@ class TaskQueue {
   static constexpr size_t kCapacity = 4096;  // tasks; enqueue blocks beyond it
 
   void workerLoop();
-  void run(const Task& task);  // on the worker or the caller; records errors
+  void run(const Task& task, const LaunchTag& tag);  // on the worker or the caller; records errors
   void raisePendingError();
   void waitForDevice(aclrtStream stream, const std::string& name);
 
@@ -89,7 +98,7 @@ class TaskQueue {
   std::mutex mutex_;
   std::condition_variable not_empty_;
   std::condition_variable changed_;  // a task finished or space freed
-  std::deque<Task> tasks_;
+  std::deque<std::pair<Task, LaunchTag>> tasks_;
   bool running_ = false;  // the worker is executing a task
   bool worker_started_ = false;
   std::string pending_error_;

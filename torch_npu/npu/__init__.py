@@ -203,3 +203,4 @@ __all__ = [
 ]
 
 from torch_npu.npu import utils  # noqa: E402  (needs the functions above)
+from torch_npu.npu import autograd_profiler  # noqa: E402

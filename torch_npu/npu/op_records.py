@@ -34,6 +34,8 @@ class OpRecord:
     bytes: float
     flops: float
     block_dim: int
+    host_thread_id: int = 0      # the launching host thread (profiler numbering; 0: unknown)
+    host_launch_us: float = 0.0  # host wall clock at the launch [us since the Unix epoch]
 
 
 def set_op_profiling(enabled, device=None):

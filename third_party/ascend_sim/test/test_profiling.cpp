@@ -109,6 +109,41 @@ TEST(Profiling, RecordsCarryOpCoreRatiosBytesFlopsAndBlockDim) {
   ASSERT_ACL_OK(aclrtSetDevice(0));
 }
 
+// Note [Host tags]: the submitting thread's tag reaches the records of the
+// tasks it submits (ops and copies), and only those.
+TEST(Profiling, RecordsCarryTheSubmittingThreadsHostTag) {
+  ASSERT_ACL_OK(aclrtResetDevice(kDev));
+  ASSERT_ACL_OK(aclrtSetDevice(kDev));
+  ASSERT_ACL_OK(aclsimSetProfiling(kDev, 1));
+  DevTensor x(ACL_FLOAT, {64}), y(ACL_FLOAT, {64}), z(ACL_FLOAT, {64});
+  ASSERT_ACL_OK(aclsimSetTaskTag(7, 1.5e15));
+  ASSERT_ACL_OK(launchOp("Add", {&x, &y}, {&z}));
+  std::thread other([&] {  // another thread's tag is its own (none here)
+    ASSERT_ACL_OK(aclrtSetDevice(kDev));
+    ASSERT_ACL_OK(launchOp("Mul", {&x, &y}, {&z}));
+    ASSERT_ACL_OK(aclrtSynchronizeDevice());
+  });
+  other.join();
+  ASSERT_ACL_OK(aclsimSetTaskTag(8, 2.5e15));
+  z.setFloats(std::vector<float>(64, 1.0f));  // a copy
+  ASSERT_ACL_OK(aclrtSynchronizeDevice());
+  const auto rs = allRecords(kDev);
+  const aclsimTaskRecord* add = find(rs, "Add");
+  const aclsimTaskRecord* mul = find(rs, "Mul");
+  const aclsimTaskRecord* h2d = find(rs, "MemcpyH2D");
+  ASSERT_TRUE(add && mul && h2d);
+  EXPECT_EQ(add->host_thread_id, 7u);
+  EXPECT_EQ(add->host_launch_us, 1.5e15);
+  EXPECT_EQ(mul->host_thread_id, 0u);
+  EXPECT_EQ(rs.back().host_thread_id, 8u);  // the last copy
+  EXPECT_EQ(rs.back().host_launch_us, 2.5e15);
+  ASSERT_ACL_OK(aclsimSetTaskTag(0, 0));
+  ASSERT_ACL_OK(aclsimSetProfiling(kDev, 0));
+  ASSERT_ACL_OK(aclsimClearTaskRecords(kDev));
+  ASSERT_ACL_OK(aclrtResetDevice(kDev));
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+}
+
 // Note [Device utilization]: busy wall time of the workers over the window
 // since the previous query, split by unit.
 TEST(Profiling, UtilizationIsTheBusyShareOfTheWindow) {

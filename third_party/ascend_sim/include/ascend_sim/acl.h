@@ -302,7 +302,12 @@ typedef struct {
   double bytes;            // bytes read + written in HBM
   double flops;
   uint32_t block_dim;      // simulated cores used
+  uint64_t host_thread_id; // host context of the submission (aclsimSetTaskTag; 0: none)
+  double host_launch_us;   // host wall clock at the launch [us since the Unix epoch]
 } aclsimTaskRecord;
+// Tags the tasks the calling thread submits from now on with a host thread id
+// and launch time (a profiler's correlation between host ops and device tasks).
+ASCEND_SIM_API aclError aclsimSetTaskTag(uint64_t hostThreadId, double hostLaunchUs);
 // Records are kept per device while profiling is enabled (ASCEND_SIM_PROFILE=1
 // or this call); disabling keeps what was recorded, enabling clears nothing.
 ASCEND_SIM_API aclError aclsimSetProfiling(int32_t deviceId, int enable);

@@ -125,6 +125,11 @@ ASCEND_SIM_API aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo 
   });
 }
 
+ASCEND_SIM_API aclError aclsimSetTaskTag(uint64_t hostThreadId, double hostLaunchUs) {
+  currentHostTag() = HostTag{hostThreadId, hostLaunchUs};
+  return ACL_SUCCESS;
+}
+
 ASCEND_SIM_API aclError aclsimSetProfiling(int32_t deviceId, int enable) {
   return guardApi("aclsimSetProfiling", [&] { deviceOf(deviceId).recorder().setEnabled(enable != 0); });
 }

@@ -34,6 +34,7 @@ Stream::~Stream() {
 bool Stream::onWorkerThread() { return t_worker_of != nullptr; }
 
 void Stream::submit(Task task) {
+  task.host = currentHostTag();
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(task));
@@ -93,7 +94,7 @@ void Stream::accountHostTask(TaskKind kind, const std::string& name, double not_
     start = std::max(clock_us_, not_before_us);
     clock_us_ = start + duration_us;
   }
-  if (recorder_) recorder_->add(TaskRecord{kind, name, id_, start, duration_us, nullptr, bytes});
+  if (recorder_) recorder_->add(TaskRecord{kind, name, id_, start, duration_us, nullptr, bytes, currentHostTag()});
 }
 
 void Stream::resetClock() {
@@ -136,7 +137,8 @@ void Stream::workerLoop() {
       // Recorded before the task counts as completed, so a synchronize that
       // returns sees its record.
       if (recorder_ && !failed)
-        recorder_->add(TaskRecord{task.kind, std::move(task.name), id_, start, duration, std::move(task.detail), task.bytes});
+        recorder_->add(TaskRecord{task.kind, std::move(task.name), id_, start, duration, std::move(task.detail),
+                                  task.bytes, task.host});
       if (failed) {
         const char* what = task.kind == TaskKind::kOp ? "op '" : "task '";
         std::string message = std::string(what) + task.name + "' failed on device " + std::to_string(device_) +

@@ -44,6 +44,7 @@ struct Task {
   // Optional profiling fields copied into the task's record.
   std::shared_ptr<const TaskDetail> detail = nullptr;
   double bytes = 0;  // copies / memsets: HBM bytes moved
+  HostTag host = {};  // set by submit (Note [Host tags])
 };
 
 struct StreamFault {

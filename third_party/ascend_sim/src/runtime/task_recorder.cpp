@@ -58,9 +58,16 @@ void copyTruncated(char* dst, size_t cap, const std::string& src) {
 }
 }  // namespace
 
+HostTag& currentHostTag() {
+  static thread_local HostTag tag;
+  return tag;
+}
+
 aclsimTaskRecord toAclsimRecord(const TaskRecord& r) {
   aclsimTaskRecord out;
   std::memset(&out, 0, sizeof out);
+  out.host_thread_id = r.host.thread_id;
+  out.host_launch_us = r.host.launch_us;
   copyTruncated(out.op_type, sizeof out.op_type, r.name);
   out.stream_id = r.stream_id;
   out.start_us = r.start_us;

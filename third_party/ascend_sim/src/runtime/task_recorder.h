@@ -29,6 +29,18 @@ struct TaskDetail {
   uint32_t block_dim = 0;                    // simulated cores used
 };
 
+// Note [Host tags]: the host context a task was submitted in, for a
+// profiler's host-to-device correlation. aclsimSetTaskTag sets it for the
+// calling thread; every task that thread submits (ops, copies, events)
+// carries it into its record. A task queue thread sets the tag of the host
+// thread that enqueued each task before it submits the task.
+struct HostTag {
+  uint64_t thread_id = 0;  // the host thread's id in the profiler's numbering (0: none)
+  double launch_us = 0;    // host wall clock at the launch [us since the Unix epoch]
+};
+// The calling thread's current tag.
+ASCEND_SIM_API HostTag& currentHostTag();
+
 struct TaskRecord {
   TaskKind kind;
   std::string name;   // op type, "MemcpyH2D", "Memset", ...
@@ -37,6 +49,7 @@ struct TaskRecord {
   double duration_us; // simulated duration [us]
   std::shared_ptr<const TaskDetail> detail = nullptr;  // ops: plan fields; else null
   double bytes = 0;   // copies / memsets: HBM bytes moved (ops: see detail)
+  HostTag host = {};  // Note [Host tags]
 };
 
 // The public record (acl.h aclsimTaskRecord) of r.

@@ -1,0 +1,205 @@
+"""torch.autograd.profiler.profile(use_npu=True): PyTorch's CPU profiler plus the simulated NPU's time.
+
+    with torch.autograd.profiler.profile(use_npu=True) as prof:
+        loss = model(x); loss.backward()
+    print(prof.key_averages().table(sort_by="npu_time_total"))
+    prof.export_chrome_trace("trace.json")
+
+Note [NPU time in the autograd profiler]
+The CPU side is torch's own profiler (Kineto, CPU activities). The device side is the simulator's task
+records of the current device while the profiler is on (torch.npu.op_records). Every record carries the
+host thread and wall-clock time of its launch (Note [Host tags] in the simulator), both in the numbering
+and clock that Kineto uses, so a record belongs to the innermost host op of that thread whose interval
+contains its launch: its simulated duration is appended to that event as a kernel, which is what the
+CUDA columns of torch's tables sum. The tables then say NPU where torch says CUDA, and accept npu_* sort
+keys. A record launched outside any host op (rare: a queue-level event) gets an event of its own, so
+the NPU total of a table always equals the sum of the records. The chrome trace has host rows (one per
+thread) and one device row per NPU stream in simulated time, with a flow arrow from each launch to its
+task.
+"""
+import bisect
+import json
+import math
+
+import torch
+from torch.autograd import profiler as _torch_profiler
+from torch.autograd.profiler_util import EventList, FunctionEvent, FunctionEventAvg
+
+from torch_npu.npu.op_records import op_records as _OpRecorder
+
+_TorchProfile = _torch_profiler.profile
+_NPU_KEYS = {"npu_time": "cuda_time", "npu_time_total": "cuda_time_total",
+             "self_npu_time_total": "self_cuda_time_total", "npu_memory_usage": "cuda_memory_usage",
+             "self_npu_memory_usage": "self_cuda_memory_usage"}
+
+
+def _alias_npu_properties():
+    """FunctionEvent / FunctionEventAvg answer npu_time_total & co. (torch_npu's names for the columns)."""
+    for cls in (FunctionEvent, FunctionEventAvg):
+        for npu_name, cuda_name in _NPU_KEYS.items():
+            if not hasattr(cls, npu_name):
+                setattr(cls, npu_name, property(lambda self, name=cuda_name: getattr(self, name)))
+
+
+class NpuEventList(EventList):
+    """torch's EventList whose tables name the device NPU and sort by npu_* keys."""
+
+    def table(self, sort_by=None, *args, **kwargs):
+        # torch's table sums the device column over events of a device type, or over CPU events marked
+        # legacy (whose kernels it then trusts as their own). The rows here are averages (key_averages,
+        # or one per event), whose device times are sums already, so they are marked that way.
+        rows = []
+        for evt in self:
+            if isinstance(evt, FunctionEvent):
+                avg = FunctionEventAvg()
+                avg.add(evt)
+                evt = avg
+            if evt.device_type == torch.autograd.DeviceType.CPU:
+                evt.is_legacy = True
+            rows.append(evt)
+        table = EventList(rows, use_cuda=True, profile_memory=self._profile_memory, with_flops=self._with_flops)
+        table._tree_built = True
+        text = table.table(_NPU_KEYS.get(sort_by, sort_by), *args, **kwargs)
+        return text.replace("CUDA", "NPU")
+
+    def key_averages(self, *args, **kwargs):
+        averages = super().key_averages(*args, **kwargs)
+        return NpuEventList(averages, use_cuda=True, profile_memory=self._profile_memory,
+                            with_flops=self._with_flops)
+
+    def __str__(self):
+        return self.table()
+
+
+def _innermost_event(events_by_thread, thread, t_us):
+    """The innermost host event of `thread` whose interval contains t_us, or None."""
+    starts, events = events_by_thread.get(thread, ((), ()))
+    i = bisect.bisect_right(starts, t_us) - 1
+    while i >= 0:  # events sorted by start: the latest start containing t is the innermost
+        e = events[i]
+        if e.time_range.end >= t_us:
+            return e
+        i -= 1
+    return None
+
+
+def attach_npu_records(function_events, records, trace_start_us, device_index):
+    """Appends every record's simulated duration to its host op (Note [NPU time in the autograd
+    profiler]); returns the events made for records outside any host op."""
+    by_thread = {}
+    for e in function_events:
+        if e.device_type == torch.autograd.DeviceType.CPU and not e.is_async:
+            by_thread.setdefault(e.thread, []).append(e)
+    index = {}
+    for thread, events in by_thread.items():
+        events.sort(key=lambda e: e.time_range.start)
+        index[thread] = ([e.time_range.start for e in events], events)
+    orphans = []
+    for r in records:
+        t = r.host_launch_us - trace_start_us
+        # Kineto keeps whole microseconds (start and duration truncated), so an op's real interval
+        # [s, e] shows as [floor(s), floor(e)]: the launch's floor falls inside exactly when it did.
+        host = _innermost_event(index, r.host_thread_id, math.floor(t)) if r.host_thread_id else None
+        if host is None:
+            host = FunctionEvent(id=-(len(orphans) + 1), name=f"[npu task] {r.op_type}", thread=r.host_thread_id,
+                                 start_us=t, end_us=t, input_shapes=[], stack=[], device_index=device_index)
+            orphans.append(host)
+        host.append_kernel(r.op_type, device_index, r.duration_us)
+    return orphans
+
+
+class profile(_TorchProfile):
+    """torch.autograd.profiler.profile with `use_npu` (torch_npu v1.11's keyword): see the module doc."""
+
+    def __init__(self, enabled=True, *, use_npu=False, use_cuda=False, **kwargs):
+        if use_cuda:
+            raise ValueError("torch.autograd.profiler.profile: use_cuda times CUDA kernels; this process has the "
+                             "NPU: pass use_npu=True")
+        super().__init__(enabled=enabled, use_cuda=False, **kwargs)
+        self.use_npu = bool(use_npu)
+        self.npu_records = []
+        self._recorder = None
+
+    def __enter__(self):
+        if self.enabled and self.use_npu:
+            torch.npu.synchronize()
+            self._recorder = _OpRecorder()
+            self._recorder.__enter__()
+        return super().__enter__()
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if not self.enabled:
+            return False
+        if self.use_npu:
+            torch.npu.synchronize()
+        result = super().__exit__(exc_type, exc_val, exc_tb)
+        if self.use_npu:
+            self._recorder.__exit__(exc_type, exc_val, exc_tb)
+            self.npu_records = [r for r in self._recorder.records if r.core_type != "host_fallback"]
+            events = list(self.function_events)
+            events += attach_npu_records(events, self.npu_records, self.kineto_results.trace_start_us(),
+                                         self._recorder.device)
+            # The host events' tree is built already; the orphans are top-level events of their own.
+            self.function_events = NpuEventList(events, use_cuda=True, profile_memory=self.profile_memory,
+                                                with_flops=self.with_flops)
+            self.function_events._tree_built = True
+        return result
+
+    def npu_time_total_us(self):
+        """Sum of the simulated durations of the device's tasks while profiling."""
+        return sum(r.duration_us for r in self.npu_records)
+
+    def export_chrome_trace(self, path):
+        """Chrome trace event format: host op rows per thread, one row per NPU stream, launch flows."""
+        self._check_finish()
+        if not self.use_npu:
+            return super().export_chrome_trace(path)
+        with open(path, "w") as f:
+            json.dump(chrome_trace(self.function_events, self.npu_records, self.kineto_results.trace_start_us(),
+                                   self._recorder.device), f)
+        return path
+
+
+def chrome_trace(function_events, records, trace_start_us, device_index):
+    """{"traceEvents": [...]} of host events and device records (see profile.export_chrome_trace).
+
+    Device rows are in simulated time: the device's first task is placed at its own launch time and the
+    others keep their simulated distance from it, so the rows show the device's real (simulated) pace.
+    """
+    events = [{"name": "process_name", "ph": "M", "pid": "CPU", "tid": 0, "ts": 0, "args": {"name": "CPU (host)"}},
+              {"name": "process_name", "ph": "M", "pid": f"NPU {device_index}", "tid": 0, "ts": 0,
+               "args": {"name": f"NPU {device_index} (simulated time)"}}]
+    for e in function_events:
+        if e.device_type != torch.autograd.DeviceType.CPU or e.id < 0:
+            continue
+        events.append({"name": e.name, "ph": "X", "cat": "cpu_op", "pid": "CPU", "tid": e.thread,
+                       "ts": e.time_range.start, "dur": max(e.time_range.elapsed_us(), 0),
+                       "args": {"input shapes": str(e.input_shapes)} if e.input_shapes else {}})
+    if records:
+        first = min(records, key=lambda r: r.start_us)
+        offset = (first.host_launch_us - trace_start_us if first.host_launch_us else 0.0) - first.start_us
+        streams = sorted({r.stream_id for r in records})
+        for s in streams:
+            events.append({"name": "thread_name", "ph": "M", "pid": f"NPU {device_index}", "tid": s, "ts": 0,
+                           "args": {"name": f"stream {s}"}})
+        for i, r in enumerate(records):
+            ts = r.start_us + offset
+            events.append({"name": r.op_type, "ph": "X", "cat": "npu_op", "pid": f"NPU {device_index}",
+                           "tid": r.stream_id, "ts": ts, "dur": r.duration_us,
+                           "args": {"op type": r.op_type, "shapes and formats": r.shapes, "unit": r.core_type,
+                                    "cube ratio": r.cube_ratio, "vector ratio": r.vector_ratio,
+                                    "mte ratio": r.mte_ratio, "block dim": r.block_dim, "bytes": r.bytes,
+                                    "flops": r.flops}})
+            if r.host_thread_id:
+                launch = r.host_launch_us - trace_start_us
+                events.append({"name": "launch", "ph": "s", "cat": "npu_launch", "id": i, "pid": "CPU",
+                               "tid": r.host_thread_id, "ts": launch})
+                events.append({"name": "launch", "ph": "f", "bp": "e", "cat": "npu_launch", "id": i,
+                               "pid": f"NPU {device_index}", "tid": r.stream_id, "ts": ts})
+    return {"traceEvents": events, "displayTimeUnit": "ms"}
+
+
+def install():
+    """Makes torch.autograd.profiler.profile (and torch.profiler's legacy alias) accept use_npu."""
+    _alias_npu_properties()
+    _torch_profiler.profile = profile
