@@ -71,7 +71,7 @@ def breakdown(records, top=12):
     by_unit, by_type = {}, {}
     for r in records:
         shares = {"Cube": r.cube_ratio, "Vector": r.vector_ratio, "MTE": r.mte_ratio}
-        unit = r.core_type if r.core_type in ("AI_CPU", "DMA") else max(shares, key=shares.get)
+        unit = {"ai_cpu": "AI CPU", "dma": "DMA"}.get(r.core_type) or max(shares, key=shares.get)
         by_unit[unit] = by_unit.get(unit, 0.0) + r.duration_us
         calls, us = by_type.get(r.op_type, (0, 0.0))
         by_type[r.op_type] = (calls + 1, us + r.duration_us)

@@ -1,5 +1,6 @@
 """torch.autograd.profiler.profile(use_npu=True): NPU time per host op, tables and the chrome trace
 (Note [NPU time in the autograd profiler] in torch_npu/npu/autograd_profiler.py)."""
+import csv
 import json
 import re
 
@@ -104,3 +105,29 @@ def test_without_use_npu_it_is_torchs_profiler_and_use_cuda_is_refused():
     assert prof.function_events and "NPU" not in prof.key_averages().table()
     with pytest.raises(ValueError, match="use_npu=True"):
         torch.autograd.profiler.profile(use_cuda=True)
+
+
+def test_e2e_profile_writes_one_summary_row_per_task_and_a_statistic_per_op_type(tmp_path):
+    step = _resnet18_step()
+    step()
+    with torch.npu.profile(profiler_result_path=str(tmp_path / "prof")) as prof:
+        step()
+    records = prof.records
+    with open(prof.files["op_summary"]) as f:
+        summary = list(csv.DictReader(f))
+    with open(prof.files["op_statistic"]) as f:
+        statistic = list(csv.DictReader(f))
+    assert len(summary) == len(records) > 50
+    conv = next(row for row in summary if row["OP Type"] == "Conv2D")
+    assert conv["Task Type"] == "AI_CORE" and conv["Host Op"].startswith("aten::")
+    assert conv["Input Formats"].split(";")[1] == "FRACTAL_Z" and conv["Input Data Types"]
+    assert int(conv["Block Dim"]) > 0 and float(conv["Task Duration(us)"]) > 0
+    assert all(float(row["Task Wait Time(us)"]) >= 0 for row in summary)
+    assert sum(int(row["Count"]) for row in statistic) == len(records)
+    total = sum(float(row["Total Time(us)"]) for row in statistic)
+    assert abs(total - sum(r.duration_us for r in records)) <= 1e-3 * len(records)
+    assert abs(sum(float(row["Ratio(%)"]) for row in statistic) - 100.0) < 0.5
+    with open(prof.files["trace"]) as f:
+        assert json.load(f)["traceEvents"]
+    with pytest.raises(ValueError, match="profiler_result_path"):
+        torch.npu.profile(profiler_result_path="")

@@ -198,9 +198,10 @@ __all__ = [
     "amp", "default_generators", "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
     "set_rng_state", "simulated_time_us", "utilization", "utilization_rates", "list_gpu_processes", "compile_count", "set_option", "get_option", "set_compile_mode", "is_jit_compile_false",
     "get_npu_overflow_flag", "clear_npu_overflow_flag", "op_records", "get_op_records", "clear_op_records",
-    "set_op_profiling", "OpRecord", "config", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
+    "set_op_profiling", "OpRecord", "profile", "config", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
     "LongTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "npu_device",
 ]
 
 from torch_npu.npu import utils  # noqa: E402  (needs the functions above)
 from torch_npu.npu import autograd_profiler  # noqa: E402
+from torch_npu.npu.e2e_profile import profile  # noqa: E402  (torch.npu.profile, the porting guide's E2E)

@@ -83,9 +83,10 @@ def _innermost_event(events_by_thread, thread, t_us):
     return None
 
 
-def attach_npu_records(function_events, records, trace_start_us, device_index):
+def attach_npu_records(function_events, records, trace_start_us, device_index, owners=None):
     """Appends every record's simulated duration to its host op (Note [NPU time in the autograd
-    profiler]); returns the events made for records outside any host op."""
+    profiler]); returns the events made for records outside any host op. `owners`, if given, receives
+    each record's host event, in order."""
     by_thread = {}
     for e in function_events:
         if e.device_type == torch.autograd.DeviceType.CPU and not e.is_async:
@@ -105,6 +106,8 @@ def attach_npu_records(function_events, records, trace_start_us, device_index):
                                  start_us=t, end_us=t, input_shapes=[], stack=[], device_index=device_index)
             orphans.append(host)
         host.append_kernel(r.op_type, device_index, r.duration_us)
+        if owners is not None:
+            owners.append(host)
     return orphans
 
 
@@ -118,6 +121,7 @@ class profile(_TorchProfile):
         super().__init__(enabled=enabled, use_cuda=False, **kwargs)
         self.use_npu = bool(use_npu)
         self.npu_records = []
+        self.npu_record_owners = []
         self._recorder = None
 
     def __enter__(self):
@@ -137,8 +141,9 @@ class profile(_TorchProfile):
             self._recorder.__exit__(exc_type, exc_val, exc_tb)
             self.npu_records = [r for r in self._recorder.records if r.core_type != "host_fallback"]
             events = list(self.function_events)
+            self.npu_record_owners = []  # the host event of each record
             events += attach_npu_records(events, self.npu_records, self.kineto_results.trace_start_us(),
-                                         self._recorder.device)
+                                         self._recorder.device, self.npu_record_owners)
             # The host events' tree is built already; the orphans are top-level events of their own.
             self.function_events = NpuEventList(events, use_cuda=True, profile_memory=self.profile_memory,
                                                 with_flops=self.with_flops)
@@ -148,6 +153,11 @@ class profile(_TorchProfile):
     def npu_time_total_us(self):
         """Sum of the simulated durations of the device's tasks while profiling."""
         return sum(r.duration_us for r in self.npu_records)
+
+    @property
+    def npu_device(self):
+        """The device whose tasks were recorded."""
+        return self._recorder.device if self._recorder else None
 
     def export_chrome_trace(self, path):
         """Chrome trace event format: host op rows per thread, one row per NPU stream, launch flows."""
