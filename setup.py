@@ -91,6 +91,7 @@ setup(
     name="torch_npu",
     version="0.1.0",
     description="PyTorch backend for a simulated Ascend NPU",
-    packages=["torch_npu", "torch_npu.npu", "torch_npu.distributed", "torch_npu.testing"],
+    packages=["torch_npu", "torch_npu.npu", "torch_npu.npu.amp", "torch_npu.distributed", "torch_npu.testing",
+              "torch_npu.optim", "torch_npu.profiler"],
     cmdclass={"build": BuildCommand, "develop": DevelopCommand},
 )

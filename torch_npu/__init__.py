@@ -27,6 +27,7 @@ from torch_npu._formats import Format, empty_with_format, get_npu_format, npu_fo
 from torch_npu._float_status import npu_alloc_float_status, npu_clear_float_status, npu_get_float_status
 from torch_npu import distributed
 from torch_npu import optim
+from torch_npu import profiler
 
 __version__ = "0.1.0"
 

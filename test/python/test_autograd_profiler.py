@@ -131,3 +131,32 @@ def test_e2e_profile_writes_one_summary_row_per_task_and_a_statistic_per_op_type
         assert json.load(f)["traceEvents"]
     with pytest.raises(ValueError, match="profiler_result_path"):
         torch.npu.profile(profiler_result_path="")
+
+
+def test_torch_npu_profiler_schedule_records_active_steps_per_cycle(tmp_path):
+    from torch_npu.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
+    step = _resnet18_step()
+    step()
+    cycles = []
+    handler = tensorboard_trace_handler(str(tmp_path / "tb"))
+
+    def on_trace_ready(prof):
+        steps = [e.trace_name for e in prof.profiler.function_events if e.trace_name.startswith("ProfilerStep#")]
+        cycles.append((steps, len(prof.profiler.npu_records)))
+        handler(prof)
+
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.NPU], on_trace_ready=on_trace_ready,
+                 schedule=schedule(wait=1, warmup=1, active=2, repeat=2)) as prof:
+        for _ in range(9):
+            step()
+            prof.step()
+    assert len(cycles) == 2, cycles
+    for steps, records in cycles:
+        assert len(steps) == 2 and records > 50, (steps, records)
+    traces = sorted((tmp_path / "tb").glob("*.pt.trace.json"))
+    assert len(traces) == 2
+    events = json.loads(traces[0].read_text())["traceEvents"]
+    assert any(e.get("cat") == "npu_op" for e in events) and any(e["name"].startswith("ProfilerStep#")
+                                                                 for e in events if e["ph"] == "X")
+    with pytest.raises(ValueError, match="unsupported activities"):
+        profile(activities=[torch.profiler.ProfilerActivity.CUDA])

@@ -102,7 +102,8 @@ def attach_npu_records(function_events, records, trace_start_us, device_index, o
         # [s, e] shows as [floor(s), floor(e)]: the launch's floor falls inside exactly when it did.
         host = _innermost_event(index, r.host_thread_id, math.floor(t)) if r.host_thread_id else None
         if host is None:
-            host = FunctionEvent(id=-(len(orphans) + 1), name=f"[npu task] {r.op_type}", thread=r.host_thread_id,
+            name = f"[npu task] {r.op_type}"
+            host = FunctionEvent(id=-(len(orphans) + 1), name=name, trace_name=name, thread=r.host_thread_id,
                                  start_us=t, end_us=t, input_shapes=[], stack=[], device_index=device_index)
             orphans.append(host)
         host.append_kernel(r.op_type, device_index, r.duration_us)
@@ -124,12 +125,13 @@ class profile(_TorchProfile):
         self.npu_record_owners = []
         self._recorder = None
 
-    def __enter__(self):
-        if self.enabled and self.use_npu:
+    def _start_trace(self):
+        # Also the entry point of torch.profiler.profile (its start_trace), not only of __enter__.
+        if self.use_npu:
             torch.npu.synchronize()
             self._recorder = _OpRecorder()
             self._recorder.__enter__()
-        return super().__enter__()
+        super()._start_trace()
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         if not self.enabled:
@@ -182,7 +184,7 @@ def chrome_trace(function_events, records, trace_start_us, device_index):
     for e in function_events:
         if e.device_type != torch.autograd.DeviceType.CPU or e.id < 0:
             continue
-        events.append({"name": e.name, "ph": "X", "cat": "cpu_op", "pid": "CPU", "tid": e.thread,
+        events.append({"name": e.trace_name or e.name, "ph": "X", "cat": "cpu_op", "pid": "CPU", "tid": e.thread,
                        "ts": e.time_range.start, "dur": max(e.time_range.elapsed_us(), 0),
                        "args": {"input shapes": str(e.input_shapes)} if e.input_shapes else {}})
     if records:
