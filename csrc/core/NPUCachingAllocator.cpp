@@ -143,6 +143,7 @@ class DeviceCachingAllocator {
       stats_.active_bytes[t].increase(block->size);
       stats_.requested_bytes[t].increase(request);
     }
+    reportToProfiler(block->ptr, static_cast<int64_t>(block->size));
     return block;
   }
 
@@ -155,11 +156,21 @@ class DeviceCachingAllocator {
       stats_.allocated_bytes[t].decrease(block->size);
       stats_.requested_bytes[t].decrease(block->requested);
     }
+    reportToProfiler(block->ptr, -static_cast<int64_t>(block->size));
     if (!block->stream_uses.empty()) {
       deferUntilStreamsDone(block);
     } else {
       releaseToPool(block);
     }
+  }
+
+  // torch's profiler (profile_memory=True) records NPU allocations and frees with the device's
+  // allocated and reserved totals, as the CUDA caching allocator reports them.
+  void reportToProfiler(void* ptr, int64_t delta) {
+    if (!c10::memoryProfilingEnabled()) return;
+    c10::reportMemoryUsageToProfiler(ptr, delta, stats_.allocated_bytes[kAggregate].current,
+                                     stats_.reserved_bytes[kAggregate].current,
+                                     c10::Device(c10::DeviceType::PrivateUse1, device_));
   }
 
   void recordStream(Block* block, c10::StreamId stream) {

@@ -160,3 +160,17 @@ def test_torch_npu_profiler_schedule_records_active_steps_per_cycle(tmp_path):
                                                                  for e in events if e["ph"] == "X")
     with pytest.raises(ValueError, match="unsupported activities"):
         profile(activities=[torch.profiler.ProfilerActivity.CUDA])
+
+
+def test_memory_events_show_the_allocators_allocated_and_reserved_totals(tmp_path):
+    step = _resnet18_step()
+    step()
+    with torch.autograd.profiler.profile(use_npu=True, profile_memory=True) as prof:
+        step()
+    events = json.loads(open(prof.export_chrome_trace(str(tmp_path / "t.json"))).read())["traceEvents"]
+    counters = [e for e in events if e["ph"] == "C"]
+    assert len(counters) > 20, len(counters)
+    for e in counters:
+        assert e["pid"] == "NPU 0" and {"Total Allocated (MB)", "Total Reserved (MB)"} == set(e["args"])
+        assert 0 <= e["args"]["Total Allocated (MB)"] <= e["args"]["Total Reserved (MB)"]
+    assert max(e["args"]["Total Reserved (MB)"] for e in counters) * 2 ** 20 <= torch.npu.max_memory_reserved() + 1

@@ -166,10 +166,38 @@ class profile(_TorchProfile):
         self._check_finish()
         if not self.use_npu:
             return super().export_chrome_trace(path)
+        trace = chrome_trace(self.function_events, self.npu_records, self.kineto_results.trace_start_us(),
+                             self._recorder.device)
+        if self.profile_memory:
+            trace["traceEvents"] += memory_counters(self.kineto_results, self._recorder.device)
         with open(path, "w") as f:
-            json.dump(chrome_trace(self.function_events, self.npu_records, self.kineto_results.trace_start_us(),
-                                   self._recorder.device), f)
+            json.dump(trace, f)
         return path
+
+
+def _walk(nodes):
+    for node in nodes:
+        yield node
+        yield from _walk(node.children)
+
+
+def memory_counters(kineto_results, device_index):
+    """Counter events of the NPU caching allocator (profile_memory=True): the device's allocated and
+    reserved totals after every allocation and free, from the profiler's allocation events."""
+    start_us = kineto_results.trace_start_us()
+    events = []
+    for node in _walk(kineto_results.experimental_event_tree()):
+        fields = node.extra_fields
+        if type(fields).__name__ != "_ExtraFields_Allocation":
+            continue
+        device = torch.device(fields.device)
+        if device.type == "cpu" or device.index != device_index:
+            continue
+        events.append({"name": f"NPU {device_index} memory", "ph": "C", "pid": f"NPU {device_index}", "tid": 0,
+                       "ts": node.start_time_ns / 1e3 - start_us,
+                       "args": {"Total Allocated (MB)": fields.total_allocated / 2 ** 20,
+                                "Total Reserved (MB)": fields.total_reserved / 2 ** 20}})
+    return events
 
 
 def chrome_trace(function_events, records, trace_start_us, device_index):
