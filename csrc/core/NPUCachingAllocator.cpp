@@ -25,6 +25,8 @@
 //    names the cap).
 #include "csrc/core/NPUCachingAllocator.h"
 
+#include <atomic>
+
 #include <algorithm>
 #include <deque>
 #include <memory>
@@ -119,6 +121,11 @@ size_t segmentSize(size_t size) {
   return kRoundLarge * ((size + kRoundLarge - 1) / kRoundLarge);
 }
 
+std::atomic<bool>& memoryReportingFlag() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
 class DeviceCachingAllocator {
  public:
   explicit DeviceCachingAllocator(c10::DeviceIndex device)
@@ -166,8 +173,10 @@ class DeviceCachingAllocator {
 
   // torch's profiler (profile_memory=True) records NPU allocations and frees with the device's
   // allocated and reserved totals, as the CUDA caching allocator reports them.
+  // Only while a profiler asked for memory (setMemoryReporting): c10's check reads a thread_local,
+  // which a tensor freed during static destruction at exit must not touch.
   void reportToProfiler(void* ptr, int64_t delta) {
-    if (!c10::memoryProfilingEnabled()) return;
+    if (!memoryReportingFlag().load(std::memory_order_relaxed) || !c10::memoryProfilingEnabled()) return;
     c10::reportMemoryUsageToProfiler(ptr, delta, stats_.allocated_bytes[kAggregate].current,
                                      stats_.reserved_bytes[kAggregate].current,
                                      c10::Device(c10::DeviceType::PrivateUse1, device_));
@@ -472,6 +481,8 @@ NPUAllocator g_allocator;
 }  // namespace
 
 c10::Allocator* get() { return &g_allocator; }
+
+void setMemoryReporting(bool enabled) { memoryReportingFlag().store(enabled); }
 
 namespace {
 void releaseAliasOwner(void* ctx) { delete static_cast<c10::Storage*>(ctx); }

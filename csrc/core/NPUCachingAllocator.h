@@ -62,6 +62,9 @@ void recordStream(const c10::DataPtr& ptr, const NPUStream& stream);
 // formats] in torch_npu/optim/combined.py). recordStream on it records the
 // stream on the owner's block.
 c10::DataPtr aliasDataPtr(const c10::Storage& owner, size_t byte_offset);
+// Whether allocations and frees are reported to torch's profiler (profile_memory=True); set by
+// torch_npu's profiler for the duration of a trace.
+void setMemoryReporting(bool enabled);
 // Returns all unused cached segments to the device (after waiting for it).
 void emptyCache();
 // Caps what `device`'s segments may reserve at fraction x capacity (0..1).

@@ -6,6 +6,7 @@
 
 #include "ascend_sim/acl.h"
 #include "csrc/aten/HostFallback.h"
+#include "csrc/core/NPUCachingAllocator.h"
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/NPUStream.h"
@@ -111,6 +112,7 @@ void bindSimulator(py::module& m) {
     NPU_CHECK_ACL(aclsimSetProfiling(static_cast<int32_t>(device), enabled ? 1 : 0));
   });
   m.def("_npu_opRecords", &taskRecords);
+  m.def("_npu_setMemoryReporting", [](bool enabled) { allocator::setMemoryReporting(enabled); });
   m.def("_npu_hostFallbackRecords", [](int64_t device) {
     py::list out;
     for (const auto& r : hostFallbackRecords(static_cast<c10::DeviceIndex>(device)))

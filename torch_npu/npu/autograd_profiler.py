@@ -25,6 +25,7 @@ import torch
 from torch.autograd import profiler as _torch_profiler
 from torch.autograd.profiler_util import EventList, FunctionEvent, FunctionEventAvg
 
+from torch_npu import _C
 from torch_npu.npu.op_records import op_records as _OpRecorder
 
 _TorchProfile = _torch_profiler.profile
@@ -131,6 +132,8 @@ class profile(_TorchProfile):
             torch.npu.synchronize()
             self._recorder = _OpRecorder()
             self._recorder.__enter__()
+        if self.profile_memory:
+            _C._npu_setMemoryReporting(True)
         super()._start_trace()
 
     def __exit__(self, exc_type, exc_val, exc_tb):
@@ -139,6 +142,8 @@ class profile(_TorchProfile):
         if self.use_npu:
             torch.npu.synchronize()
         result = super().__exit__(exc_type, exc_val, exc_tb)
+        if self.profile_memory:
+            _C._npu_setMemoryReporting(False)
         if self.use_npu:
             self._recorder.__exit__(exc_type, exc_val, exc_tb)
             self.npu_records = [r for r in self._recorder.records if r.core_type != "host_fallback"]
