@@ -37,7 +37,7 @@ void NPUNativeFunctions::_amp_foreach_non_finite_check_and_unscale_(at::TensorLi
   // combined buffer) joins one ForeachNonFiniteCheckAndUnscale launch; anything else (a strided view)
   // takes the per-tensor path.
   torch_npu::OpCommand cmd("ForeachNonFiniteCheckAndUnscale");
-  std::vector<const at::Tensor*> joined;
+  std::vector<std::pair<const at::Tensor*, bool>> joined;  // (gradient, passed as its whole storage)
   at::Tensor any_bad;
   for (const at::Tensor& g : self) {
     TORCH_CHECK(g.device() == inv_scale.device(), op, ": a gradient is on ", g.device(), " but inv_scale is on ",
@@ -46,12 +46,12 @@ void NPUNativeFunctions::_amp_foreach_non_finite_check_and_unscale_(at::TensorLi
     if (g.numel() == 0) continue;
     if (torch_npu::coversWholeStorage(g)) {
       cmd.InputRaw(torch_npu::wholeStorageParam(g), g);
-      joined.push_back(&g);
+      joined.emplace_back(&g, true);
       continue;
     }
     if (g.is_contiguous() && torch_npu::isBaseFormat(torch_npu::npuFormatOf(g))) {
       cmd.Input(g);
-      joined.push_back(&g);
+      joined.emplace_back(&g, false);
       continue;
     }
     // Comparisons only: on a saturating chip (910A) abs() of an fp16 inf
@@ -63,8 +63,8 @@ void NPUNativeFunctions::_amp_foreach_non_finite_check_and_unscale_(at::TensorLi
   if (any_bad.defined()) found_inf.copy_(at::maximum(found_inf, any_bad.to(at::kFloat).reshape(found_inf.sizes())));
   if (joined.empty()) return;
   cmd.Input(found_inf).Input(inv_scale);
-  for (const at::Tensor* g : joined) {
-    if (torch_npu::coversWholeStorage(*g)) {
+  for (const auto& [g, whole_storage] : joined) {
+    if (whole_storage) {
       cmd.OutputRaw(torch_npu::wholeStorageParam(*g), *g);
     } else {
       cmd.Output(*g);

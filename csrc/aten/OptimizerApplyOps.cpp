@@ -49,12 +49,12 @@ void NPUCustomFunctions::npu_apply_momentum(at::Tensor& var, at::Tensor& accum, 
                                              double momentum, bool nesterov, double weight_decay) {
   checkBuffers("npu_apply_momentum", {&var, &accum, &grad});
   if (var.numel() == 0) return;
-  torch_npu::OpCommand cmd("ApplyMomentum");
-  cmd.FormatAgnostic().Input(var).Input(accum);
+  auto cmd = applyCommand("ApplyMomentum", {&var, &accum});
   addScalars(cmd, {lr});
   cmd.Input(grad);
   addScalars(cmd, {momentum, weight_decay});
-  cmd.Output(var).Output(accum).Attr("use_nesterov", nesterov).Run();
+  addOutputs(cmd, {&var, &accum});
+  cmd.Attr("use_nesterov", nesterov).Run();
 }
 
 void NPUCustomFunctions::npu_apply_adam_w(at::Tensor& var, at::Tensor& m, at::Tensor& v, const at::Tensor& grad,
@@ -62,10 +62,10 @@ void NPUCustomFunctions::npu_apply_adam_w(at::Tensor& var, at::Tensor& m, at::Te
                                            double bias_correction1, double bias_correction2, bool decoupled) {
   checkBuffers("npu_apply_adam_w", {&var, &m, &v, &grad});
   if (var.numel() == 0) return;
-  torch_npu::OpCommand cmd("ApplyAdamW");
-  cmd.FormatAgnostic().Input(var).Input(m).Input(v).Input(grad);
+  auto cmd = applyCommand("ApplyAdamW", {&var, &m, &v, &grad});
   addScalars(cmd, {lr, beta1, beta2, eps, weight_decay, bias_correction1, bias_correction2});
-  cmd.Output(var).Output(m).Output(v).Attr("decoupled", decoupled).Run();
+  addOutputs(cmd, {&var, &m, &v});
+  cmd.Attr("decoupled", decoupled).Run();
 }
 
 void NPUCustomFunctions::npu_apply_rms_prop(at::Tensor& var, at::Tensor& square_avg, at::Tensor& momentum_buffer,

@@ -25,9 +25,8 @@
 //    names the cap).
 #include "csrc/core/NPUCachingAllocator.h"
 
-#include <atomic>
-
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>

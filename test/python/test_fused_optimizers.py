@@ -24,6 +24,17 @@ def _train(model, optimizer, steps=10, set_to_none=False):
     return [p.detach().cpu() for p in model.parameters()]
 
 
+def _records_of_one_step(optimizer_factory):
+    """The device tasks of one optimizer step (after a first step, which combines the buffers)."""
+    model = _model()
+    optimizer = optimizer_factory(model.parameters())
+    _train(model, optimizer, steps=1)
+    torch.nn.functional.mse_loss(model(torch.randn(16, 24).npu()), torch.randn(16, 5).npu()).backward()
+    with torch.npu.op_records() as rec:
+        optimizer.step()
+    return rec.records
+
+
 CASES = [
     (torch_npu.optim.NpuFusedSGD, torch.optim.SGD, dict(lr=0.1)),
     (torch_npu.optim.NpuFusedSGD, torch.optim.SGD, dict(lr=0.1, momentum=0.9, weight_decay=1e-3)),
@@ -124,13 +135,7 @@ def test_lamb_and_bert_adam_match_their_per_tensor_references(fused, reference, 
     (lambda p: torch_npu.optim.NpuFusedBertAdam(p, lr=1e-3, max_grad_norm=-1), "ApplyAdamW"),
 ])
 def test_each_fused_optimizer_steps_in_one_kernel(factory, kernel):
-    model = _model()
-    optimizer = factory(model.parameters())
-    _train(model, optimizer, steps=1)
-    torch.nn.functional.mse_loss(model(torch.randn(16, 24).npu()), torch.randn(16, 5).npu()).backward()
-    with torch.npu.op_records() as rec:
-        optimizer.step()
-    assert [r.op_type for r in rec.records] == [kernel]
+    assert [r.op_type for r in _records_of_one_step(factory)] == [kernel]
 
 
 @pytest.mark.parametrize("fused,reference,kwargs", CASES, ids=lambda v: getattr(v, "__name__", str(v)))
@@ -143,17 +148,8 @@ def test_matches_torch_optim_over_ten_steps(fused, reference, kwargs):
 
 
 def test_one_kernel_per_step_and_lower_simulated_time():
-    def step_records(optimizer_factory):
-        model = _model()
-        optimizer = optimizer_factory(model.parameters())
-        _train(model, optimizer, steps=1)
-        torch.nn.functional.mse_loss(model(torch.randn(16, 24).npu()), torch.randn(16, 5).npu()).backward()
-        with torch.npu.op_records() as rec:
-            optimizer.step()
-        return rec.records
-
-    fused = step_records(lambda p: torch_npu.optim.NpuFusedAdamW(p, lr=1e-3))
-    loop = step_records(lambda p: torch.optim.AdamW(p, lr=1e-3, foreach=False))
+    fused = _records_of_one_step(lambda p: torch_npu.optim.NpuFusedAdamW(p, lr=1e-3))
+    loop = _records_of_one_step(lambda p: torch.optim.AdamW(p, lr=1e-3, foreach=False))
     assert [r.op_type for r in fused] == ["ApplyAdamW"]
     assert len(loop) >= 3 * len(fused) * 6  # 6 parameters, several ops each
     assert sum(r.duration_us for r in fused) < sum(r.duration_us for r in loop)

@@ -24,12 +24,6 @@ constexpr int64_t kChunk = 4096;
 
 size_t gradientCount(const OpCall& call) { return call.inputs.size() < 2 ? 0 : call.inputs.size() - 2; }
 
-void checkOneFloat(const OpCall& call, const TensorArg& t, const std::string& name) {
-  checkDtype(call, t, name, dtBit(ACL_FLOAT));
-  if (t.numel() != 1)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, name + " must hold one value, got shape " + shapeToString(t.shape));
-}
-
 void validateUnscale(const OpCall& call) {
   const size_t n = gradientCount(call);
   if (n == 0 || call.outputs.size() != n + 1)
@@ -47,9 +41,9 @@ void validateUnscale(const OpCall& call) {
       fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
            "output " + name + " must have the input's storage shape " + shapeToString(in.shape) + " and format");
   }
-  checkOneFloat(call, call.inputs[n], "input found_inf");
-  checkOneFloat(call, call.inputs[n + 1], "input inv_scale");
-  checkOneFloat(call, call.outputs[n], "output found_inf");
+  checkOneValue(call, call.inputs[n], "input found_inf", dtBit(ACL_FLOAT));
+  checkOneValue(call, call.inputs[n + 1], "input inv_scale", dtBit(ACL_FLOAT));
+  checkOneValue(call, call.outputs[n], "output found_inf", dtBit(ACL_FLOAT));
 }
 
 // The scalar as an op argument of `dtype`: rounded to it.

@@ -138,6 +138,12 @@ void checkDtype(const OpCall& call, const TensorArg& t, const std::string& name,
   }
 }
 
+void checkOneValue(const OpCall& call, const TensorArg& t, const std::string& name, DtypeMask allowed) {
+  checkDtype(call, t, name, allowed);
+  if (t.numel() != 1)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, name + " must hold one value, got shape " + shapeToString(t.shape));
+}
+
 void checkSameDtype(const OpCall& call, const TensorArg& a, const std::string& aname,
                     const TensorArg& b, const std::string& bname) {
   if (a.dtype != b.dtype)

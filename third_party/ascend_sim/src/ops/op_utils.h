@@ -59,6 +59,8 @@ FormatMode formatModeOf(const OpCall& call);
 
 // dtype of `t` (called `name` in messages) must be in `allowed`.
 void checkDtype(const OpCall& call, const TensorArg& t, const std::string& name, DtypeMask allowed);
+// `t` (called `name`) must hold exactly one value of a dtype in `allowed` (a host scalar input).
+void checkOneValue(const OpCall& call, const TensorArg& t, const std::string& name, DtypeMask allowed);
 // b's dtype must equal a's.
 void checkSameDtype(const OpCall& call, const TensorArg& a, const std::string& aname,
                     const TensorArg& b, const std::string& bname);

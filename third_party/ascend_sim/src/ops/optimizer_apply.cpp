@@ -29,15 +29,12 @@
 #include <string>
 #include <vector>
 
-#include "ops/op_utils.h"
+#include "ops/optimizer_operands.h"
 
 namespace ascend_sim {
 namespace {
 
 constexpr int64_t kChunk = 4096;
-
-double scalarInput(const OpCall& call, size_t i) { return *static_cast<const double*>(call.inputs[i].data); }
-float asF(double v) { return static_cast<float>(v); }
 
 // A chunk-sized float buffer of the calling thread.
 std::vector<float>& scratchAvg(int64_t n) {
@@ -139,13 +136,11 @@ void adadeltaChunk(const OpCall& call, float* const* b, float* g, int64_t n) {
   }
 }
 
-// Which inputs are updated buffers (outputs in the same order), which is the
-// gradient, which are host scalars; the element rule and its Vector passes.
+// The operands (which inputs are updated buffers, which is the gradient,
+// which are host scalars), the element rule and its Vector passes.
 struct Rule {
   const char* op_type;
-  std::vector<const char*> names;  // of every input, in order
-  std::vector<size_t> buffers;
-  size_t grad;
+  OptimizerOperands operands;
   ChunkFn chunk;
   double vector_passes;  // fp32 Vector passes of the update arithmetic, for the cost
   double flops_per_element;
@@ -153,18 +148,22 @@ struct Rule {
 
 const std::vector<Rule>& rules() {
   static const std::vector<Rule> table = {
-      {"ApplyMomentum", {"var", "accum", "lr", "grad", "momentum", "weight_decay"}, {0, 1}, 3, &momentumChunk, 5, 6},
+      {"ApplyMomentum", {{"var", "accum", "lr", "grad", "momentum", "weight_decay"}, {0, 1}, 3}, &momentumChunk, 5,
+       6},
       {"ApplyAdamW",
-       {"var", "m", "v", "grad", "lr", "beta1", "beta2", "epsilon", "weight_decay", "bias_correction1",
-        "bias_correction2"},
-       {0, 1, 2}, 3, &adamChunk, 10, 14},
-      {"ApplyRMSProp", {"var", "ms", "mom", "lr", "grad", "rho", "momentum", "epsilon", "weight_decay"}, {0, 1, 2},
-       4, &rmsPropChunk, 8, 10},
+       {{"var", "m", "v", "grad", "lr", "beta1", "beta2", "epsilon", "weight_decay", "bias_correction1",
+         "bias_correction2"},
+        {0, 1, 2},
+        3},
+       &adamChunk, 10, 14},
+      {"ApplyRMSProp", {{"var", "ms", "mom", "lr", "grad", "rho", "momentum", "epsilon", "weight_decay"}, {0, 1, 2}, 4},
+       &rmsPropChunk, 8, 10},
       {"ApplyCenteredRMSProp",
-       {"var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "weight_decay"}, {0, 1, 2, 3}, 8,
+       {{"var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "weight_decay"}, {0, 1, 2, 3}, 8},
        &centeredRmsPropChunk, 11, 14},
-      {"ApplyAdadelta", {"var", "accum", "accum_update", "lr", "rho", "epsilon", "grad", "weight_decay"}, {0, 1, 2},
-       6, &adadeltaChunk, 11, 14},
+      {"ApplyAdadelta",
+       {{"var", "accum", "accum_update", "lr", "rho", "epsilon", "grad", "weight_decay"}, {0, 1, 2}, 6},
+       &adadeltaChunk, 11, 14},
   };
   return table;
 }
@@ -175,51 +174,23 @@ const Rule& ruleOf(const OpCall& call) {
   fail(call, ACL_ERROR_OP_TYPE_NOT_MATCH, "not an optimizer kernel");
 }
 
-bool isScalar(const Rule& r, size_t i) {
-  return i != r.grad && std::find(r.buffers.begin(), r.buffers.end(), i) == r.buffers.end();
-}
-
-void validateApply(const OpCall& call) {
-  const Rule& r = ruleOf(call);
-  // Elementwise over the storage: buffers in one private format (a FRACTAL_Z
-  // weight with its gradient and state) are updated as stored, pads included
-  // (zero pads stay zero under every rule).
-  if (checkArityAnyFormat(call, r.names.size(), r.names.size(), r.buffers.size()) == FormatMode::kLogical)
-    fail(call, ACL_ERROR_OP_UNSUPPORTED_FORMAT, "buffers whose storage shapes differ by C0 are not supported");
-  const TensorArg& var = call.inputs[0];
-  checkDtype(call, var, "input var", kFloatTypes);
-  for (size_t i = 0; i < r.names.size(); ++i) {
-    const std::string name = std::string("input ") + r.names[i];
-    if (isScalar(r, i)) {
-      checkDtype(call, call.inputs[i], name, dtBit(ACL_DOUBLE));
-      if (call.inputs[i].numel() != 1)
-        fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-             name + " must hold one value, got shape " + shapeToString(call.inputs[i].shape));
-      continue;
-    }
-    checkSameDtype(call, var, "var", call.inputs[i], name);
-    checkShapeEq(call, call.inputs[i], name, var.shape, "var shape");
-  }
-  for (size_t k = 0; k < call.outputs.size(); ++k) {
-    checkSameDtype(call, var, "var", call.outputs[k], "output");
-    checkShapeEq(call, call.outputs[k], "output", var.shape, "var shape");
-  }
-}
+void validateApply(const OpCall& call) { validateOptimizerOperands(call, ruleOf(call).operands); }
 
 void computeApply(const OpCall& call) {
   const Rule& r = ruleOf(call);
+  const OptimizerOperands& ops = r.operands;
   const int64_t n = call.inputs[0].numel();
-  std::vector<std::vector<float>> bufs(r.buffers.size(), std::vector<float>(kChunk));
+  std::vector<std::vector<float>> bufs(ops.buffers.size(), std::vector<float>(kChunk));
   std::vector<float*> ptrs;
   for (auto& b : bufs) ptrs.push_back(b.data());
   std::vector<float> grad(kChunk);
   for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
     const int64_t c = std::min(kChunk, n - i0);
-    for (size_t b = 0; b < r.buffers.size(); ++b) {
-      const TensorArg& t = call.inputs[r.buffers[b]];
+    for (size_t b = 0; b < ops.buffers.size(); ++b) {
+      const TensorArg& t = call.inputs[ops.buffers[b]];
       loadFloat(t.dtype, t.data, i0, 1, c, bufs[b].data());
     }
-    const TensorArg& g = call.inputs[r.grad];
+    const TensorArg& g = call.inputs[ops.grad];
     loadFloat(g.dtype, g.data, i0, 1, c, grad.data());
     r.chunk(call, ptrs.data(), grad.data(), c);
     for (size_t b = 0; b < call.outputs.size(); ++b)

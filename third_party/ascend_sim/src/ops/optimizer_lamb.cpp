@@ -23,15 +23,13 @@
 
 #include "format/format_access.h"
 #include "format/format_registry.h"
-#include "ops/op_utils.h"
+#include "ops/optimizer_operands.h"
 
 namespace ascend_sim {
 namespace {
 
-const char* const kNames[] = {"var", "m", "v", "grad", "lr", "beta1", "beta2", "epsilon", "weight_decay"};
-
-double scalarInput(const OpCall& call, size_t i) { return *static_cast<const double*>(call.inputs[i].data); }
-float asF(double v) { return static_cast<float>(v); }
+const OptimizerOperands kOperands = {
+    {"var", "m", "v", "grad", "lr", "beta1", "beta2", "epsilon", "weight_decay"}, {0, 1, 2}, 3};
 
 // Elements of a buffer: logical ones for a private format (whose storage adds pads).
 int64_t logicalNumel(const TensorArg& t) {
@@ -67,26 +65,8 @@ struct SquareSums {
 };
 
 void validateLamb(const OpCall& call) {
-  if (checkArityAnyFormat(call, 9, 9, 3) == FormatMode::kLogical)
-    fail(call, ACL_ERROR_OP_UNSUPPORTED_FORMAT, "buffers whose storage shapes differ by C0 are not supported");
+  validateOptimizerOperands(call, kOperands);
   const TensorArg& var = call.inputs[0];
-  checkDtype(call, var, "input var", kFloatTypes);
-  for (size_t i = 0; i < 9; ++i) {
-    const std::string name = std::string("input ") + kNames[i];
-    if (i >= 4) {
-      checkDtype(call, call.inputs[i], name, dtBit(ACL_DOUBLE));
-      if (call.inputs[i].numel() != 1)
-        fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-             name + " must hold one value, got shape " + shapeToString(call.inputs[i].shape));
-      continue;
-    }
-    checkSameDtype(call, var, "var", call.inputs[i], name);
-    checkShapeEq(call, call.inputs[i], name, var.shape, "var shape");
-  }
-  for (const TensorArg& out : call.outputs) {
-    checkSameDtype(call, var, "var", out, "output");
-    checkShapeEq(call, out, "output", var.shape, "var shape");
-  }
   const std::vector<int64_t> segments = attrInts(call, "segments");
   int64_t total = 0;
   for (int64_t s : segments) {
