@@ -251,7 +251,7 @@ ASCEND_SIM_API int aclopIsRegistered(const char* opType);
 // ---- formats (simulator extension; CANN keeps this table inside the framework) ----
 #define ACL_MAX_DIM_CNT 8
 // Storage (device) shape of a tensor whose logical shape is originDims laid out
-// in `format` (see SIMULATOR.md §2; tensors of rank < 4 entering a 4-D format
+// in `format` (see docs/formats.md; tensors of rank < 4 entering a 4-D format
 // are lifted with the first dim as C). ACL_ERROR_INVALID_PARAM names an
 // unknown format or a rank the format cannot hold.
 ASCEND_SIM_API aclError aclGetFormatStorageShape(aclFormat format, aclDataType dtype, int numOriginDims,
@@ -317,7 +317,7 @@ ASCEND_SIM_API aclError aclsimGetTaskRecords(int32_t deviceId, size_t first, acl
                                              size_t* count);
 ASCEND_SIM_API aclError aclsimClearTaskRecords(int32_t deviceId);
 // Number of distinct (op type, dtypes, formats, shapes, attributes) plans
-// "compiled" so far in this process (see SIMULATOR.md §5).
+// "compiled" so far in this process (docs/simulated_device.md, "Op compilation").
 ASCEND_SIM_API aclError aclsimGetCompileCount(uint64_t* count);
 
 #ifdef __cplusplus

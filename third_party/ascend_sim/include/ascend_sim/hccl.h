@@ -9,7 +9,7 @@
 // collective task on `stream`; when that task runs, real bytes move between
 // the ranks through gloo's TCP transport (loopback within a host), with the
 // algorithm chosen by size (see HCCL_ALGO below), and the task's simulated
-// duration is the α-β cost of that algorithm (SIMULATOR.md §4).
+// duration is the α-β cost of that algorithm (HCCL.md, "Cost (simulated time)").
 //
 // Set-up: rank 0 calls HcclGetRootInfo and hands the blob to the other ranks
 // by any means (the torch plugin uses the c10d Store); every rank then calls

@@ -1,7 +1,7 @@
 // The Cube unit: fractal (16x16x16) matrix multiply-accumulate.
 //
 // Note [Cube numerics and blocking]
-// Contract (SIMULATOR.md §3): each output element has one fp32 accumulator
+// Contract (docs/simulated_device.md, "Chip preset and numerics"): each output element has one fp32 accumulator
 // that adds a[i,k]*b[k,j] for k = 0, 1, ..., K-1 with a fused multiply-add,
 // then adds the bias (fp32), then is rounded once to the output dtype (by the
 // caller). fp16/bf16 operands are widened to fp32 exactly; their products are

@@ -1,5 +1,6 @@
-// The units of one simulated AI Core (SIMULATOR.md §3/§4), as small
-// interfaces in the style of a ggml backend: a struct of function pointers,
+// The units of one simulated AI Core (numerics: docs/simulated_device.md;
+// timing: Note [Op cost] in cost/cost_model.h), as small interfaces in the
+// style of a ggml backend: a struct of function pointers,
 // one implementation each, obtained from cubeUnit() / vectorUnit() / mteUnit().
 //
 // Note [AI Core units]
@@ -39,7 +40,7 @@ struct UnitCounters {
   }
 };
 
-// How the Cube sees fp32 operands (precision mode, SIMULATOR.md §3).
+// How the Cube sees fp32 operands (precision mode, docs/simulated_device.md).
 enum class CubeRounding {
   kNone,          // operands used as they are (fp16/bf16 exact in fp32; fp32 kept)
   kFp16,          // operands rounded to fp16 first (RNE, IEEE: overflow -> inf)

@@ -56,7 +56,7 @@ ASCEND_SIM_API void loadInt(aclDataType dt, const void* base, int64_t offset, in
 ASCEND_SIM_API void storeFloat(aclDataType dt, void* base, int64_t offset, int64_t n, const float* src);
 ASCEND_SIM_API void storeInt(aclDataType dt, void* base, int64_t offset, int64_t n, const int64_t* src);
 
-// Elements per 256-byte reduction block (SIMULATOR.md §3) for dtype dt.
+// Elements per 256-byte reduction block (OPS.md, "Conventions": Numerics) for dtype dt.
 inline int64_t reduceBlockElems(aclDataType dt) {
   size_t s = dtypeSize(dt);
   return s == 0 ? 64 : static_cast<int64_t>(256 / s);
