@@ -14,6 +14,7 @@ PACKAGES=(
   libspdlog-dev libfmt-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libgloo-dev
+  chromium                      # headless: the profiler HTML report test renders the report
 )
 
 missing=()

@@ -174,3 +174,14 @@ def test_memory_events_show_the_allocators_allocated_and_reserved_totals(tmp_pat
         assert e["pid"] == "NPU 0" and {"Total Allocated (MB)", "Total Reserved (MB)"} == set(e["args"])
         assert 0 <= e["args"]["Total Allocated (MB)"] <= e["args"]["Total Reserved (MB)"]
     assert max(e["args"]["Total Reserved (MB)"] for e in counters) * 2 ** 20 <= torch.npu.max_memory_reserved() + 1
+
+
+def test_tasks_belong_to_the_launching_op_not_to_a_sub_microsecond_child_before_it():
+    # aten::add_ calls aten::result_type (well under 1 us) and then launches its Add; in Kineto's whole
+    # microseconds the launch often falls inside the child's truncated interval.
+    a = torch.ones(16).npu()
+    with torch.autograd.profiler.profile(use_npu=True) as prof:
+        for _ in range(200):
+            a.add_(1)
+    owners = [e.name for e in prof.npu_record_owners]
+    assert len(owners) == 200 and set(owners) == {"aten::add_"}

@@ -37,3 +37,10 @@ def test_throughput_prediction_runs_both_models_in_o2():
         match = re.search(name + r": O2, batch 2: simulated step ([0-9.]+) ms = ([0-9]+) " + unit + "/s", out)
         assert match and float(match.group(1)) > 0, out
     assert "ForeachNonFiniteCheckAndUnscale" in out and "bound by:" in out, out
+
+
+def test_profile_example_writes_the_e2e_files_and_the_report(tmp_path):
+    out = _run("profile_resnet18.py", "--out", str(tmp_path), "--batch-size", "2", "--image-size", "32")
+    assert re.search(r"[0-9]+ device tasks, [0-9.]+ ms simulated NPU time", out) and "Self NPU" in out, out
+    for name in ("op_summary_0.csv", "op_statistic_0.csv", "trace_0.json", "report_0.html"):
+        assert (tmp_path / name).stat().st_size > 0, name

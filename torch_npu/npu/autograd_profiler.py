@@ -72,36 +72,60 @@ class NpuEventList(EventList):
         return self.table()
 
 
-def _innermost_event(events_by_thread, thread, t_us):
-    """The innermost host event of `thread` whose interval contains t_us, or None."""
-    starts, events = events_by_thread.get(thread, ((), ()))
-    i = bisect.bisect_right(starts, t_us) - 1
-    while i >= 0:  # events sorted by start: the latest start containing t is the innermost
-        e = events[i]
-        if e.time_range.end >= t_us:
-            return e
+def _innermost(index, thread, t):
+    """The innermost interval of `thread` containing t: index[thread] = (starts, [(start, end, item)])
+    sorted by start; returns the item or None."""
+    starts, intervals = index.get(thread, ((), ()))
+    i = bisect.bisect_right(starts, t) - 1
+    while i >= 0:  # sorted by start: the latest start whose interval still contains t is the innermost
+        if intervals[i][1] >= t:
+            return intervals[i][2]
         i -= 1
     return None
 
 
-def attach_npu_records(function_events, records, trace_start_us, device_index, owners=None):
+def _index_by_thread(items):
+    """{thread: (starts, [(start, end, item)])} of (thread, start, end, item) tuples."""
+    by_thread = {}
+    for thread, start, end, item in items:
+        by_thread.setdefault(thread, []).append((start, end, item))
+    index = {}
+    for thread, intervals in by_thread.items():
+        intervals.sort(key=lambda iv: iv[0])
+        index[thread] = ([iv[0] for iv in intervals], intervals)
+    return index
+
+
+def _host_op_index(function_events, event_tree):
+    """Host op intervals per thread, and the time unit of a launch in them. Kineto's FunctionEvents keep
+    whole microseconds, too coarse for ops shorter than one (a launch in aten::add_ right after its
+    aten::result_type child would land in the child); its event tree keeps nanoseconds and the same
+    ids, so it is used when given."""
+    host = [e for e in function_events if e.device_type == torch.autograd.DeviceType.CPU and not e.is_async]
+    if event_tree is not None:
+        by_id = {e.id: e for e in host}
+        nodes = [(n.start_tid, n.start_time_ns, n.end_time_ns, by_id[n.correlation_id])
+                 for n in _walk(event_tree) if n.correlation_id in by_id]
+        if nodes:
+            return _index_by_thread(nodes), "ns"
+    return _index_by_thread((e.thread, e.time_range.start, e.time_range.end, e) for e in host), "us"
+
+
+def attach_npu_records(function_events, records, trace_start_us, device_index, owners=None, event_tree=None):
     """Appends every record's simulated duration to its host op (Note [NPU time in the autograd
     profiler]); returns the events made for records outside any host op. `owners`, if given, receives
-    each record's host event, in order."""
-    by_thread = {}
-    for e in function_events:
-        if e.device_type == torch.autograd.DeviceType.CPU and not e.is_async:
-            by_thread.setdefault(e.thread, []).append(e)
-    index = {}
-    for thread, events in by_thread.items():
-        events.sort(key=lambda e: e.time_range.start)
-        index[thread] = ([e.time_range.start for e in events], events)
+    each record's host event, in order. `event_tree`: Kineto's experimental_event_tree(), for
+    nanosecond intervals."""
+    index, unit = _host_op_index(function_events, event_tree)
     orphans = []
     for r in records:
         t = r.host_launch_us - trace_start_us
-        # Kineto keeps whole microseconds (start and duration truncated), so an op's real interval
-        # [s, e] shows as [floor(s), floor(e)]: the launch's floor falls inside exactly when it did.
-        host = _innermost_event(index, r.host_thread_id, math.floor(t)) if r.host_thread_id else None
+        if unit == "ns":
+            host = _innermost(index, r.host_thread_id, r.host_launch_us * 1e3) if r.host_thread_id else None
+        else:
+            # Whole microseconds (start and duration truncated): an op's real interval [s, e] shows as
+            # [floor(s), floor(e)], so the launch's floor falls inside exactly when it did.
+            host = _innermost(index, r.host_thread_id, math.floor(t)) if r.host_thread_id else None
         if host is None:
             name = f"[npu task] {r.op_type}"
             host = FunctionEvent(id=-(len(orphans) + 1), name=name, trace_name=name, thread=r.host_thread_id,
@@ -150,7 +174,8 @@ class profile(_TorchProfile):
             events = list(self.function_events)
             self.npu_record_owners = []  # the host event of each record
             events += attach_npu_records(events, self.npu_records, self.kineto_results.trace_start_us(),
-                                         self._recorder.device, self.npu_record_owners)
+                                         self._recorder.device, self.npu_record_owners,
+                                         self.kineto_results.experimental_event_tree())
             # The host events' tree is built already; the orphans are top-level events of their own.
             self.function_events = NpuEventList(events, use_cuda=True, profile_memory=self.profile_memory,
                                                 with_flops=self.with_flops)
@@ -171,13 +196,25 @@ class profile(_TorchProfile):
         self._check_finish()
         if not self.use_npu:
             return super().export_chrome_trace(path)
+        with open(path, "w") as f:
+            json.dump(self.npu_chrome_trace(), f)
+        return path
+
+    def npu_chrome_trace(self):
+        """The dict export_chrome_trace writes (use_npu=True)."""
+        self._check_finish()
         trace = chrome_trace(self.function_events, self.npu_records, self.kineto_results.trace_start_us(),
                              self._recorder.device)
         if self.profile_memory:
             trace["traceEvents"] += memory_counters(self.kineto_results, self._recorder.device)
-        with open(path, "w") as f:
-            json.dump(trace, f)
-        return path
+        return trace
+
+    def export_html_report(self, path, title="NPU profile"):
+        """A self-contained HTML report of the profile (torch_npu/profiler/html_report.py)."""
+        if not self.use_npu:
+            raise RuntimeError("export_html_report needs the NPU's tasks: profile with use_npu=True")
+        from torch_npu.profiler.html_report import write_html_report
+        return write_html_report(self.npu_chrome_trace(), path, title)
 
 
 def _walk(nodes):

@@ -11,7 +11,8 @@ writes, for the current device N, CANN-style summaries of every device task of t
 - op_statistic_N.csv: one row per op type and task type: count, total/avg/min/max duration and the
   share of the total;
 - trace_N.json: the chrome trace of torch.autograd.profiler.profile(use_npu=True), which runs
-  underneath (docs/profiling.md).
+  underneath (docs/profiling.md);
+- report_N.html: its self-contained HTML report (torch_npu/profiler/html_report.py).
 """
 import csv
 import os
@@ -122,10 +123,12 @@ class profile:
         device = self._profiler.npu_device
         records, owners = self._profiler.npu_records, self._profiler.npu_record_owners
         self.files = {name: os.path.join(self.result_path, f"{name}_{device}.{ext}")
-                      for name, ext in (("op_summary", "csv"), ("op_statistic", "csv"), ("trace", "json"))}
+                      for name, ext in (("op_summary", "csv"), ("op_statistic", "csv"), ("trace", "json"),
+                                        ("report", "html"))}
         _write_csv(self.files["op_summary"], SUMMARY_COLUMNS, summary_rows(records, owners))
         _write_csv(self.files["op_statistic"], STATISTIC_COLUMNS, statistic_rows(records))
         self._profiler.export_chrome_trace(self.files["trace"])
+        self._profiler.export_html_report(self.files["report"], f"torch.npu.profile: NPU {device}")
         return False
 
     @property

@@ -50,6 +50,10 @@ class profile(_torch_profiler.profile):
             use_kineto=True, experimental_config=self.experimental_config)
         self.profiler._prepare_trace()
 
+    def export_html_report(self, path, title="NPU profile"):
+        """The last recorded cycle as a self-contained HTML report (torch_npu/profiler/html_report.py)."""
+        return self.profiler.export_html_report(path, title)
+
 
 __all__ = ["profile", "ProfilerActivity", "ProfilerAction", "schedule", "tensorboard_trace_handler",
            "record_function", "supported_activities"]
