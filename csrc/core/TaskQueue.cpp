@@ -10,6 +10,7 @@
 #include "csrc/core/Logging.h"
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
+#include "csrc/core/OpDump.h"
 
 namespace torch_npu {
 namespace {
@@ -80,11 +81,17 @@ bool TaskQueue::launchBlocking() { return blockingFlag(); }
 LaunchTag LaunchTag::now() {
   const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();  // the profiler's clock
   return LaunchTag{at::RecordFunction::currentThreadId(),
-                   std::chrono::duration<double, std::micro>(since_epoch).count()};
+                   std::chrono::duration<double, std::micro>(since_epoch).count(), currentLaunchScope()};
 }
 
 void TaskQueue::run(const Task& task, const LaunchTag& tag) {
   aclsimSetTaskTag(tag.thread_id, tag.launch_us);
+  // The scope changes rarely (only while an op dump names layers): hand it over when it does.
+  static thread_local std::shared_ptr<const std::string> handed_scope;
+  if (tag.scope != handed_scope) {
+    aclsimSetTaskScope(tag.scope ? tag.scope->c_str() : nullptr);
+    handed_scope = tag.scope;
+  }
   const aclError status = execute(task);
   if (status != ACL_SUCCESS) {
     std::string msg = "NPU op '" + taskName(task) + "' failed with " + aclErrorName(status) +

@@ -58,10 +58,12 @@ using Task = std::variant<AclOpLaunch, CopyTask, CallTask>;
 
 // The host context of a task's launch, handed to the simulator with the task
 // (aclsimSetTaskTag, Note [Host tags] in the simulator): the profiler's thread
-// id of the launching thread and the wall clock at the launch.
+// id of the launching thread, the wall clock at the launch, and the launching
+// thread's scope (OpDump.h; null unless an op dump set one).
 struct LaunchTag {
   uint64_t thread_id = 0;
   double launch_us = 0;
+  std::shared_ptr<const std::string> scope;
   static LaunchTag now();
 };
 

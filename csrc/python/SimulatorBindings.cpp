@@ -10,6 +10,7 @@
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/NPUStream.h"
+#include "csrc/core/OpDump.h"
 #include "csrc/core/TaskQueue.h"
 
 namespace py = pybind11;
@@ -125,6 +126,10 @@ void bindSimulator(py::module& m) {
     synchronize(static_cast<c10::DeviceIndex>(device));
     NPU_CHECK_ACL(aclsimClearTaskRecords(static_cast<int32_t>(device)));
   });
+  m.def("_npu_initDump", &initDump);
+  m.def("_npu_setDump", &setDump);
+  m.def("_npu_finalizeDump", &finalizeDump, py::call_guard<py::gil_scoped_release>());
+  m.def("_npu_setLaunchScope", &setLaunchScope);
   m.def("_npu_compileCount", [] {
     uint64_t count = 0;
     NPU_CHECK_ACL(aclsimGetCompileCount(&count));

@@ -279,6 +279,20 @@ ASCEND_SIM_API aclError aclGetCompileopt(aclCompileOpt opt, char* value, size_t 
 ASCEND_SIM_API aclError aclrtGetOverflowStatus(void* outputAddr, size_t outputSize, aclrtStream stream);
 ASCEND_SIM_API aclError aclrtResetOverflowStatus(aclrtStream stream);
 
+// ---- op data dump (acl_mdl.h) -------------------------------------------------------------
+// aclmdlSetDump reads a JSON config:
+//   {"dump": {"dump_path": "/dir", "dump_mode": "output" | "input" | "all",
+//             "dump_list": [{"layer": ["MatMul", "Add_3", "MLP.fc2"]}],   (empty: every op)
+//             "dump_debug": "off" | "on"}}                                 (on: only overflowing ops)
+// A layer entry selects ops by type, by name ("<type>_<n>") or by host scope
+// (aclsimSetTaskScope) and its dotted prefixes. Each selected op's tensors are
+// written as <dump_path>/<index>.<name>.{input,output}.<i>.npy in their logical
+// layout; aclmdlFinalizeDump writes <dump_path>/manifest.json listing them
+// (docs/profiling.md, "Dump").
+ASCEND_SIM_API aclError aclmdlInitDump(void);
+ASCEND_SIM_API aclError aclmdlSetDump(const char* dumpCfgPath);
+ASCEND_SIM_API aclError aclmdlFinalizeDump(void);
+
 // ---- device information ------------------------------------------------------------------
 typedef enum {
   ACL_DEVICE_INFO_AI_CORE_NUM = 0,      // cube (or unified AI) cores
@@ -308,6 +322,9 @@ typedef struct {
 // Tags the tasks the calling thread submits from now on with a host thread id
 // and launch time (a profiler's correlation between host ops and device tasks).
 ASCEND_SIM_API aclError aclsimSetTaskTag(uint64_t hostThreadId, double hostLaunchUs);
+// Tags the ops the calling thread launches from now on with a host scope (a
+// module path; null or "" clears it): their "scope" in op dumps.
+ASCEND_SIM_API aclError aclsimSetTaskScope(const char* scope);
 // Records are kept per device while profiling is enabled (ASCEND_SIM_PROFILE=1
 // or this call); disabling keeps what was recorded, enabling clears nothing.
 ASCEND_SIM_API aclError aclsimSetProfiling(int32_t deviceId, int enable);

@@ -8,6 +8,7 @@
 #include "runtime/compile_cache.h"
 #include "runtime/compile_options.h"
 #include "runtime/error_state.h"
+#include "runtime/op_dump.h"
 #include "runtime/runtime.h"
 
 using namespace ascend_sim;
@@ -126,8 +127,35 @@ ASCEND_SIM_API aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo 
 }
 
 ASCEND_SIM_API aclError aclsimSetTaskTag(uint64_t hostThreadId, double hostLaunchUs) {
-  currentHostTag() = HostTag{hostThreadId, hostLaunchUs};
+  HostTag& tag = currentHostTag();
+  tag.thread_id = hostThreadId;
+  tag.launch_us = hostLaunchUs;
   return ACL_SUCCESS;
+}
+
+ASCEND_SIM_API aclError aclsimSetTaskScope(const char* scope) {
+  return guardApi("aclsimSetTaskScope", [&] {
+    std::shared_ptr<const std::string>& current = currentHostTag().scope;
+    if (!scope || !*scope)
+      current.reset();
+    else if (!current || *current != scope)  // the same scope for many tasks: keep its string
+      current = std::make_shared<const std::string>(scope);
+  });
+}
+
+ASCEND_SIM_API aclError aclmdlInitDump(void) {
+  return guardApi("aclmdlInitDump", [&] { OpDump::get().init(); });
+}
+
+ASCEND_SIM_API aclError aclmdlSetDump(const char* dumpCfgPath) {
+  return guardApi("aclmdlSetDump", [&] {
+    if (!dumpCfgPath || !*dumpCfgPath) throwAcl(ACL_ERROR_INVALID_PARAM, "dumpCfgPath must not be null or empty");
+    OpDump::get().configure(dumpCfgPath);
+  });
+}
+
+ASCEND_SIM_API aclError aclmdlFinalizeDump(void) {
+  return guardApi("aclmdlFinalizeDump", [&] { OpDump::get().finalize(); });
 }
 
 ASCEND_SIM_API aclError aclsimSetProfiling(int32_t deviceId, int enable) {

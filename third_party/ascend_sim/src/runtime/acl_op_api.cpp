@@ -22,6 +22,7 @@
 #include "runtime/compile_options.h"
 #include "runtime/error_state.h"
 #include "runtime/op_descriptors.h"
+#include "runtime/op_dump.h"
 #include "runtime/runtime.h"
 
 using namespace ascend_sim;
@@ -71,6 +72,7 @@ struct OpLaunch {
   std::vector<std::vector<char>> host_copies;  // ACL_MEMTYPE_HOST inputs
   double duration_us = 0;
   std::shared_ptr<const OpPlan> plan;       // compiled plan (runtime/compile_cache.h)
+  std::shared_ptr<const std::string> scope;  // the host's scope at the launch (Note [Op dump])
 };
 
 // Fills call->ctx from the device state at launch (Note [Precision mode capture]).
@@ -89,13 +91,15 @@ void captureLaunchContext(Runtime& rt, OpCall* call) {
 // the kernel reported an overflowing fp16 intermediate). IEEE chips keep the
 // values and never raise the flag. Kernels that only move data
 // (KernelDef::moves_data_only) are exempt: a copy does no arithmetic.
-void applyFp16Overflow(const OpCall& call, bool kernel_overflow) {
-  if (!call.ctx.fp16_saturation) return;
+// Returns whether it raised the flag.
+bool applyFp16Overflow(const OpCall& call, bool kernel_overflow) {
+  if (!call.ctx.fp16_saturation) return false;
   bool any = kernel_overflow;
   for (const TensorArg& t : call.outputs)
     if (t.dtype == ACL_FLOAT16 && t.data)
       any = vectorUnit().fp16_overflow(static_cast<uint16_t*>(t.data), t.numel(), true) || any;
   if (any) Runtime::get().device(call.device).raiseOverflow();
+  return any;
 }
 
 TensorArg makeArg(const aclTensorDesc* d, const aclDataBuffer* b) {
@@ -168,7 +172,7 @@ std::string withOpPrefix(const std::string& op, const std::string& msg) {
   return op + ": " + msg;
 }
 
-double runOp(const std::shared_ptr<OpLaunch>& launch) {
+double runOp(const std::shared_ptr<OpLaunch>& launch, int stream_id) {
   OpCall call = launch->call;  // a fresh copy: data pointers are per execution
   size_t host_copy = 0;
   for (size_t i = 0; i < call.inputs.size(); ++i) {
@@ -179,14 +183,20 @@ double runOp(const std::shared_ptr<OpLaunch>& launch) {
       t.data = launch->input_views[i];
   }
   for (size_t i = 0; i < call.outputs.size(); ++i) call.outputs[i].data = launch->output_views[i];
+  OpDump& dump = OpDump::get();
+  std::unique_ptr<OpDump::Pending> dumped =
+      dump.active() ? dump.begin(call, launch->scope ? *launch->scope : std::string()) : nullptr;
   bool overflow = false;
   call.ctx.overflow = &overflow;
   launch->kernel->compute(call);
+  bool raised = false;
   if (launch->kernel->saturates_fp16_outputs) {
-    if (overflow && call.ctx.fp16_saturation) Runtime::get().device(call.device).raiseOverflow();
+    raised = overflow && call.ctx.fp16_saturation;
+    if (raised) Runtime::get().device(call.device).raiseOverflow();
   } else if (!launch->kernel->moves_data_only) {
-    applyFp16Overflow(call, overflow);
+    raised = applyFp16Overflow(call, overflow);
   }
+  if (dumped) dump.end(std::move(dumped), call, stream_id, raised);
   return launch->duration_us;
 }
 
@@ -365,7 +375,8 @@ ASCEND_SIM_API aclError aclopExecuteV2(const char* opType, int numInputs, aclTen
       throw AclError(e.code(), withOpPrefix(op, e.what()));
     }
     launch->duration_us = launch->plan->duration_us;
-    Task task{TaskKind::kOp, op, [launch](Stream&) { return runOp(launch); }};
+    launch->scope = currentHostTag().scope;
+    Task task{TaskKind::kOp, op, [launch](Stream& on) { return runOp(launch, on.id()); }};
     task.detail = launch->plan->detail;
     s->submit(std::move(task));
   });
