@@ -78,14 +78,14 @@ bool TaskQueue::enabled() { return enabledFlag(); }
 void TaskQueue::setLaunchBlocking(bool blocking) { blockingFlag() = blocking; }
 bool TaskQueue::launchBlocking() { return blockingFlag(); }
 
-LaunchTag LaunchTag::now() {
+LaunchTag LaunchTag::now(uint64_t launch_id) {
   const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();  // the profiler's clock
   return LaunchTag{at::RecordFunction::currentThreadId(),
-                   std::chrono::duration<double, std::micro>(since_epoch).count(), currentLaunchScope()};
+                   std::chrono::duration<double, std::micro>(since_epoch).count(), launch_id, currentLaunchScope()};
 }
 
 void TaskQueue::run(const Task& task, const LaunchTag& tag) {
-  aclsimSetTaskTag(tag.thread_id, tag.launch_us);
+  aclsimSetTaskTag(tag.thread_id, tag.launch_us, tag.launch_id);
   // The scope changes rarely (only while an op dump names layers): hand it over when it does.
   static thread_local std::shared_ptr<const std::string> handed_scope;
   if (tag.scope != handed_scope) {
@@ -120,11 +120,21 @@ void TaskQueue::waitForDevice(aclrtStream stream, const std::string& name) {
 }
 
 void TaskQueue::enqueue(Task task) {
+  // Note [Launch events]: while torch's profiler runs, every launch is a host event of its own, a
+  // child of the op that launched it, like cudaLaunchKernel under CUDA. The event's sequence number
+  // is the launch id that the launch's device tasks carry (aclsimSetTaskTag), so a profiler ties
+  // each task to its host op exactly, without comparing clocks (torch_npu/npu/autograd_profiler.py):
+  // the host's launch times are system-clock readings, its op intervals TSC readings converted to
+  // the same epoch, and the two disagree by up to a microsecond.
+  static std::atomic<uint64_t> next_launch_id{kFirstLaunchId};
+  const uint64_t launch_id = next_launch_id.fetch_add(1, std::memory_order_relaxed);
+  at::RecordFunction launch_event(at::RecordScope::FUNCTION);
+  if (launch_event.isActive()) launch_event.before(kLaunchEventName, static_cast<int64_t>(launch_id));
   raisePendingError();
   const bool blocking = launchBlocking();
   aclrtStream stream = taskStream(task);
   std::string name = blocking ? taskName(task) : std::string();
-  const LaunchTag tag = LaunchTag::now();
+  const LaunchTag tag = LaunchTag::now(launch_id);
   if (!enabled()) {
     DeviceSwitch guard(device_);
     run(task, tag);

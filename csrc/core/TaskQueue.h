@@ -60,11 +60,18 @@ using Task = std::variant<AclOpLaunch, CopyTask, CallTask>;
 // (aclsimSetTaskTag, Note [Host tags] in the simulator): the profiler's thread
 // id of the launching thread, the wall clock at the launch, and the launching
 // thread's scope (OpDump.h; null unless an op dump set one).
+// The name of the profiler's host event of each launch (Note [Launch events]).
+constexpr const char* kLaunchEventName = "NPU launch";
+// Launch ids start here, above any autograd sequence number, which the
+// profiler keeps in the same field.
+constexpr uint64_t kFirstLaunchId = uint64_t{1} << 40;
+
 struct LaunchTag {
   uint64_t thread_id = 0;
   double launch_us = 0;
+  uint64_t launch_id = 0;  // unique per launch; the sequence number of its profiler event
   std::shared_ptr<const std::string> scope;
-  static LaunchTag now();
+  static LaunchTag now(uint64_t launch_id);
 };
 
 class TaskQueue {

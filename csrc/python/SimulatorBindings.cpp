@@ -40,7 +40,7 @@ py::list taskRecords(int64_t device) {
     const auto& r = records[i];
     out.append(py::make_tuple(std::string(r.op_type), std::string(r.shapes), r.stream_id, coreTypeName(r.core_type),
                               r.start_us, r.duration_us, r.cube_ratio, r.vector_ratio, r.mte_ratio, r.bytes,
-                              r.flops, r.block_dim, r.host_thread_id, r.host_launch_us));
+                              r.flops, r.block_dim, r.host_thread_id, r.host_launch_us, r.host_launch_id));
   }
   return out;
 }

@@ -102,7 +102,9 @@ def test_without_use_npu_it_is_torchs_profiler_and_use_cuda_is_refused():
     x = torch.randn(8, 8).npu()
     with torch.autograd.profiler.profile() as prof:
         (x @ x).sum().item()
-    assert prof.function_events and "NPU" not in prof.key_averages().table()
+    table = prof.key_averages().table()
+    assert prof.function_events and "Self NPU" not in table and "CUDA" not in table
+    assert "NPU launch" in table  # each launch's host event (Note [Launch events] in csrc/core/TaskQueue.cpp)
     with pytest.raises(ValueError, match="use_npu=True"):
         torch.autograd.profiler.profile(use_cuda=True)
 
@@ -183,5 +185,6 @@ def test_tasks_belong_to_the_launching_op_not_to_a_sub_microsecond_child_before_
     with torch.autograd.profiler.profile(use_npu=True) as prof:
         for _ in range(200):
             a.add_(1)
+    assert all(r.host_launch_id >= 2 ** 40 for r in prof.npu_records)  # each names its launch event
     owners = [e.name for e in prof.npu_record_owners]
     assert len(owners) == 200 and set(owners) == {"aten::add_"}

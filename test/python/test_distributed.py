@@ -112,6 +112,16 @@ def test_collectives_have_simulated_time_in_op_records():
     assert all(r["duration_us"] > 0 for r in rows), rows
 
 
+def test_profiler_trace_shows_the_communication_stream_of_a_ddp_step():
+    results = scenario("profile_ddp")
+    assert_all_ok(results)
+    for r in results:
+        report = r.json()
+        assert len(report["allreduce_rows"]) == 1 and report["allreduce_rows"][0].endswith("(communication)"), report
+        assert report["compute_rows"] and report["compute_rows"] != report["allreduce_rows"], report
+        assert report["npu_total_us"] == report["records_us"] > 0
+
+
 def test_file_init_method(tmp_path):
     results = scenario("file_init", env={"SCENARIO_FILE": str(tmp_path / f"rdzv-{uuid.uuid4().hex}")})
     assert_all_ok(results)

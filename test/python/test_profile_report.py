@@ -117,7 +117,7 @@ def test_resnet18_report_renders_in_headless_chromium(tmp_path):
     png = tmp_path / "report.png"
     subprocess.run(_chromium() + [f"--screenshot={png}", f"file://{report}"], capture_output=True, timeout=120,
                    check=True)
-    # Right of x = 1030 only the timelines draw (their plot spans x = 170..1270; the unit bar and the
+    # Right of x = 1030 only the timelines draw (their plot spans x = 210..1310; the unit bar and the
     # tables end before).
     image = Image.open(png).convert("RGB")
     timelines = image.crop((1030, 0, image.width, image.height))

@@ -111,16 +111,38 @@ def _host_op_index(function_events, event_tree):
     return _index_by_thread((e.thread, e.time_range.start, e.time_range.end, e) for e in host), "us"
 
 
+LAUNCH_EVENT = "NPU launch"  # kLaunchEventName in csrc/core/TaskQueue.h
+
+
+def _launch_owners(function_events, event_tree):
+    """{launch id: host event}: the op each launch event is a child of, or the launch event itself
+    when it has none (Note [Launch events] in csrc/core/TaskQueue.cpp)."""
+    by_id = {e.id: e for e in function_events}
+    owners = {}
+    for node in _walk(event_tree or ()):
+        if node.name != LAUNCH_EVENT:
+            continue
+        launch_id = getattr(node.extra_fields, "sequence_number", -1)
+        parent = by_id.get(node.parent.correlation_id) if node.parent is not None else None
+        owner = parent or by_id.get(node.correlation_id)
+        if launch_id is not None and launch_id > 0 and owner is not None:
+            owners[launch_id] = owner
+    return owners
+
+
 def attach_npu_records(function_events, records, trace_start_us, device_index, owners=None, event_tree=None):
     """Appends every record's simulated duration to its host op (Note [NPU time in the autograd
     profiler]); returns the events made for records outside any host op. `owners`, if given, receives
-    each record's host event, in order. `event_tree`: Kineto's experimental_event_tree(), for
-    nanosecond intervals."""
+    each record's host event, in order. `event_tree`: Kineto's experimental_event_tree(), whose launch
+    events name each record's host op exactly; records without one fall back to their launch time."""
+    by_launch = _launch_owners(function_events, event_tree)
     index, unit = _host_op_index(function_events, event_tree)
     orphans = []
     for r in records:
         t = r.host_launch_us - trace_start_us
-        if unit == "ns":
+        if r.host_launch_id in by_launch:
+            host = by_launch[r.host_launch_id]
+        elif unit == "ns":
             host = _innermost(index, r.host_thread_id, r.host_launch_us * 1e3) if r.host_thread_id else None
         else:
             # Whole microseconds (start and duration truncated): an op's real interval [s, e] shows as
@@ -204,7 +226,7 @@ class profile(_TorchProfile):
         """The dict export_chrome_trace writes (use_npu=True)."""
         self._check_finish()
         trace = chrome_trace(self.function_events, self.npu_records, self.kineto_results.trace_start_us(),
-                             self._recorder.device)
+                             self._recorder.device, self.npu_record_owners)
         if self.profile_memory:
             trace["traceEvents"] += memory_counters(self.kineto_results, self._recorder.device)
         return trace
@@ -242,7 +264,7 @@ def memory_counters(kineto_results, device_index):
     return events
 
 
-def chrome_trace(function_events, records, trace_start_us, device_index):
+def chrome_trace(function_events, records, trace_start_us, device_index, owners=None):
     """{"traceEvents": [...]} of host events and device records (see profile.export_chrome_trace).
 
     Device rows are in simulated time: the device's first task is placed at its own launch time and the
@@ -261,9 +283,11 @@ def chrome_trace(function_events, records, trace_start_us, device_index):
         first = min(records, key=lambda r: r.start_us)
         offset = (first.host_launch_us - trace_start_us if first.host_launch_us else 0.0) - first.start_us
         streams = sorted({r.stream_id for r in records})
+        communication = {r.stream_id for r in records if r.op_type.startswith("Hccl")}
         for s in streams:
+            name = f"stream {s} (communication)" if s in communication else f"stream {s}"
             events.append({"name": "thread_name", "ph": "M", "pid": f"NPU {device_index}", "tid": s, "ts": 0,
-                           "args": {"name": f"stream {s}"}})
+                           "args": {"name": name}})
         for i, r in enumerate(records):
             ts = r.start_us + offset
             events.append({"name": r.op_type, "ph": "X", "cat": "npu_op", "pid": f"NPU {device_index}",
@@ -271,7 +295,7 @@ def chrome_trace(function_events, records, trace_start_us, device_index):
                            "args": {"op type": r.op_type, "shapes and formats": r.shapes, "unit": r.core_type,
                                     "cube ratio": r.cube_ratio, "vector ratio": r.vector_ratio,
                                     "mte ratio": r.mte_ratio, "block dim": r.block_dim, "bytes": r.bytes,
-                                    "flops": r.flops}})
+                                    "flops": r.flops, "host op": owners[i].name if owners else ""}})
             if r.host_thread_id:
                 launch = r.host_launch_us - trace_start_us
                 events.append({"name": "launch", "ph": "s", "cat": "npu_launch", "id": i, "pid": "CPU",

@@ -36,6 +36,7 @@ class OpRecord:
     block_dim: int
     host_thread_id: int = 0      # the launching host thread (profiler numbering; 0: unknown)
     host_launch_us: float = 0.0  # host wall clock at the launch [us since the Unix epoch]
+    host_launch_id: int = 0      # the launch's id (its profiler event's sequence number; 0: none)
 
 
 def set_op_profiling(enabled, device=None):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 UNITS = ("Cube", "Vector", "MTE", "AI CPU")
+_LAUNCH_EVENT = "NPU launch"  # a launch's own host event (csrc/core/TaskQueue.cpp); its parent launched the task
 _UNIT_CLASS = {"Cube": "cube", "Vector": "vector", "MTE": "mte", "AI CPU": "aicpu"}
 
 
@@ -34,6 +35,7 @@ class DeviceTask:
     args: dict
     launch_ts: Optional[float] = None
     host_op: str = ""
+    row: str = ""      # the trace's name of its stream row ("stream 2 (communication)")
 
     @property
     def unit(self):
@@ -73,16 +75,20 @@ def load_trace(trace):
 def parse_trace(trace):
     """(device tasks, host ops) of a chrome trace written by torch_npu's profilers."""
     events = load_trace(trace).get("traceEvents", [])
-    host_ops, tasks, launches, task_at = [], [], {}, {}
+    host_ops, tasks, launches, task_at, row_names = [], [], {}, {}, {}
     for e in events:
+        if e.get("ph") == "M" and e.get("name") == "thread_name" and str(e.get("pid", "")).startswith("NPU"):
+            row_names[e["tid"]] = e.get("args", {}).get("name", "")
         if e.get("ph") == "X" and e.get("cat") == "npu_op":
             task = DeviceTask(e["name"], e["tid"], float(e["ts"]), float(e["dur"]), e.get("args", {}))
             tasks.append(task)
             task_at[(e["tid"], e["ts"])] = task
-        elif e.get("ph") == "X" and e.get("cat") == "cpu_op":
+        elif e.get("ph") == "X" and e.get("cat") == "cpu_op" and e["name"] != _LAUNCH_EVENT:
             host_ops.append(HostOp(e["name"], e["tid"], float(e["ts"]), float(e.get("dur", 0))))
         elif e.get("ph") == "s" and e.get("cat") == "npu_launch":
             launches[e["id"]] = (e["tid"], float(e["ts"]))
+    for task in tasks:
+        task.row = row_names.get(task.stream) or f"stream {task.stream}"
     by_thread = defaultdict(list)
     for op in sorted(host_ops, key=lambda o: o.ts):
         by_thread[op.tid].append(op)
@@ -92,7 +98,8 @@ def parse_trace(trace):
             task = task_at.get((e["tid"], e["ts"]))
             if task is not None:
                 tid, task.launch_ts = launches[e["id"]]
-                task.host_op = _innermost(by_thread.get(tid, []), starts.get(tid, []), task.launch_ts)
+                task.host_op = task.args.get("host op") or _innermost(by_thread.get(tid, []), starts.get(tid, []),
+                                                                      task.launch_ts)
     return tasks, host_ops
 
 
@@ -180,7 +187,7 @@ def _top_level(host_ops):
     return out
 
 
-def _timeline_svg(svg_id, tasks, host_ops, width=1100, label_width=150, row_height=22):
+def _timeline_svg(svg_id, tasks, host_ops, width=1100, label_width=190, row_height=22):
     host_rows = _top_level(host_ops)
     spans = [(t.ts, t.ts + t.dur) for t in tasks] + [(o.ts, o.ts + o.dur) for o in host_rows]
     t0 = min((s for s, _ in spans), default=0.0)
@@ -196,10 +203,11 @@ def _timeline_svg(svg_id, tasks, host_ops, width=1100, label_width=150, row_heig
         parts.append(f'<line class="tick" x1="{x:.1f}" y1="14" x2="{x:.1f}" y2="{height}"/>'
                      f'<text class="axis" x="{x:.1f}" y="10">{_esc(_fmt_us((t1 - t0) * i / 5))}</text>')
     y_of = {}
+    stream_label = {t.stream: f"NPU {t.row}" for t in tasks}
     for i, (kind, key) in enumerate(rows):
         y = 20 + i * row_height
         y_of[(kind, key)] = y
-        label = f"host thread {key}" if kind == "host" else f"NPU stream {key}"
+        label = f"host thread {key}" if kind == "host" else stream_label[key]
         parts.append(f'<text class="row-label" x="4" y="{y + 14}">{_esc(label)}</text>')
 
     def rect(css, x0, dur, y, tip, extra=""):

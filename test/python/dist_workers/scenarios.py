@@ -127,6 +127,23 @@ def op_records():
     return {"records": rows}
 
 
+def profile_ddp():
+    # A DDP step under the NPU profiler: its trace has the compute stream and the communication stream.
+    init()
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(64, 64).to(DEV), device_ids=[RANK])
+    x = torch.randn(8, 64, device=DEV)
+    model(x).sum().backward()
+    with torch.autograd.profiler.profile(use_npu=True) as prof:
+        model(x).sum().backward()
+    trace = prof.npu_chrome_trace()["traceEvents"]
+    rows = {e["tid"]: e["args"]["name"] for e in trace if e["ph"] == "M" and e["name"] == "thread_name"}
+    tasks = [(e["name"], rows[e["tid"]]) for e in trace if e.get("cat") == "npu_op"]
+    return {"rows": sorted(rows.values()), "allreduce_rows": sorted({r for n, r in tasks if n == "HcclAllReduce"}),
+            "compute_rows": sorted({r for n, r in tasks if n == "MatMul"}),
+            "npu_total_us": prof.npu_time_total_us(),
+            "records_us": sum(r.duration_us for r in prof.npu_records)}
+
+
 def group_size():
     init()
     err = error_of(lambda: dist.all_reduce(torch.ones(4, device=DEV)))

@@ -116,7 +116,7 @@ TEST(Profiling, RecordsCarryTheSubmittingThreadsHostTag) {
   ASSERT_ACL_OK(aclrtSetDevice(kDev));
   ASSERT_ACL_OK(aclsimSetProfiling(kDev, 1));
   DevTensor x(ACL_FLOAT, {64}), y(ACL_FLOAT, {64}), z(ACL_FLOAT, {64});
-  ASSERT_ACL_OK(aclsimSetTaskTag(7, 1.5e15));
+  ASSERT_ACL_OK(aclsimSetTaskTag(7, 1.5e15, 41));
   ASSERT_ACL_OK(launchOp("Add", {&x, &y}, {&z}));
   std::thread other([&] {  // another thread's tag is its own (none here)
     ASSERT_ACL_OK(aclrtSetDevice(kDev));
@@ -124,7 +124,7 @@ TEST(Profiling, RecordsCarryTheSubmittingThreadsHostTag) {
     ASSERT_ACL_OK(aclrtSynchronizeDevice());
   });
   other.join();
-  ASSERT_ACL_OK(aclsimSetTaskTag(8, 2.5e15));
+  ASSERT_ACL_OK(aclsimSetTaskTag(8, 2.5e15, 42));
   z.setFloats(std::vector<float>(64, 1.0f));  // a copy
   ASSERT_ACL_OK(aclrtSynchronizeDevice());
   const auto rs = allRecords(kDev);
@@ -134,10 +134,13 @@ TEST(Profiling, RecordsCarryTheSubmittingThreadsHostTag) {
   ASSERT_TRUE(add && mul && h2d);
   EXPECT_EQ(add->host_thread_id, 7u);
   EXPECT_EQ(add->host_launch_us, 1.5e15);
+  EXPECT_EQ(add->host_launch_id, 41u);
+  EXPECT_EQ(mul->host_launch_id, 0u);
   EXPECT_EQ(mul->host_thread_id, 0u);
   EXPECT_EQ(rs.back().host_thread_id, 8u);  // the last copy
   EXPECT_EQ(rs.back().host_launch_us, 2.5e15);
-  ASSERT_ACL_OK(aclsimSetTaskTag(0, 0));
+  EXPECT_EQ(rs.back().host_launch_id, 42u);
+  ASSERT_ACL_OK(aclsimSetTaskTag(0, 0, 0));
   ASSERT_ACL_OK(aclsimSetProfiling(kDev, 0));
   ASSERT_ACL_OK(aclsimClearTaskRecords(kDev));
   ASSERT_ACL_OK(aclrtResetDevice(kDev));

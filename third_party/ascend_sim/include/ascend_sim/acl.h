@@ -318,10 +318,12 @@ typedef struct {
   uint32_t block_dim;      // simulated cores used
   uint64_t host_thread_id; // host context of the submission (aclsimSetTaskTag; 0: none)
   double host_launch_us;   // host wall clock at the launch [us since the Unix epoch]
+  uint64_t host_launch_id; // the host's id of the launch (0: none); tasks of one launch share it
 } aclsimTaskRecord;
-// Tags the tasks the calling thread submits from now on with a host thread id
-// and launch time (a profiler's correlation between host ops and device tasks).
-ASCEND_SIM_API aclError aclsimSetTaskTag(uint64_t hostThreadId, double hostLaunchUs);
+// Tags the tasks the calling thread submits from now on with a host thread id,
+// launch time and launch id (a profiler's correlation between host ops and
+// device tasks).
+ASCEND_SIM_API aclError aclsimSetTaskTag(uint64_t hostThreadId, double hostLaunchUs, uint64_t hostLaunchId);
 // Tags the ops the calling thread launches from now on with a host scope (a
 // module path; null or "" clears it): their "scope" in op dumps.
 ASCEND_SIM_API aclError aclsimSetTaskScope(const char* scope);

@@ -126,10 +126,11 @@ ASCEND_SIM_API aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo 
   });
 }
 
-ASCEND_SIM_API aclError aclsimSetTaskTag(uint64_t hostThreadId, double hostLaunchUs) {
+ASCEND_SIM_API aclError aclsimSetTaskTag(uint64_t hostThreadId, double hostLaunchUs, uint64_t hostLaunchId) {
   HostTag& tag = currentHostTag();
   tag.thread_id = hostThreadId;
   tag.launch_us = hostLaunchUs;
+  tag.launch_id = hostLaunchId;
   return ACL_SUCCESS;
 }
 

@@ -68,6 +68,7 @@ aclsimTaskRecord toAclsimRecord(const TaskRecord& r) {
   std::memset(&out, 0, sizeof out);
   out.host_thread_id = r.host.thread_id;
   out.host_launch_us = r.host.launch_us;
+  out.host_launch_id = r.host.launch_id;
   copyTruncated(out.op_type, sizeof out.op_type, r.name);
   out.stream_id = r.stream_id;
   out.start_us = r.start_us;

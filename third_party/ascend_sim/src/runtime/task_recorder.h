@@ -37,6 +37,7 @@ struct TaskDetail {
 struct HostTag {
   uint64_t thread_id = 0;  // the host thread's id in the profiler's numbering (0: none)
   double launch_us = 0;    // host wall clock at the launch [us since the Unix epoch]
+  uint64_t launch_id = 0;  // the host's id of the launch (0: none)
   // The host's scope of the launch (a module path such as "MLP.fc2", set by
   // aclsimSetTaskScope; null: none): what op dumps call an op's layer.
   std::shared_ptr<const std::string> scope;
