@@ -38,6 +38,7 @@ _formats.install()
 _custom_ops.install(_sys.modules[__name__])
 npu.generator.install()
 npu.autograd_profiler.install()
+npu.amp.autocast_mode.install_torch_autocast()
 distributed._install()
 
 if _device_name.is_native():

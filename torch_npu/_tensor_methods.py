@@ -1,6 +1,7 @@
 """The NPU spellings on torch.Tensor and torch.nn.Module, and printing of NPU tensors.
 
-These are additions (Tensor.npu, Tensor.is_npu, Module.npu) plus wrappers:
+These are additions (Tensor.npu, Tensor.is_npu, Module.npu) plus wrappers (Tensor.pin_memory and
+is_pinned without a device mean the NPU on a build without CUDA):
 Module.to casts parameters to torch_npu's private formats when moving to the
 NPU (see _module_formats.py); Tensor.__repr__ formats a host copy of an NPU tensor, because
 PyTorch's formatter runs ~16 device ops per print. torch.manual_seed is
@@ -43,6 +44,22 @@ def _wrap_repr(original):
     return __repr__
 
 
+def _pinning_for_the_npu(original):
+    """Tensor.pin_memory / is_pinned without a device mean the NPU where there is no CUDA (torch's
+    default device for pinning, which this build does not have)."""
+    @functools.wraps(original)
+    def wrapper(self, device=None):
+        if device is None and not _HAS_CUDA:
+            device = DEVICE_TYPE
+        return original(self) if device is None else original(self, device)
+
+    wrapper._pins_for_npu = True
+    return wrapper
+
+
+_HAS_CUDA = torch.cuda.is_available()
+
+
 def _wrap_manual_seed(original):
     @functools.wraps(original)
     def manual_seed(seed):
@@ -63,6 +80,9 @@ def install():
         torch.nn.Module.to = wrap_module_to(torch.nn.Module.to)
         torch.nn.Module.to._casts_npu_formats = True
     torch.Tensor.__repr__ = _wrap_repr(torch.Tensor.__repr__)
+    if not getattr(torch.Tensor.pin_memory, "_pins_for_npu", False):
+        torch.Tensor.pin_memory = _pinning_for_the_npu(torch.Tensor.pin_memory)
+        torch.Tensor.is_pinned = _pinning_for_the_npu(torch.Tensor.is_pinned)
     if not getattr(torch.manual_seed, "_seeds_npu", False):
         torch.manual_seed = _wrap_manual_seed(torch.manual_seed)
         torch.manual_seed._seeds_npu = True

@@ -11,7 +11,8 @@ from torch_npu.npu.memory import (
     memory_reserved, memory_snapshot, memory_stats, memory_summary, reset_accumulated_memory_stats,
     reset_max_memory_allocated, reset_peak_memory_stats)
 from torch_npu.npu.random import (
-    get_rng_state, initial_seed, manual_seed, manual_seed_all, seed, seed_all, set_rng_state)
+    get_rng_state, get_rng_state_all, initial_seed, manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
+    set_rng_state_all)
 from torch_npu.npu.generator import default_generators
 from torch_npu.npu import amp
 from torch_npu.npu.options import get_option, is_jit_compile_false, set_compile_mode, set_option
@@ -195,7 +196,7 @@ __all__ = [
     "caching_allocator_delete", "utils", "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
     "memory_stats", "memory_summary", "memory_snapshot", "mem_get_info", "empty_cache",
     "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_accumulated_memory_stats",
-    "amp", "default_generators", "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
+    "amp", "default_generators", "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "get_rng_state_all", "set_rng_state_all",
     "set_rng_state", "simulated_time_us", "utilization", "utilization_rates", "list_gpu_processes", "compile_count", "set_option", "get_option", "set_compile_mode", "is_jit_compile_false",
     "get_npu_overflow_flag", "clear_npu_overflow_flag", "op_records", "get_op_records", "clear_op_records",
     "set_op_profiling", "OpRecord", "profile", "config", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",

@@ -40,3 +40,14 @@ def set_rng_state(new_state, device=None):
     if state.numel() != 16:
         raise ValueError(f"NPU RNG state must have 16 bytes, got {state.numel()}")
     default_generators[device_index(device)].set_state(state)
+
+
+def get_rng_state_all():
+    """The RNG state of every NPU, as torch.cuda.get_rng_state_all."""
+    return [get_rng_state(index) for index in range(_C._npu_getDeviceCount())]
+
+
+def set_rng_state_all(new_states):
+    """Sets the RNG state of every NPU from get_rng_state_all's list."""
+    for index, state in enumerate(new_states):
+        set_rng_state(state, index)

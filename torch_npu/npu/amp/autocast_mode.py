@@ -1,7 +1,8 @@
 """torch.npu.amp.autocast (Note [NPU autocast] in csrc/aten/AutocastNPU.cpp).
 
 PyTorch 1.13's torch.autocast accepts only "cuda", "cpu" and "xpu", so the
-NPU has its own context manager with torch.cuda.amp.autocast's interface.
+NPU has its own context manager with torch.cuda.amp.autocast's interface, and
+install_torch_autocast makes torch.autocast("npu", ...) return it.
 The op lists and cast policies are CUDA's; bfloat16 needs a 910B chip.
 """
 import functools
@@ -127,3 +128,20 @@ def custom_bwd(bwd):
         with autocast(enabled=args[0]._fwd_used_autocast, dtype=get_autocast_dtype()):
             return bwd(*args, **kwargs)
     return decorate_bwd
+
+
+def install_torch_autocast():
+    """torch.autocast(device_type="npu", ...) means torch.npu.amp.autocast (as in torch_npu 2.x)."""
+    original = torch.autocast
+    if getattr(original, "_accepts_npu", False):
+        return
+
+    @functools.wraps(original)
+    def npu_aware_autocast(device_type, dtype=None, enabled=True, cache_enabled=None):
+        if device_type == "npu":
+            return autocast(enabled=enabled, dtype=torch.float16 if dtype is None else dtype,
+                            cache_enabled=True if cache_enabled is None else cache_enabled)
+        return original(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+    npu_aware_autocast._accepts_npu = True
+    torch.autocast = npu_aware_autocast
