@@ -194,8 +194,29 @@ def test_custom_rule_files_extend_the_built_in_rules(tmp_path):
         migrate.load_rules([str(bad)])
 
 
+def test_rule_arguments_add_a_keyword_to_calls_that_pass_another():
+    out, changes, _ = _convert("""
+        import torch
+        a = torch.utils.data.DataLoader(ds, batch_size=4, pin_memory=True)
+        b = DataLoader(
+            ds,
+            pin_memory=True,  # fast copies
+        )
+        c = DataLoader(ds, pin_memory=True, pin_memory_device="npu")
+        d = DataLoader(ds, collate_fn=make(pin_memory=True))
+    """)
+    assert 'DataLoader(ds, batch_size=4, pin_memory=True, pin_memory_device="npu")' in out
+    assert '    pin_memory=True, pin_memory_device="npu",  # fast copies\n)' in out
+    assert out.count("pin_memory_device") == 3  # c had it; d passes pin_memory to another call
+    assert [rule for _, rule in changes].count('argument DataLoader(..., pin_memory_device="npu")') == 2
+
+
 _CHECKS = textwrap.dedent("""
-    import json, torch, torch.distributed as dist
+    import io, json, torch, torch.distributed as dist
+    buffer = io.BytesIO()  # a checkpoint saved on a GPU: its storages are tagged cuda:0
+    real_tag, torch.serialization.location_tag = torch.serialization.location_tag, lambda storage: "cuda:0"
+    torch.save({"w": torch.arange(3.0)}, buffer)
+    torch.serialization.location_tag = real_tag
     import torch_npu.contrib.transfer_to_npu
     import torch_npu.contrib.transfer_to_npu  # a second import changes nothing
     out = {}
@@ -214,6 +235,10 @@ _CHECKS = textwrap.dedent("""
         out["graph_error"] = str(e)
     out["autocast"] = type(torch.autocast("cuda")).__module__
     out["pinned"] = torch.ones(3).pin_memory().is_pinned()
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.deterministic = True
+    buffer.seek(0)
+    out["cuda_checkpoint"] = str(torch.load(buffer)["w"].device)
     print(json.dumps(out))
 """)
 
@@ -231,6 +256,7 @@ def test_transfer_redirects_devices_torch_cuda_generators_and_names_what_it_cann
     assert out["generator"] == "npu:0" and out["nccl"] and out["pinned"]
     assert out["graph_error"].startswith("torch.cuda.CUDAGraph is CUDA-only")
     assert out["autocast"] == "torch_npu.npu.amp.autocast_mode"
+    assert out["cuda_checkpoint"] == "npu:0"
 
 
 def test_pin_memory_for_the_npu_without_transfer():
