@@ -29,7 +29,9 @@ compile, Note [Binary op mode] in the simulator), the implementation mode
 and the compiler cache (Note [Persistent compile cache] in
 runtime/disk_cache.h) change the simulator. The simulator writes no TBE debug artefacts, so
 ACL_OP_DEBUG_LEVEL and ACL_DEBUG_DIR are accepted, validated and reported by
-get_option only, so that ported scripts run unchanged.
+get_option only, so that ported scripts run unchanged. Overflow detection, which
+ported scripts sometimes look for here, is CANN's dump config "dump_debug": "on"
+(torch.npu.set_dump; docs/profiling.md, "Overflow").
 """
 import os
 
