@@ -86,7 +86,7 @@ def _wire_optimizer(optimizer, master_weights):
                 else:
                     masters.append(p)
             group["params"] = masters
-    optimizer._amp_stash = {"pairs": pairs, "skip_next_step": False}
+    optimizer._amp_stash = {"pairs": pairs, "skip_next_step": False, "grads_scaled_or_zero": True, "set_aside": []}
     original_step = optimizer.step
     original_zero_grad = optimizer.zero_grad
 
@@ -107,6 +107,7 @@ def _wire_optimizer(optimizer, master_weights):
         original_zero_grad(set_to_none=set_to_none)
         for model_p, _ in optimizer._amp_stash["pairs"]:
             model_p.grad = None
+        optimizer._amp_stash.update(grads_scaled_or_zero=True, set_aside=[])  # Note [Accumulating scaled gradients]
 
     optimizer.step = step
     optimizer.zero_grad = zero_grad

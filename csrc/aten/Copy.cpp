@@ -12,13 +12,20 @@
 //    when both sides are dense.
 //  - private formats (Note [Private formats and ordinary ops]): between two
 //    whole storages of one private format, dtype and shape the storage bytes
-//    are copied as they are (one D2D memcpy, no TransData); into any other
+//    are copied as they are (one D2D memcpy, no TransData); between two whole
+//    storages of one private format and shape but different dtypes, one Cast
+//    runs on the storages (format-agnostic, pads stay zero); into any other
 //    private-format destination the base-format values of the source are
 //    TransData'd into the destination's layout.
+// _to_copy (tensor.to(dtype), .float(), .half()) of a whole private-format
+// storage keeps its format, as torch_npu's does: an O2 step's fp16 FRACTAL_Z
+// gradients become fp32 masters' gradients by one Cast each, not TransData,
+// Cast and a base-format tensor.
 // Copies between two NPU devices go through the host.
 // clone() of a whole private-format storage keeps its format (see
 // copyKeepsPrivateFormat) and is such a storage copy.
 #include <ATen/ATen.h>
+#include <ATen/ops/_to_copy_native.h>
 #include <ATen/ops/clone_native.h>
 
 #include "PrivateUse1NativeFunctions.h"
@@ -109,6 +116,19 @@ bool sameWholePrivateStorage(const at::Tensor& dst, const at::Tensor& src) {
          src.storage().nbytes() == dst.storage().nbytes();
 }
 
+// True if dst and src are whole storages of one private format and shape on
+// one device that differ in dtype only: one format-agnostic Cast converts them.
+bool castableWholePrivateStorage(const at::Tensor& dst, const at::Tensor& src) {
+  if (!isNpu(src) || !isNpu(dst) || src.device() != dst.device() || src.scalar_type() == dst.scalar_type()) {
+    return false;
+  }
+  if (!torch_npu::hasPrivateFormat(src) || !torch_npu::hasPrivateFormat(dst)) return false;
+  if (!torch_npu::coversWholeStorage(src) || !torch_npu::coversWholeStorage(dst)) return false;
+  const torch_npu::NPUStorageDesc* s = torch_npu::storageDesc(src);
+  const torch_npu::NPUStorageDesc* d = torch_npu::storageDesc(dst);
+  return s->npu_format == d->npu_format && s->base_sizes == d->base_sizes;
+}
+
 // Copies the whole storage of src into dst (see sameWholePrivateStorage).
 void copyWholeStorage(const at::Tensor& dst, const at::Tensor& src) {
   if (dst.storage().is_alias_of(src.storage()) || dst.storage().nbytes() == 0) return;  // onto itself, or nothing
@@ -169,6 +189,11 @@ at::Tensor NPUNativeFunctions::_copy_from(const at::Tensor& self, const at::Tens
     copyWholeStorage(dst, self);
     return dst;
   }
+  if (castableWholePrivateStorage(dst, self)) {
+    torch_npu::DeviceSwitch guard(dst.device().index());
+    torch_npu::OpCommand("Cast").Input(self).Output(dst).Attr("dst_type", dst.scalar_type()).FormatAgnostic().Run();
+    return dst;
+  }
   // See Note [Private formats and ordinary ops].
   const at::Tensor source = isNpu(self) ? torch_npu::materializeBase(self) : self;
   if (isNpu(dst) && torch_npu::hasPrivateFormat(dst)) {
@@ -211,6 +236,23 @@ at::Tensor NPUNativeFunctions::clone(const at::Tensor& self, c10::optional<at::M
     out.copy_(self);  // a storage of unusual size: through the logical values
   }
   return out;
+}
+
+at::Tensor NPUNativeFunctions::_to_copy(const at::Tensor& self, c10::optional<at::ScalarType> dtype,
+                                        c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                                        c10::optional<bool> pin_memory, bool non_blocking,
+                                        c10::optional<at::MemoryFormat> memory_format) {
+  const bool same_device =
+      !device.has_value() || (device->type() == c10::DeviceType::PrivateUse1 &&
+                              (!device->has_index() || device->index() == self.device().index()));
+  const bool same_place = same_device && layout.value_or(at::kStrided) == at::kStrided && !pin_memory.value_or(false);
+  if (same_place && !self.has_names() && torch_npu::copyKeepsPrivateFormat(self, memory_format)) {
+    at::Tensor out = torch_npu::makeNpuTensor(self.sizes(), c10::nullopt, dtype.value_or(self.scalar_type()),
+                                              self.device().index(), torch_npu::npuFormatOf(self));
+    _copy_from(self, out, non_blocking);  // a storage copy, or one Cast on the storages
+    return out;
+  }
+  return at::native::_to_copy(self, dtype, layout, device, pin_memory, non_blocking, memory_format);
 }
 
 at::Tensor NPUNativeFunctions::_copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {

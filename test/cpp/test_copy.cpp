@@ -196,6 +196,41 @@ TEST(NpuCopy, SameFormatCopyIsOneMemcpy) {
   EXPECT_EQ(torch_npu::npuFormatOf(dst), ACL_FORMAT_FRACTAL_Z);
 }
 
+// Note [NPU copy]: a dtype conversion of a whole private-format storage keeps
+// its format and is one Cast on the storages (no TransData), with the values
+// of the CPU's conversion; the pads stay zero, so the result reads back exactly.
+TEST(NpuCopy, DtypeConversionKeepsPrivateFormatWithOneCast) {
+  InternalFormatGuard allow(true);
+  const std::vector<std::pair<at::ScalarType, at::ScalarType>> conversions = {
+      {at::kHalf, at::kFloat}, {at::kFloat, at::kHalf}, {at::kFloat, at::kInt}};
+  for (const auto& c : privateCases()) {
+    for (const auto& [from, to] : conversions) {
+      SCOPED_TRACE(torch_npu::formatName(c.format) + " " + c10::str(at::IntArrayRef(c.shape)) + " " +
+                   c10::toString(from) + " -> " + c10::toString(to));
+      const at::Tensor cpu = at::randn(c.shape).mul(100).to(from);
+      const at::Tensor x = npuFormatCast(cpu.to(npu()), c.format);
+      at::Tensor y;
+      {
+        OpRecorder rec;
+        y = x.to(to);
+        EXPECT_EQ(rec.summary(), "Cast");
+      }
+      EXPECT_EQ(torch_npu::npuFormatOf(y), c.format);
+      EXPECT_EQ(y.scalar_type(), to);
+      expectClose(y, cpu.to(to), 0, 0);
+      at::Tensor into = npuFormatCast(at::zeros(c.shape, to).to(npu()), c.format);
+      into.copy_(x);  // copy_ between the two storages: the same single Cast
+      expectClose(into, cpu.to(to), 0, 0);
+    }
+  }
+  // A view, another device argument or a memory format change: through the base format, as before.
+  const at::Tensor w = npuFormatCast(at::randn({33, 19, 3, 3}).to(npu()), ACL_FORMAT_FRACTAL_Z);
+  EXPECT_TRUE(torch_npu::isBaseFormat(torch_npu::npuFormatOf(w[1].to(at::kHalf))));
+  EXPECT_TRUE(torch_npu::isBaseFormat(torch_npu::npuFormatOf(w.to(at::kHalf, false, false, at::MemoryFormat::ChannelsLast))));
+  EXPECT_TRUE(w.to(at::kCPU, at::kHalf).is_cpu());
+  expectClose(w.to(npu(), at::kHalf), w.cpu().to(at::kHalf), 0, 0);
+}
+
 // Note [Contiguous views on the AI Core]: sliced, permuted and expanded views
 // become contiguous through StridedSliceD / Transpose / BroadcastTo; other
 // strided views through AsStrided. Every path gives the CPU's values.

@@ -134,3 +134,35 @@ def test_porting_guide_snippet_and_errors():
         amp.initialize(cpu_model, torch.optim.SGD(cpu_model.parameters(), lr=0.1))
     with pytest.raises(RuntimeError, match="already called on this optimizer"):
         amp.initialize(model, optimizer)
+
+
+ACCUMULATE = """
+import torch, torch_npu
+from apex import amp
+import test_apex
+model = test_apex._model()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model, optimizer = amp.initialize(model, optimizer, opt_level=OPT, loss_scale=128.0, verbosity=0)
+x, y = test_apex._data()
+def backward(factor):
+    with amp.scale_loss(torch.nn.functional.mse_loss(model(x), y) * factor, optimizer) as scaled_loss:
+        scaled_loss.backward()
+optimizer.zero_grad()
+backward(1.0)
+backward(1.0)  # no zero_grad in between: gradient accumulation
+twice = [p.grad.cpu().clone() for p in amp.master_params(optimizer)]
+optimizer.zero_grad()
+backward(2.0)
+once = [p.grad.cpu() for p in amp.master_params(optimizer)]
+print("EQUAL", all(torch.equal(a, b) for a, b in zip(twice, once)), len(once))
+"""
+
+
+@pytest.mark.parametrize("opt_level", ["O1", "O2"])
+def test_gradients_accumulate_over_scale_loss_calls_without_zero_grad(opt_level):
+    # Note [Accumulating scaled gradients] in apex/amp/handle.py: the gradients of two backward passes
+    # of the loss equal those of one of twice the loss, exactly (the loss scale is a power of two).
+    import os
+    out = run_python(ACCUMULATE.replace("OPT", repr(opt_level)), cwd=os.path.dirname(__file__))
+    assert out.returncode == 0, out.stderr
+    assert "EQUAL True 6" in out.stdout, out.stdout
