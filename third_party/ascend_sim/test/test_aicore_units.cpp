@@ -161,13 +161,20 @@ TEST(MteUnit, PackedImg2colEqualsPlainImg2col) {
       std::vector<float> plain(rows * kd), packed(tiles * mr * kd, -9.0f);
       mteUnit().img2col(p, x.data(), plain.data(), nullptr);
       UnitCounters cnt;
-      mteUnit().img2col_packed(p, x.data(), packed.data(), &cnt);
+      mteUnit().img2col_packed(p, x.data(), 0, rows, packed.data(), &cnt);
       EXPECT_EQ(cnt.mte_in_bytes, x.size() * 4.0);
       for (int64_t r = 0; r < tiles * mr; ++r)
         for (int64_t kk = 0; kk < kd; ++kk) {
           const float want = r < rows ? plain[r * kd + kk] : 0.0f;
           ASSERT_EQ(packed[((r / mr) * kd + kk) * mr + r % mr], want) << "row " << r << " col " << kk;
         }
+      // A band of rows (Note [Implicit img2col] in ops/conv2d.cpp): the same panels, counted once.
+      const int64_t r0 = 2 * mr, r1 = std::min(rows, 5 * mr + 1);
+      std::vector<float> band(((r1 - r0 + mr - 1) / mr) * mr * kd, -9.0f);
+      UnitCounters band_cnt;
+      mteUnit().img2col_packed(p, x.data(), r0, r1, band.data(), &band_cnt);
+      EXPECT_EQ(band_cnt.mte_in_bytes, 0.0);
+      for (size_t i = 0; i < band.size(); ++i) ASSERT_EQ(band[i], packed[r0 * kd + i]) << "element " << i;
     }
 }
 

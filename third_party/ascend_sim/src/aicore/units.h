@@ -158,9 +158,12 @@ struct MteUnit {
   // (n, ho, wo), column (c, i, j)), zeros for padding. Counts the input bytes
   // read from GM (the column matrix stays on chip, in L1). x/cols null: account only.
   void (*img2col)(const Img2colParams& p, const float* x, float* cols, UnitCounters* cnt);
-  // The same matrix written as a packed Cube A operand (CubeOperands::a_packed):
-  // ceil(N*Ho*Wo / 6) micro panels [C*kh*kw][6], rows past the end zero.
-  void (*img2col_packed)(const Img2colParams& p, const float* x, float* cols, UnitCounters* cnt);
+  // Rows [row0, row1) of the same matrix (row0 a multiple of 6) written as a
+  // packed Cube A operand (CubeOperands::a_packed): ceil((row1 - row0) / 6)
+  // micro panels [C*kh*kw][6], rows past the matrix's end zero. Counts the
+  // input bytes once, on the call with row0 = 0.
+  void (*img2col_packed)(const Img2colParams& p, const float* x, int64_t row0, int64_t row1, float* cols,
+                         UnitCounters* cnt);
 };
 
 ASCEND_SIM_API const CubeUnit& cubeUnit();

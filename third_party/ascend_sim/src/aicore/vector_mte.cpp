@@ -114,12 +114,13 @@ void img2col(const Img2colParams& p, const float* x, float* cols, UnitCounters* 
 // each panel of 6 output positions and each column (c, i, j), the 6 values are
 // consecutive. When the 6 positions lie on one output row and the taps are
 // inside the input, they are 6 input elements stride_w apart (no bounds checks).
-void img2colPacked(const Img2colParams& p, const float* x, float* cols, UnitCounters* cnt) {
+void img2colPacked(const Img2colParams& p, const float* x, int64_t row0, int64_t row1, float* cols,
+                   UnitCounters* cnt) {
   constexpr int64_t mr = kCubePanelRows;
   const int64_t ho = p.outH(), wo = p.outW(), rows = p.n * ho * wo;
-  const int64_t kdim = p.c * p.kh * p.kw, tiles = (rows + mr - 1) / mr;
+  const int64_t kdim = p.c * p.kh * p.kw, t0 = row0 / mr, t1 = (std::min(row1, rows) + mr - 1) / mr;
   if (x && cols) {
-    for (int64_t t = 0; t < tiles; ++t) {
+    for (int64_t t = t0; t < t1; ++t) {
       int64_t ih0[mr], iw0[mr], nn[mr];
       bool valid[mr];
       for (int64_t rr = 0; rr < mr; ++rr) {
@@ -133,7 +134,7 @@ void img2colPacked(const Img2colParams& p, const float* x, float* cols, UnitCoun
       // One output row, all rows valid: the 6 taps are input elements stride_w apart.
       const bool run = valid[mr - 1] && nn[0] == nn[mr - 1] && ih0[0] == ih0[mr - 1];
       const int64_t sw = p.stride_w;
-      float* dst = cols + t * kdim * mr;
+      float* dst = cols + (t - t0) * kdim * mr;
       for (int64_t c = 0; c < p.c; ++c)
         for (int64_t i = 0; i < p.kh; ++i)
           for (int64_t j = 0; j < p.kw; ++j, dst += mr) {
@@ -153,7 +154,7 @@ void img2colPacked(const Img2colParams& p, const float* x, float* cols, UnitCoun
           }
     }
   }
-  if (cnt) cnt->mte_in_bytes += static_cast<double>(p.n * p.c * p.h * p.w) * sizeof(float);
+  if (cnt && row0 == 0) cnt->mte_in_bytes += static_cast<double>(p.n * p.c * p.h * p.w) * sizeof(float);
 }
 
 }  // namespace

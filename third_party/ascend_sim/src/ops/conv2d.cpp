@@ -24,6 +24,12 @@
 //    flipped), K = Co/G·kh·kw; the zero entries are products too.
 //  * Conv2DBackpropFilter: dw[co,ci,i,j] = Σ_(n,ho,wo) dy[n,co,ho,wo] · cols[(n,ho,wo)][(ci,i,j)],
 //    ascending (n, ho, wo) over the whole batch in one accumulator, K = N·Ho·Wo.
+// Note [Implicit img2col]: when the bands alone make enough tasks (no panel
+// split), Conv2D builds each band's packed img2col rows in its task, in a
+// per-thread buffer that stays in the host cache while the Cube multiplies it
+// with every filter panel, instead of writing the whole column matrix to
+// memory first and reading it back. The packed values and the products are
+// the same, so the bits are too; only the host's memory traffic changes.
 // Work split (Note [Simulated cores on host threads]): forward and backprop
 // input cut the rows of every (group, sample) product into 96-row bands, and
 // those into groups of 16-column panels when there are fewer than 64 tasks
@@ -221,30 +227,49 @@ Img2colParams img2colOf(const ConvGeom& g) {
   return p;
 }
 
-// One (group, sample) product A[R][K] x B[K][ncols] per unit u: `build(u,
-// cols)` writes unit u's A as a packed Cube operand (CubeOperands::a_packed:
-// micro panels of kCubePanelRows rows; zero-initialised first when
-// `zero_cols`, for builders that write only the non-zero entries); the
+// One (group, sample) product A[R][K] x B[K][ncols] per unit u: `build(u, r0,
+// r1, cols)` writes rows [r0, r1) of unit u's A as a packed Cube operand
+// (CubeOperands::a_packed: micro panels of kCubePanelRows rows; zero-initialised
+// first when `zero_cols`, for builders that write only the non-zero entries;
+// bands of rows only when `rows_buildable`, see Note [Implicit img2col]); the
 // product is cut into tasks of 96-row bands x groups of 16-column panels
 // (enough tasks to keep the cores busy when R is small); `emit(u, r0, r1, j0,
 // j1, c, cnt)` consumes rows [r0, r1), columns [j0, j1) of the unit's fp32
 // result c[R][ncols].
 template <typename Build, typename Emit>
 void runUnits(int64_t units, int64_t rows, int64_t k, int64_t ncols, const float* bpanels,
-              int64_t unit_group_div, const float* bias, bool zero_cols, Build build, Emit emit,
-              std::vector<UnitCounters>* counters) {
+              int64_t unit_group_div, const float* bias, bool zero_cols, bool rows_buildable, Build build,
+              Emit emit, std::vector<UnitCounters>* counters) {
   const CubeUnit& cube = cubeUnit();
   const int64_t panels = ceilDiv(ncols, kTile), bsize = panels * k * kTile;
   const int64_t rows_pad = ceilDiv(rows, kCubePanelRows) * kCubePanelRows, asize = rows_pad * k;
   const int64_t per_chunk = std::max<int64_t>(1, kColsBudget / std::max<int64_t>(1, rows_pad * std::max(k, ncols)));
   const int64_t bands = ceilDiv(rows, kRowBand);
+  if (rows_buildable && ceilDiv(kMinTasks, units * bands) <= 1) {  // Note [Implicit img2col]
+    float* cbuf = threadScratch(ScratchSlot::kResult, units * rows * ncols);
+    const size_t base = counters->size();
+    counters->resize(base + static_cast<size_t>(units * bands));
+    parallelFor(units * bands, [&](int64_t t) {
+      const int64_t u = t / bands, r0 = t % bands * kRowBand, r1 = std::min(rows, r0 + kRowBand);
+      float* band = threadScratch(ScratchSlot::kTask, kRowBand * k);  // this pool thread's own
+      if (zero_cols) std::fill(band, band + ceilDiv(r1 - r0, kCubePanelRows) * kCubePanelRows * k, 0.0f);
+      build(u, r0, r1, band);
+      const int64_t grp = u / unit_group_div;
+      const CubeOperands op{band, bpanels + grp * bsize, r1 - r0, ncols, k, /*a_packed=*/true};
+      float* c = cbuf + u * rows * ncols;
+      UnitCounters* uc = &(*counters)[base + static_cast<size_t>(t)];
+      cube.mmad_f32(op, bias ? bias + grp * ncols : nullptr, 0, r1 - r0, 0, panels, c + r0 * ncols, uc);
+      emit(u, r0, r1, 0, ncols, c, uc);
+    });
+    return;
+  }
   const int64_t chunk_units = std::min(units, per_chunk);
   float* cols = threadScratch(ScratchSlot::kCols, chunk_units * asize);
   float* cbuf = threadScratch(ScratchSlot::kResult, chunk_units * rows * ncols);
   for (int64_t u0 = 0; u0 < units; u0 += per_chunk) {
     const int64_t u1 = std::min(units, u0 + per_chunk), nu = u1 - u0;
     if (zero_cols) std::fill(cols, cols + nu * asize, 0.0f);
-    parallelFor(nu, [&](int64_t t) { build(u0 + t, cols + t * asize); });
+    parallelFor(nu, [&](int64_t t) { build(u0 + t, 0, rows, cols + t * asize); });
     const int64_t pgroups = std::max<int64_t>(1, std::min(panels, ceilDiv(kMinTasks, nu * bands)));
     const int64_t tasks = nu * bands * pgroups;
     const size_t base = counters->size();
@@ -297,9 +322,10 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   // Unit u = (group gi, sample n), u = gi * N + n; its x channels are contiguous.
   runUnits(
       g.groups * g.n, rows, k, g.cog, bp, g.n, bias.empty() ? nullptr : bias.data(), /*zero_cols=*/false,
-      [&](int64_t u, float* cols) {
+      /*rows_buildable=*/true,
+      [&](int64_t u, int64_t r0, int64_t r1, float* cols) {
         const int64_t gi = u / g.n, n = u % g.n;
-        mteUnit().img2col_packed(p, x + (n * g.ci + gi * g.cig) * hw, cols, nullptr);
+        mteUnit().img2col_packed(p, x + (n * g.ci + gi * g.cig) * hw, r0, r1, cols, nullptr);
       },
       [&](int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
         const int64_t gi = u / g.n, n = u % g.n;
@@ -350,27 +376,26 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   std::vector<UnitCounters> cnt;
   const int64_t kh = g.win.kh, kw = g.win.kw;
   runUnits(
-      g.groups * g.n, rows, k, g.cig, bp, g.n, nullptr, /*zero_cols=*/true,
-      [&](int64_t u, float* cols) {  // MTE: img2col of the stride-dilated, padded dy, packed
+      g.groups * g.n, rows, k, g.cig, bp, g.n, nullptr, /*zero_cols=*/true, /*rows_buildable=*/true,
+      [&](int64_t u, int64_t r0, int64_t r1, float* cols) {  // MTE: img2col of the stride-dilated, padded dy, packed
         const int64_t gi = u / g.n, n = u % g.n;
         const float* src = dy + (n * g.co + gi * g.cog) * oplane;
         constexpr int64_t mr = kCubePanelRows;
-        for (int64_t h = 0; h < g.h; ++h)
-          for (int64_t x = 0; x < g.w; ++x) {
-            const int64_t r = h * g.w + x;
-            float* row = cols + r / mr * k * mr + r % mr;  // column kk at row[kk * mr]
-            for (int64_t co = 0; co < g.cog; ++co)
-              for (int64_t i = 0; i < kh; ++i) {
-                const int64_t hi = th[h * kh + i];
-                float* dst = row + (co * kh + i) * kw * mr;
-                if (hi < 0) continue;  // cols are zero-filled
-                const float* plane = src + co * oplane + hi * g.wo;
-                for (int64_t j = 0; j < kw; ++j) {
-                  const int64_t wi = tw[x * kw + j];
-                  if (wi >= 0) dst[j * mr] = plane[wi];
-                }
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t h = r / g.w, x = r % g.w, rel = r - r0;
+          float* row = cols + rel / mr * k * mr + rel % mr;  // column kk at row[kk * mr]
+          for (int64_t co = 0; co < g.cog; ++co)
+            for (int64_t i = 0; i < kh; ++i) {
+              const int64_t hi = th[h * kh + i];
+              float* dst = row + (co * kh + i) * kw * mr;
+              if (hi < 0) continue;  // cols are zero-filled
+              const float* plane = src + co * oplane + hi * g.wo;
+              for (int64_t j = 0; j < kw; ++j) {
+                const int64_t wi = tw[x * kw + j];
+                if (wi >= 0) dst[j * mr] = plane[wi];
               }
-          }
+            }
+        }
       },
       [&](int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
         const int64_t gi = u / g.n, n = u % g.n;
