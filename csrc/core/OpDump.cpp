@@ -16,7 +16,12 @@ std::shared_ptr<const std::string>& threadScope() {
 
 void initDump() { NPU_CHECK_ACL(aclmdlInitDump()); }
 
-void setDump(const std::string& config_path) { NPU_CHECK_ACL(aclmdlSetDump(config_path.c_str())); }
+void setDump(const std::string& config_path) {
+  // The dump applies to ops launched from now on: the device first runs what was queued before
+  // (the simulator dumps an op when it executes, so a queued fill_ would otherwise be dumped).
+  for (c10::DeviceIndex d = 0; d < device_count(); ++d) synchronize(d);
+  NPU_CHECK_ACL(aclmdlSetDump(config_path.c_str()));
+}
 
 void finalizeDump() {
   for (c10::DeviceIndex d = 0; d < device_count(); ++d) synchronize(d);  // every dumped op has run

@@ -127,7 +127,7 @@ void bindSimulator(py::module& m) {
     NPU_CHECK_ACL(aclsimClearTaskRecords(static_cast<int32_t>(device)));
   });
   m.def("_npu_initDump", &initDump);
-  m.def("_npu_setDump", &setDump);
+  m.def("_npu_setDump", &setDump, py::call_guard<py::gil_scoped_release>());
   m.def("_npu_finalizeDump", &finalizeDump, py::call_guard<py::gil_scoped_release>());
   m.def("_npu_setLaunchScope", &setLaunchScope);
   m.def("_npu_compileCount", [] {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "aicore/thread_pool.h"
 
@@ -119,9 +120,17 @@ void forEachRowParallel(const StorageMap& m, Fn&& fn) {
   });
 }
 
+// A dtype that needs no conversion (fp32 into float) moves straight between
+// the storage and the logical buffer, without the per-row staging buffer.
+template <typename T>
+bool movesAsIs(aclDataType dt) {
+  return std::is_same<T, float>::value && dt == ACL_FLOAT;
+}
+
 template <typename T, typename Load>
 void loadLogical(const TensorArg& t, const StorageMap& m, T* dst, Load load) {
   const size_t size = dtypeSize(t.dtype);
+  if (movesAsIs<T>(t.dtype)) return gatherLogical(t, m, dst);
   forEachRowParallel(m, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
     static thread_local std::vector<char> row;
     row.resize(static_cast<size_t>(len) * size);
@@ -132,6 +141,7 @@ void loadLogical(const TensorArg& t, const StorageMap& m, T* dst, Load load) {
 
 template <typename T, typename Store>
 void storeLogical(const TensorArg& t, const StorageMap& m, const T* src, Store store) {
+  if (movesAsIs<T>(t.dtype)) return scatterLogical(t, m, src);
   const size_t size = dtypeSize(t.dtype);
   if (m.hasPads()) std::memset(t.data, 0, static_cast<size_t>(m.storageNumel()) * size);
   forEachRowParallel(m, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
