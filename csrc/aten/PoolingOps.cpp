@@ -45,8 +45,13 @@ at::Tensor batched(const at::Tensor& t) {
 }
 
 std::vector<int64_t> pooledSizes(const at::Tensor& x, const Window& w, bool ceil_mode) {
-  return {x.size(0), x.size(1), at::native::pooling_output_shape<int64_t>(x.size(2), w.kh, w.ph, w.sh, w.dh, ceil_mode),
-          at::native::pooling_output_shape<int64_t>(x.size(3), w.kw, w.pw, w.sw, w.dw, ceil_mode)};
+  const int64_t oh = at::native::pooling_output_shape<int64_t>(x.size(2), w.kh, w.ph, w.sh, w.dh, ceil_mode);
+  const int64_t ow = at::native::pooling_output_shape<int64_t>(x.size(3), w.kw, w.pw, w.sw, w.dw, ceil_mode);
+  // The CPU's checks and messages: a window larger than the padded input ("Output size is too
+  // small") raises instead of giving an empty result.
+  at::native::pool2d_shape_check(x, w.kh, w.kw, w.sh, w.sw, w.ph, w.pw, w.dh, w.dw, x.size(1), x.size(2), x.size(3),
+                                 oh, ow, at::MemoryFormat::Contiguous);
+  return {x.size(0), x.size(1), oh, ow};
 }
 
 void setWindowAttrs(torch_npu::OpCommand& cmd, const Window& w, bool ceil_mode) {

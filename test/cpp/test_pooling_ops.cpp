@@ -109,6 +109,12 @@ TEST(NpuPooling, Errors) {
   EXPECT_THROW_WITH(at::avg_pool2d(x, {3, 3}, {1, 1}, {0, 0}, false, true, 0), "divisor must be not zero");
   EXPECT_THROW_WITH(at::max_pool2d_with_indices(at::randn({2, 3, 4, 7, 9}).to(npu()), {3, 3}), "5");
   EXPECT_THROW_WITH(at::adaptive_avg_pool2d(at::randn({7, 9}).to(npu()), {2, 2}), "3-D or 4-D");
+  // A window larger than the input raises as on the CPU, not an empty result.
+  const at::Tensor small = at::randn({1, 2, 3, 3});
+  EXPECT_THROW(at::max_pool2d_with_indices(small, {5, 5}), c10::Error);
+  EXPECT_THROW_WITH(at::max_pool2d_with_indices(small.to(npu()), {5, 5}), "Output size is too small");
+  EXPECT_THROW_WITH(at::avg_pool2d(small.to(npu()), {5, 5}), "Output size is too small");
+  EXPECT_EQ(std::get<0>(at::max_pool2d_with_indices(small.to(npu()), {4, 4}, {1, 1}, {2, 2})).size(2), 4);  // padded: fits
 }
 
 TEST(NpuPooling, MaxPoolBackwardKeepsNc1hwc0) {
