@@ -52,13 +52,28 @@ def test_events_time_in_simulated_milliseconds():
     assert start.elapsed_time(end) > small * 5  # simulated time grows with the work
 
 
-def test_record_stream_keeps_memory_until_the_stream_is_done():
+def _freed_block_reused(record):
     side = torch.npu.Stream()
     x = torch.ones(1 << 20, device="npu")
+    a = torch.randn(1024, 1024, device="npu")
     side.wait_stream(torch.npu.current_stream())  # x is written on the default stream
     with torch.npu.stream(side):
+        for _ in range(8):
+            a = a @ a / 1024  # keeps the side stream busy for tens of milliseconds of host time
         y = x * 2
-    x.record_stream(side)
+    if record:
+        x.record_stream(side)
+    x_ptr = x.data_ptr()
     del x
+    z = torch.empty(1 << 20, device="npu")  # the same size, on the default stream, while side still runs
+    reused = z.data_ptr() == x_ptr
     side.synchronize()
     assert y.cpu().eq(2).all()
+    return reused
+
+
+def test_record_stream_keeps_memory_until_the_stream_is_done():
+    # Without record_stream the caching allocator hands x's block straight to the next allocation of
+    # its size on the default stream; with it, not while the side stream (which reads x) is running.
+    assert _freed_block_reused(record=False)
+    assert not _freed_block_reused(record=True)
