@@ -1,4 +1,4 @@
-// The α-β-γ cost of the collective algorithms (SIMULATOR.md §4).
+// The α-β-γ cost of the collective algorithms (HCCL.md, "Cost (simulated time)").
 //
 // Note [Collective cost]
 // For a communicator of p ranks, with α the latency of one algorithm step

@@ -1,4 +1,4 @@
-// The analytic timing model (SIMULATOR.md §4): work counters -> simulated
+// The analytic timing model (Note [Op cost] below): work counters -> simulated
 // microseconds.
 //
 // Note [Op cost]

@@ -1,4 +1,4 @@
-// The format table (SIMULATOR.md §2). Each layout is two tiny functions over
+// The format table (docs/formats.md). Each layout is two tiny functions over
 // the canonical shape: its storage shape and the storage offset of one index.
 #include "format/format_registry.h"
 

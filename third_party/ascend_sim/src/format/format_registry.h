@@ -1,4 +1,4 @@
-// Data formats of the simulated device (SIMULATOR.md §2): one table row per
+// Data formats of the simulated device (docs/formats.md): one table row per
 // ACL format with its name, base format, rank rules, storage-shape function
 // and element-offset function. Internal to ascend_sim (not installed); the
 // functions are exported (ASCEND_SIM_API) so the GoogleTest suites can call

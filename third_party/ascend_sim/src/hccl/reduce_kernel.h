@@ -6,7 +6,7 @@
 // the same bits in any order. FP32 computes in fp32. FP16 loads both operands
 // into fp32, reduces, and rounds once (RNE) back to fp16 per step — a ring or
 // tree step is one rounding, as on the device's Vector unit. MAX / MIN
-// propagate NaN. On a saturation-mode chip (910A, SIMULATOR.md §3) an fp16
+// propagate NaN. On a saturation-mode chip (910A, docs/simulated_device.md) an fp16
 // result that is inf or NaN becomes ±65504 / 0 and the call reports an
 // overflow, which the collective task turns into the device's sticky
 // overflow flag; IEEE chips keep the values.

@@ -85,8 +85,8 @@ void captureLaunchContext(Runtime& rt, OpCall* call) {
   call->ctx.vector_cores = chip.vector_cores;
 }
 
-// fp16 overflow semantics after an op ran (SIMULATOR.md §3): every fp16
-// output is checked by the Vector unit; on a saturation-mode chip inf/NaN
+// fp16 overflow semantics after an op ran (docs/simulated_device.md, "Chip
+// preset and numerics"): every fp16 output is checked by the Vector unit; on a saturation-mode chip inf/NaN
 // results become ±65504 / 0 and the device's sticky flag is raised (also when
 // the kernel reported an overflowing fp16 intermediate). IEEE chips keep the
 // values and never raise the flag. Kernels that only move data
@@ -115,7 +115,7 @@ TensorArg makeArg(const aclTensorDesc* d, const aclDataBuffer* b) {
 }
 
 // A descriptor in a private format (NC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...) must
-// carry the storage shape the format gives its origin shape (SIMULATOR.md §2).
+// carry the storage shape the format gives its origin shape (docs/formats.md).
 // Base formats are not checked (their origin shape defaults to the storage shape).
 void checkStorageFormat(const std::string& op, const char* role, int index, const TensorArg& t) {
   if (!isPrivateFormat(t.format)) return;
