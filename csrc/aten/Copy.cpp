@@ -101,32 +101,30 @@ void scatterInto(const at::Tensor& src, const at::Tensor& dst) {
       .Run();
 }
 
-// True if dst and src are whole storages laid out identically (one private
-// format, dtype and shape, on one device): a byte copy of the storage is an
-// exact copy of the tensor.
-bool sameWholePrivateStorage(const at::Tensor& dst, const at::Tensor& src) {
-  if (!isNpu(src) || !isNpu(dst) || src.device() != dst.device() || src.scalar_type() != dst.scalar_type()) {
-    return false;
-  }
+// True if dst and src are whole storages of one private format and logical
+// shape on one device (their dtypes may differ).
+bool wholePrivateStoragesOfOneLayout(const at::Tensor& dst, const at::Tensor& src) {
+  if (!isNpu(src) || !isNpu(dst) || src.device() != dst.device()) return false;
   if (!torch_npu::hasPrivateFormat(src) || !torch_npu::hasPrivateFormat(dst)) return false;
   if (!torch_npu::coversWholeStorage(src) || !torch_npu::coversWholeStorage(dst)) return false;
   const torch_npu::NPUStorageDesc* s = torch_npu::storageDesc(src);
   const torch_npu::NPUStorageDesc* d = torch_npu::storageDesc(dst);
-  return s->npu_format == d->npu_format && s->base_sizes == d->base_sizes && s->storage_sizes == d->storage_sizes &&
+  return s->npu_format == d->npu_format && s->base_sizes == d->base_sizes;
+}
+
+// True if dst and src are whole storages laid out identically (one private
+// format, dtype and shape, on one device): a byte copy of the storage is an
+// exact copy of the tensor.
+bool sameWholePrivateStorage(const at::Tensor& dst, const at::Tensor& src) {
+  return src.scalar_type() == dst.scalar_type() && wholePrivateStoragesOfOneLayout(dst, src) &&
+         torch_npu::storageDesc(src)->storage_sizes == torch_npu::storageDesc(dst)->storage_sizes &&
          src.storage().nbytes() == dst.storage().nbytes();
 }
 
 // True if dst and src are whole storages of one private format and shape on
 // one device that differ in dtype only: one format-agnostic Cast converts them.
 bool castableWholePrivateStorage(const at::Tensor& dst, const at::Tensor& src) {
-  if (!isNpu(src) || !isNpu(dst) || src.device() != dst.device() || src.scalar_type() == dst.scalar_type()) {
-    return false;
-  }
-  if (!torch_npu::hasPrivateFormat(src) || !torch_npu::hasPrivateFormat(dst)) return false;
-  if (!torch_npu::coversWholeStorage(src) || !torch_npu::coversWholeStorage(dst)) return false;
-  const torch_npu::NPUStorageDesc* s = torch_npu::storageDesc(src);
-  const torch_npu::NPUStorageDesc* d = torch_npu::storageDesc(dst);
-  return s->npu_format == d->npu_format && s->base_sizes == d->base_sizes;
+  return src.scalar_type() != dst.scalar_type() && wholePrivateStoragesOfOneLayout(dst, src);
 }
 
 // Copies the whole storage of src into dst (see sameWholePrivateStorage).
@@ -242,9 +240,11 @@ at::Tensor NPUNativeFunctions::_to_copy(const at::Tensor& self, c10::optional<at
                                         c10::optional<at::Layout> layout, c10::optional<at::Device> device,
                                         c10::optional<bool> pin_memory, bool non_blocking,
                                         c10::optional<at::MemoryFormat> memory_format) {
+  // A device without an index means the current one, as in PyTorch's _to_copy.
   const bool same_device =
-      !device.has_value() || (device->type() == c10::DeviceType::PrivateUse1 &&
-                              (!device->has_index() || device->index() == self.device().index()));
+      !device.has_value() ||
+      (device->type() == c10::DeviceType::PrivateUse1 &&
+       (device->has_index() ? device->index() : torch_npu::current_device()) == self.device().index());
   const bool same_place = same_device && layout.value_or(at::kStrided) == at::kStrided && !pin_memory.value_or(false);
   if (same_place && !self.has_names() && torch_npu::copyKeepsPrivateFormat(self, memory_format)) {
     at::Tensor out = torch_npu::makeNpuTensor(self.sizes(), c10::nullopt, dtype.value_or(self.scalar_type()),

@@ -12,19 +12,22 @@ std::shared_ptr<const std::string>& threadScope() {
   return scope;
 }
 
+// The simulator dumps an op when it executes: this runs every op queued so far on every device.
+void runQueuedWork() {
+  for (c10::DeviceIndex d = 0; d < device_count(); ++d) synchronize(d);
+}
+
 }  // namespace
 
 void initDump() { NPU_CHECK_ACL(aclmdlInitDump()); }
 
 void setDump(const std::string& config_path) {
-  // The dump applies to ops launched from now on: the device first runs what was queued before
-  // (the simulator dumps an op when it executes, so a queued fill_ would otherwise be dumped).
-  for (c10::DeviceIndex d = 0; d < device_count(); ++d) synchronize(d);
+  runQueuedWork();  // the dump applies to ops launched from now on, not to a fill_ still queued
   NPU_CHECK_ACL(aclmdlSetDump(config_path.c_str()));
 }
 
 void finalizeDump() {
-  for (c10::DeviceIndex d = 0; d < device_count(); ++d) synchronize(d);  // every dumped op has run
+  runQueuedWork();  // every op launched while dumping has been dumped
   NPU_CHECK_ACL(aclmdlFinalizeDump());
 }
 

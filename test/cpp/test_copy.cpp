@@ -229,6 +229,12 @@ TEST(NpuCopy, DtypeConversionKeepsPrivateFormatWithOneCast) {
   EXPECT_TRUE(torch_npu::isBaseFormat(torch_npu::npuFormatOf(w.to(at::kHalf, false, false, at::MemoryFormat::ChannelsLast))));
   EXPECT_TRUE(w.to(at::kCPU, at::kHalf).is_cpu());
   expectClose(w.to(npu(), at::kHalf), w.cpu().to(at::kHalf), 0, 0);
+  // A device without an index is the current device (npu:0), not the source's.
+  const at::Tensor w1 = npuFormatCast(at::randn({33, 19, 3, 3}).to(npu(1)), ACL_FORMAT_FRACTAL_Z);
+  const at::Tensor moved = w1.to(at::Device(at::DeviceType::PrivateUse1), at::kHalf);
+  EXPECT_EQ(moved.device(), npu(0));
+  expectClose(moved, w1.cpu().to(at::kHalf), 0, 0);
+  EXPECT_EQ(torch_npu::npuFormatOf(w1.to(npu(1), at::kHalf)), ACL_FORMAT_FRACTAL_Z);
 }
 
 // Note [Contiguous views on the AI Core]: sliced, permuted and expanded views

@@ -17,7 +17,6 @@ the NPU total of a table always equals the sum of the records. The chrome trace 
 thread) and one device row per NPU stream in simulated time, with a flow arrow from each launch to its
 task.
 """
-import bisect
 import json
 import math
 
@@ -26,6 +25,7 @@ from torch.autograd import profiler as _torch_profiler
 from torch.autograd.profiler_util import EventList, FunctionEvent, FunctionEventAvg
 
 from torch_npu import _C
+from torch_npu.npu._intervals import index_by_thread, innermost
 from torch_npu.npu.op_records import op_records as _OpRecorder
 
 _TorchProfile = _torch_profiler.profile
@@ -72,30 +72,6 @@ class NpuEventList(EventList):
         return self.table()
 
 
-def _innermost(index, thread, t):
-    """The innermost interval of `thread` containing t: index[thread] = (starts, [(start, end, item)])
-    sorted by start; returns the item or None."""
-    starts, intervals = index.get(thread, ((), ()))
-    i = bisect.bisect_right(starts, t) - 1
-    while i >= 0:  # sorted by start: the latest start whose interval still contains t is the innermost
-        if intervals[i][1] >= t:
-            return intervals[i][2]
-        i -= 1
-    return None
-
-
-def _index_by_thread(items):
-    """{thread: (starts, [(start, end, item)])} of (thread, start, end, item) tuples."""
-    by_thread = {}
-    for thread, start, end, item in items:
-        by_thread.setdefault(thread, []).append((start, end, item))
-    index = {}
-    for thread, intervals in by_thread.items():
-        intervals.sort(key=lambda iv: iv[0])
-        index[thread] = ([iv[0] for iv in intervals], intervals)
-    return index
-
-
 def _host_op_index(function_events, event_tree):
     """Host op intervals per thread, and the time unit of a launch in them. Kineto's FunctionEvents keep
     whole microseconds, too coarse for ops shorter than one (a launch in aten::add_ right after its
@@ -107,8 +83,8 @@ def _host_op_index(function_events, event_tree):
         nodes = [(n.start_tid, n.start_time_ns, n.end_time_ns, by_id[n.correlation_id])
                  for n in _walk(event_tree) if n.correlation_id in by_id]
         if nodes:
-            return _index_by_thread(nodes), "ns"
-    return _index_by_thread((e.thread, e.time_range.start, e.time_range.end, e) for e in host), "us"
+            return index_by_thread(nodes), "ns"
+    return index_by_thread((e.thread, e.time_range.start, e.time_range.end, e) for e in host), "us"
 
 
 LAUNCH_EVENT = "NPU launch"  # kLaunchEventName in csrc/core/TaskQueue.h
@@ -136,18 +112,20 @@ def attach_npu_records(function_events, records, trace_start_us, device_index, o
     each record's host event, in order. `event_tree`: Kineto's experimental_event_tree(), whose launch
     events name each record's host op exactly; records without one fall back to their launch time."""
     by_launch = _launch_owners(function_events, event_tree)
-    index, unit = _host_op_index(function_events, event_tree)
+    index = unit = None  # the time fallback's index, built once a record needs it
     orphans = []
     for r in records:
         t = r.host_launch_us - trace_start_us
         if r.host_launch_id in by_launch:
             host = by_launch[r.host_launch_id]
-        elif unit == "ns":
-            host = _innermost(index, r.host_thread_id, r.host_launch_us * 1e3) if r.host_thread_id else None
+        elif not r.host_thread_id:
+            host = None
         else:
-            # Whole microseconds (start and duration truncated): an op's real interval [s, e] shows as
+            if index is None:
+                index, unit = _host_op_index(function_events, event_tree)
+            # In whole microseconds (start and duration truncated), an op's real interval [s, e] shows as
             # [floor(s), floor(e)], so the launch's floor falls inside exactly when it did.
-            host = _innermost(index, r.host_thread_id, math.floor(t)) if r.host_thread_id else None
+            host = innermost(index, r.host_thread_id, r.host_launch_us * 1e3 if unit == "ns" else math.floor(t))
         if host is None:
             name = f"[npu task] {r.op_type}"
             host = FunctionEvent(id=-(len(orphans) + 1), name=name, trace_name=name, thread=r.host_thread_id,

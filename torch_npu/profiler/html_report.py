@@ -14,12 +14,13 @@ launch)); where the host's launch comes later than the device would be ready, th
 host launch gap: time a real device would idle because the host (Python, dispatch, the framework) did
 not launch fast enough. Their sum over a step is what fusing ops, the task queue or graph mode win back.
 """
-import bisect
 import html
 import json
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Optional
+
+from torch_npu.npu._intervals import index_by_thread, innermost
 
 UNITS = ("Cube", "Vector", "MTE", "AI CPU")
 _LAUNCH_EVENT = "NPU launch"  # a launch's own host event (csrc/core/TaskQueue.cpp); its parent launched the task
@@ -89,28 +90,15 @@ def parse_trace(trace):
             launches[e["id"]] = (e["tid"], float(e["ts"]))
     for task in tasks:
         task.row = row_names.get(task.stream) or f"stream {task.stream}"
-    by_thread = defaultdict(list)
-    for op in sorted(host_ops, key=lambda o: o.ts):
-        by_thread[op.tid].append(op)
-    starts = {tid: [op.ts for op in ops] for tid, ops in by_thread.items()}
+    index = index_by_thread((op.tid, op.ts, op.ts + op.dur, op) for op in host_ops)
     for e in events:  # flow ends: the device task each launch belongs to
         if e.get("ph") == "f" and e.get("cat") == "npu_launch" and e["id"] in launches:
             task = task_at.get((e["tid"], e["ts"]))
             if task is not None:
                 tid, task.launch_ts = launches[e["id"]]
-                task.host_op = task.args.get("host op") or _innermost(by_thread.get(tid, []), starts.get(tid, []),
-                                                                      task.launch_ts)
+                host = innermost(index, tid, task.launch_ts)
+                task.host_op = task.args.get("host op") or (host.name if host else "")
     return tasks, host_ops
-
-
-def _innermost(ops, starts, t):
-    """The name of the innermost op (sorted by start) whose interval contains t, or ""."""
-    i = bisect.bisect_right(starts, t) - 1
-    while i >= 0:  # the latest start that still contains t is the innermost
-        if ops[i].ts + ops[i].dur >= t:
-            return ops[i].name
-        i -= 1
-    return ""
 
 
 def unit_shares(tasks):

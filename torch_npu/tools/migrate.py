@@ -224,10 +224,9 @@ def convert_file(src, out, rules, changes_rows, unsupported_rows, label):
     with open(out, "w") as f:
         f.write(converted)
     before, after = source.splitlines(), converted.splitlines()
-    shift = 0  # lines the import rule added before a change
     added_at = sorted(line for line, rule in changes if rule.startswith("import "))
     for line, rule in changes:
-        shift = sum(1 for a in added_at if a < line)
+        shift = sum(1 for a in added_at if a < line)  # lines the import rule added before this change
         new_line = line + shift + (1 if rule.startswith("import ") else 0)
         original = "" if rule.startswith("import ") else _line(before, line)
         changes_rows.append([label, line, original, _line(after, new_line), rule])
