@@ -84,6 +84,26 @@ def busbw(nbytes, seconds, world):
     return nbytes / seconds * 2 * (world - 1) / world / 1e9
 
 
+def measure(worlds, max_mb=64, iters=20, out=print):
+    """Rows {world, bytes, hccl/gloo host bus bandwidth, ratio, simulated}; prints the tables."""
+    sizes, s = [], 1024
+    while s <= max_mb << 20:
+        sizes.append(s)
+        s *= 4
+    report = []
+    for world in worlds:
+        hccl, gloo = run("hccl", world, sizes, iters), run("gloo", world, sizes, iters)
+        out(f"\nall_reduce float32 SUM, {world} processes (bus bandwidth GB/s, nccl-tests convention)")
+        out(f"{'size':>10} {'hccl host':>10} {'gloo host':>10} {'ratio':>7} {'hccl sim':>10} {'sim us':>9}")
+        for h, g in zip(hccl, gloo):
+            hb, gb = busbw(h["bytes"], h["host_s"], world), busbw(g["bytes"], g["host_s"], world)
+            sb = busbw(h["bytes"], h["sim_us"] * 1e-6, world) if h["sim_us"] else float("nan")
+            out(f"{h['bytes']:>10} {hb:>10.3f} {gb:>10.3f} {hb / gb:>7.2f} {sb:>10.2f} {h['sim_us'] or 0:>9.1f}")
+            report.append({"world": world, "bytes": h["bytes"], "hccl_host_busbw_gbs": hb, "gloo_host_busbw_gbs": gb,
+                           "ratio": hb / gb, "hccl_sim_busbw_gbs": sb, "hccl_sim_us": h["sim_us"]})
+    return report
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--worlds", default="2,4")
@@ -95,21 +115,7 @@ def main():
     args = ap.parse_args()
     if args.worker:
         return worker(args.worker, [int(s) for s in args.sizes.split(",")], args.iters)
-    sizes, s = [], 1024
-    while s <= args.max_mb << 20:
-        sizes.append(s)
-        s *= 4
-    report = []
-    for world in [int(w) for w in args.worlds.split(",")]:
-        hccl, gloo = run("hccl", world, sizes, args.iters), run("gloo", world, sizes, args.iters)
-        print(f"\nall_reduce float32 SUM, {world} processes (bus bandwidth GB/s, nccl-tests convention)")
-        print(f"{'size':>10} {'hccl host':>10} {'gloo host':>10} {'ratio':>7} {'hccl sim':>10} {'sim us':>9}")
-        for h, g in zip(hccl, gloo):
-            hb, gb = busbw(h["bytes"], h["host_s"], world), busbw(g["bytes"], g["host_s"], world)
-            sb = busbw(h["bytes"], h["sim_us"] * 1e-6, world) if h["sim_us"] else float("nan")
-            print(f"{h['bytes']:>10} {hb:>10.3f} {gb:>10.3f} {hb / gb:>7.2f} {sb:>10.2f} {h['sim_us'] or 0:>9.1f}")
-            report.append({"world": world, "bytes": h["bytes"], "hccl_host_busbw_gbs": hb, "gloo_host_busbw_gbs": gb,
-                           "ratio": hb / gb, "hccl_sim_busbw_gbs": sb, "hccl_sim_us": h["sim_us"]})
+    report = measure([int(w) for w in args.worlds.split(",")], args.max_mb, args.iters)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)

@@ -15,6 +15,9 @@ after 1 and after 100 steps.
 Cases and issue 6 targets: mm fp32 (>= 0.8), conv2d (>= 0.7), add (>= 0.8),
 10 000 tiny ops with / without the task queue (NPU per-op overhead <= 2x CPU,
 i.e. ratio >= 0.5), resnet18 training step (ratio >= 0.8, i.e. <= 1.25x CPU).
+Issue 16 added fp16 conv2d (>= 0.7), an LSTM and a transformer language-model
+training step (>= 0.8) and the all_reduce bus bandwidth table of
+allreduce_busbw.py (hccl >= gloo from 64 KB to 64 MB, 2 and 4 processes).
 """
 import argparse
 import json
@@ -90,6 +93,16 @@ def conv(n, c, h, k, cout, stride):
     return make
 
 
+def conv_fp16(n, c, h, k, cout, stride):
+    def make(dev):
+        # torch 1.13 has no fp16 convolution on the CPU: its peer is its own fp32 one
+        dt = torch.float32 if dev == "cpu" else torch.float16
+        x = torch.randn(n, c, h, h).to(dt).to(dev)
+        w = torch.randn(cout, c, k, k).to(dt).to(dev)
+        return lambda: torch.nn.functional.conv2d(x, w, stride=stride, padding=k // 2)
+    return make
+
+
 def add(n):
     def make(dev):
         a, b = torch.randn(n).to(dev), torch.randn(n).to(dev)
@@ -127,6 +140,65 @@ def resnet_setup(dev, batch, size):
 
 def resnet_step(batch, size):
     return lambda dev: resnet_setup(dev, batch, size)[3]
+
+
+def lstm_step(batch, seq, vocab=1000, hidden=256):
+    """A 2-layer LSTM language model: embedding, LSTM, vocabulary head, cross entropy, SGD."""
+    def make(dev):
+        torch.manual_seed(0)
+        emb, lstm, head = nn.Embedding(vocab, 128), nn.LSTM(128, hidden, num_layers=2, batch_first=True), \
+            nn.Linear(hidden, vocab)
+        params = nn.ModuleList([emb, lstm, head]).to(dev).parameters()
+        opt = torch.optim.SGD(params, lr=0.1)
+        x, y = torch.randint(0, vocab, (batch, seq)).to(dev), torch.randint(0, vocab, (batch, seq)).to(dev)
+
+        def step():
+            opt.zero_grad()
+            out, _ = lstm(emb(x))
+            nn.functional.cross_entropy(head(out).flatten(0, 1), y.flatten()).backward()
+            opt.step()
+        return step
+    return make
+
+
+class TransformerLM(nn.Module):
+    def __init__(self, vocab, width, heads, layers):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, width)
+        layer = nn.TransformerEncoderLayer(width, heads, 4 * width, dropout=0.1, batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, layers)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, x):
+        t = x.shape[1]
+        causal = torch.triu(torch.full((t, t), float("-inf"), device=x.device), 1)
+        return self.head(self.enc(self.emb(x), mask=causal))
+
+
+def transformer_step(batch, seq, vocab=1000, width=256):
+    """A 2-layer causal transformer language model with dropout, trained with Adam."""
+    def make(dev):
+        torch.manual_seed(0)
+        model = TransformerLM(vocab, width, 4, 2).to(dev)
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        x, y = torch.randint(0, vocab, (batch, seq)).to(dev), torch.randint(0, vocab, (batch, seq)).to(dev)
+
+        def step():
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten()).backward()
+            opt.step()
+        return step
+    return make
+
+
+def allreduce_rows(worlds):
+    """hccl (npu tensors) against gloo (CPU tensors), separate processes; target: >= gloo from 64 KB."""
+    import allreduce_busbw
+    rows = allreduce_busbw.measure(worlds, 64, 20, out=lambda line: print(line, flush=True))
+    for r in rows:
+        r["target"] = 1.0 if r["bytes"] >= 64 << 10 else None
+        r["met"] = r["target"] is None or r["ratio"] >= r["target"]
+    return rows
 
 
 def live_bytes(model, opt, inputs):
@@ -194,6 +266,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer repeats, no 224x224 step")
     ap.add_argument("--json")
+    ap.add_argument("--no-allreduce", action="store_true", help="skip the all_reduce bus bandwidth table")
     args = ap.parse_args()
     # Note [Fair CPU peer]: the simulator runs its AI cores on every host core,
     # so the CPU backend gets every host core too (Debian's torch defaults to 1).
@@ -210,6 +283,7 @@ def main():
     case(rows, "conv2d 8x64x56x56 k3 -> 64", conv(8, 64, 56, 3, 64, 1), rep, 0.7)
     case(rows, "conv2d 8x128x28x28 k3 -> 128", conv(8, 128, 28, 3, 128, 1), rep, 0.7)
     case(rows, "conv2d 8x3x224x224 k7 s2 -> 64", conv(8, 3, 224, 7, 64, 2), rep, 0.7)
+    case(rows, "conv2d fp16 8x64x56x56 k3 (CPU: fp32)", conv_fp16(8, 64, 56, 3, 64, 1), rep, 0.7)
     for n in (1 << 10, 1 << 20, 1 << 24):
         case(rows, f"add {n}", add(n), rep, 0.8)
     for queue in (True, False):
@@ -218,14 +292,21 @@ def main():
     _C._npu_setTaskQueueEnabled(True)
     for size in ((112,) if args.quick else (112, 224)):
         case(rows, f"resnet18 train step b8 {size}x{size}", resnet_step(8, size), max(1, rep // 2), 0.8)
+    case(rows, "LSTM LM train step b8 seq32", lstm_step(8, 32), max(1, rep // 2), 0.8)
+    case(rows, "transformer LM train step b8 seq64", transformer_step(8, 64), max(1, rep // 2), 0.8)
     mem = memory(8, 112, 100, 2, 64)
     met = sum(r["met"] for r in rows)
     print(f"{met} of {len(rows)} speed targets met; memory target {'met' if mem['met'] else 'not met'}")
+    busbw = [] if args.no_allreduce else allreduce_rows((2,) if args.quick else (2, 4))
+    if busbw:
+        short = [r for r in busbw if not r["met"]]
+        print(f"all_reduce bus bandwidth >= gloo from 64 KB: {'met' if not short else 'not met'}"
+              + "".join(f"; {r['world']} ranks {r['bytes']} B {r['ratio']:.2f}x" for r in short))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": platform.node(), "date": time.strftime("%Y-%m-%d"), "torch": torch.__version__,
                        "cpu_threads": torch.get_num_threads(), "npu": torch.npu.get_device_name(0),
-                       "cases": rows, "memory": mem}, f, indent=1)
+                       "cases": rows, "memory": mem, "allreduce_busbw": busbw}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -232,6 +232,9 @@ ASCEND_SIM_API HcclResult HcclBatchSendRecv(HcclSendRecvItem* sendRecvInfo, uint
 // The all-reduce algorithm the comm would use for `bytes`: "ring" or
 // "halving_doubling" (honours HCCL_ALGO). The pointer is static.
 ASCEND_SIM_API HcclResult HcclSimAllReduceAlgorithm(HcclComm comm, uint64_t bytes, const char** name);
+// How the comm moves bytes between ranks: "shm" (all ranks on one host, see
+// ASCEND_SIM_HCCL_TRANSPORT) or "tcp". The pointer is static.
+ASCEND_SIM_API HcclResult HcclSimCommTransport(HcclComm comm, const char** name);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,11 @@ bool isP2p(CollectiveKind k) {
 Communicator::Communicator(CommunicatorInfo info, std::unique_ptr<Transport> transport)
     : info_(std::move(info)), transport_(std::move(transport)) {}
 
+const char* Communicator::transportName() const {
+  const std::shared_ptr<Transport> t = transport();
+  return t ? t->name() : "closed";
+}
+
 uint64_t Communicator::nextP2pSeq(bool send, int peer) {
   std::lock_guard<std::mutex> lock(mu_);
   return ++(send ? send_seq_ : recv_seq_)[peer];

@@ -71,6 +71,8 @@ class Communicator {
   int rank() const { return info_.rank; }
   int size() const { return info_.size; }
   int device() const { return info_.device; }
+  // The transport's name ("shm", "tcp"), or "closed" after close().
+  const char* transportName() const;
 
   // Call time: reserve the next sequence number (see Note [Tags]).
   uint64_t nextCollectiveSeq() { return ++coll_seq_; }

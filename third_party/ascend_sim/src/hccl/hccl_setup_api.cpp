@@ -129,4 +129,12 @@ ASCEND_SIM_API HcclResult HcclSimAllReduceAlgorithm(HcclComm comm, uint64_t byte
   });
 }
 
+ASCEND_SIM_API HcclResult HcclSimCommTransport(HcclComm comm, const char** name) {
+  return guardHccl("HcclSimCommTransport", [&] {
+    auto c = lookupComm(comm);
+    requireOut(name, "name");
+    *name = c->transportName();
+  });
+}
+
 }  // extern "C"

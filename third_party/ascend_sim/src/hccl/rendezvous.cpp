@@ -9,6 +9,7 @@
 #include "hccl/topology.h"
 #include "hccl/transport/gloo_transport.h"
 #include "hccl/transport/local_address.h"
+#include "hccl/transport/shm_transport.h"
 #include "hccl/transport/sim_store.h"
 #include "runtime/runtime.h"
 
@@ -68,6 +69,46 @@ std::vector<RankPlace> gatherPlaces(SimStore& store, uint32_t nranks, uint32_t r
   return places;
 }
 
+enum class TransportChoice { kAuto, kShm, kTcp };
+
+TransportChoice transportChoice() {
+  const char* env = std::getenv("ASCEND_SIM_HCCL_TRANSPORT");
+  if (!env || !*env || std::string(env) == "auto") return TransportChoice::kAuto;
+  if (std::string(env) == "shm") return TransportChoice::kShm;
+  if (std::string(env) == "tcp") return TransportChoice::kTcp;
+  throwHccl(HCCL_E_PARA, std::string("ASCEND_SIM_HCCL_TRANSPORT='") + env +
+                             "' is not one of auto, shm, tcp (unset it to choose by host)");
+}
+
+// Note [Choosing the transport]
+// Ranks that all live on one host move bytes through shared memory
+// (ShmTransport), the others over TCP (GlooTransport, which also serves a
+// communicator of which only some ranks share a host). "One host" is the
+// host name of the rendezvous records, and then proven: every rank must map
+// every other rank's segment and find the random nonce it published (two
+// containers with one host name but separate /dev/shm fail that, and fall
+// back to TCP together, since all ranks read the same verdicts from the
+// store). ASCEND_SIM_HCCL_TRANSPORT=shm|tcp forces one; shm then fails when
+// it is not possible instead of falling back.
+std::unique_ptr<Transport> connectTransport(const CommunicatorInfo& info, const LocalAddress& addr, SimStore& store) {
+  const TransportChoice choice = transportChoice();
+  if (choice == TransportChoice::kShm && info.spans_hosts)
+    throwHccl(HCCL_E_PARA, "ASCEND_SIM_HCCL_TRANSPORT=shm, but the ranks of this communicator are on several hosts");
+  const TransportOptions common{info.rank, info.size, info.timeout};
+  if (choice != TransportChoice::kTcp && !info.spans_hosts) {
+    ShmTransport::Options opt;
+    static_cast<TransportOptions&>(opt) = common;
+    std::string why;
+    if (auto shm = ShmTransport::connect(opt, store, &why)) return shm;
+    if (choice == TransportChoice::kShm)
+      throwHccl(HCCL_E_PARA, "ASCEND_SIM_HCCL_TRANSPORT=shm, but the shared-memory transport is not possible: " + why);
+  }
+  GlooTransport::Options opt;
+  static_cast<TransportOptions&>(opt) = common;
+  opt.ip = addr.ip;
+  return GlooTransport::connect(opt, store);
+}
+
 }  // namespace
 
 milliseconds commTimeout(const HcclSimCommConfig* config) {
@@ -103,12 +144,7 @@ std::shared_ptr<Communicator> joinCommunicator(uint32_t nranks, const HcclRootIn
   info.spans_hosts = spansHosts(places);
   info.allreduce_policy = parseHcclAlgo(std::getenv("HCCL_ALGO"));
 
-  GlooTransport::Options opt;
-  opt.rank = info.rank;
-  opt.size = info.size;
-  opt.ip = addr.ip;
-  opt.timeout = info.timeout;
-  std::unique_ptr<Transport> transport = GlooTransport::connect(opt, store);
+  std::unique_ptr<Transport> transport = connectTransport(info, addr, store);
   return std::make_shared<Communicator>(std::move(info), std::move(transport));
 }
 

@@ -6,7 +6,9 @@
 // All keys live under "hccl/<root info id>/", so communicators sharing one
 // store (a c10d store serves every process group) never see each other's:
 //   rank/<r>   "<host>\n<device>\n<ip>" of rank r
-//   gloo/...   gloo's pair addresses (connectFullMesh)
+//   shm/<r>    "<segment name>\n<nonce>" of rank r's shared memory, or "-\n<why not>"
+//   shm_ok/<r> "1" if rank r mapped every peer's segment, else "0\n<why not>"
+//   gloo/...   gloo's pair addresses (connectFullMesh), only when TCP is used
 // Ranks that did not publish within the timeout are named in the error.
 #pragma once
 

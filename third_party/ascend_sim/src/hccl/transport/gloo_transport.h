@@ -36,13 +36,10 @@ namespace hccl {
 
 class GlooTransfer;
 
-class GlooTransport final : public Transport {
+class ASCEND_SIM_API GlooTransport final : public Transport {  // exported for the tests
  public:
-  struct Options {
-    int rank = 0;
-    int size = 1;
-    std::string ip;                     // local address to listen on
-    std::chrono::milliseconds timeout;  // connect and store waits
+  struct Options : TransportOptions {
+    std::string ip;  // local address to listen on
   };
   // Connects this rank to every other one. Throws HcclError: HCCL_E_TIMEOUT if
   // a peer's address did not appear in the store in time, HCCL_E_TCP_CONNECT
@@ -52,6 +49,7 @@ class GlooTransport final : public Transport {
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  const char* name() const override { return "tcp"; }
   std::unique_ptr<PendingTransfer> postSend(int peer, uint64_t tag, const void* data, size_t bytes) override;
   std::unique_ptr<PendingTransfer> postRecv(int peer, uint64_t tag, void* data, size_t bytes) override;
   void wait(PendingTransfer& t, std::chrono::milliseconds timeout) override;

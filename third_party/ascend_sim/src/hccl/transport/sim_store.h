@@ -11,7 +11,7 @@
 namespace ascend_sim {
 namespace hccl {
 
-class SimStore {
+class ASCEND_SIM_API SimStore {  // exported for the tests
  public:
   // Throws HcclError(HCCL_E_PTR) if the callbacks are missing.
   SimStore(const HcclSimStore& store, std::string prefix);

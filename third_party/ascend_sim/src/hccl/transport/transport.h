@@ -50,11 +50,20 @@ class PendingTransfer {
   virtual ~PendingTransfer() = default;
 };
 
+// What every transport is connected with.
+struct TransportOptions {
+  int rank = 0;
+  int size = 1;
+  std::chrono::milliseconds timeout{0};  // set-up waits (store, connections)
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // "shm" or "tcp" (static storage).
+  virtual const char* name() const = 0;
   // Post a transfer (never blocks for the peer). Throw TransportError.
   virtual std::unique_ptr<PendingTransfer> postSend(int peer, uint64_t tag, const void* data, size_t bytes) = 0;
   virtual std::unique_ptr<PendingTransfer> postRecv(int peer, uint64_t tag, void* data, size_t bytes) = 0;

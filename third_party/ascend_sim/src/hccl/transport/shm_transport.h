@@ -1,0 +1,62 @@
+// The Transport between ranks on one host: byte rings in shared memory
+// (Note [Shared-memory rings] in shm_segment.h), two memcpys per byte and no
+// kernel on the data path. Chosen by the rendezvous when every rank is on one
+// host and every rank could map every other rank's segment (Note [Choosing
+// the transport] in rendezvous.cpp); GlooTransport serves the other cases.
+//
+// Note [Progress in shared memory]
+// Nothing moves data in the background: a thread inside wait() moves every
+// posted transfer of the transport as far as the rings allow (sends in
+// posting order per peer, each as a header {tag, bytes} and its payload;
+// received frames matched to posted receives of that peer by tag, in posting
+// order), then sleeps on its doorbell until a peer rings it. Moving all of
+// them, not just the one waited for, is what lets two ranks that each wait
+// on a send larger than a ring drain each other. A frame whose receive is not
+// posted yet is parked in an unexpected-message buffer and copied when the
+// receive comes. Copies go in chunks, each published at once, so the reader
+// copies out while the writer copies in.
+//
+// Failures follow Note [Transport contract]: a wait past its timeout is
+// kTimeout; a peer that set `closed` (destroyed or aborted) or whose process
+// is gone is kClosed once its ring holds nothing more for us; abort() wakes
+// this rank's waits (kAborted) and sets `closed`, so the peers fail too.
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include "hccl/transport/sim_store.h"
+#include "hccl/transport/transport.h"
+
+namespace ascend_sim {
+namespace hccl {
+
+class ShmEngine;
+
+class ASCEND_SIM_API ShmTransport final : public Transport {  // exported for the tests
+ public:
+  struct Options : TransportOptions {
+    size_t ring_bytes = 0;  // per peer; 0: the default
+  };
+  // Creates this rank's segment and maps every peer's through the store.
+  // Null when some rank could not (then every rank returns null, having agreed
+  // through the store), with the first reason in *why. Throws HcclError
+  // (HCCL_E_TIMEOUT) if a rank did not answer in time.
+  static std::unique_ptr<ShmTransport> connect(const Options& options, SimStore& store, std::string* why);
+  ~ShmTransport() override;
+
+  int rank() const override;
+  int size() const override;
+  const char* name() const override { return "shm"; }
+  std::unique_ptr<PendingTransfer> postSend(int peer, uint64_t tag, const void* data, size_t bytes) override;
+  std::unique_ptr<PendingTransfer> postRecv(int peer, uint64_t tag, void* data, size_t bytes) override;
+  void wait(PendingTransfer& t, std::chrono::milliseconds timeout) override;
+  void abort() noexcept override;
+
+ private:
+  explicit ShmTransport(std::shared_ptr<ShmEngine> engine) : engine_(std::move(engine)) {}
+  std::shared_ptr<ShmEngine> engine_;
+};
+
+}  // namespace hccl
+}  // namespace ascend_sim
