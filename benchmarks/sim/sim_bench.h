@@ -68,7 +68,9 @@ inline void setPrecisionMode(const std::string& mode) {
   SIM_BENCH_CHECK(aclSetCompileopt(ACL_PRECISION_MODE, mode.c_str()));
 }
 
-inline size_t dtypeSize(aclDataType dt) { return dt == ACL_FLOAT16 || dt == ACL_BF16 ? 2 : 4; }
+inline size_t dtypeSize(aclDataType dt) {
+  return dt == ACL_FLOAT16 || dt == ACL_BF16 ? 2 : dt == ACL_INT64 ? 8 : 4;
+}
 inline const char* dtypeName(aclDataType dt) { return dt == ACL_FLOAT16 ? "fp16" : dt == ACL_FLOAT ? "fp32" : "?"; }
 
 inline int64_t numelOf(const std::vector<int64_t>& s) {

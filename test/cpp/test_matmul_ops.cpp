@@ -3,6 +3,7 @@
 
 #include "ascend_sim/acl.h"
 #include "npu_test_util.h"
+#include "third_party/ascend_sim/test/runtime_test_util.h"  // ScopedPrecisionMode
 
 using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
@@ -128,10 +129,12 @@ TEST(NpuMatmul, ShapeAndDtypeErrors) {
 // The Ascend910A default runs fp32 matmuls on the fp16 Cube: operands are
 // rounded to fp16, products accumulate in fp32 (docs/simulated_device.md, precision modes).
 TEST(NpuMatmul, AllowFp32ToFp16RoundsOperandsToHalf) {
-  ASSERT_EQ(aclSetCompileopt(ACL_PRECISION_MODE, "allow_fp32_to_fp16"), ACL_SUCCESS);
   const at::Tensor a = at::randn({37, 65}), b = at::randn({65, 23});
-  const at::Tensor npu_result = at::mm(a.to(npu()), b.to(npu())).cpu();
-  ASSERT_EQ(aclSetCompileopt(ACL_PRECISION_MODE, "must_keep_origin_dtype"), ACL_SUCCESS);
+  at::Tensor npu_result;
+  {
+    ScopedPrecisionMode fp16_cube("allow_fp32_to_fp16");
+    npu_result = at::mm(a.to(npu()), b.to(npu())).cpu();
+  }
   expectClose(npu_result, at::mm(a.to(at::kHalf).to(at::kFloat), b.to(at::kHalf).to(at::kFloat)), 1e-5, 1e-4);
   EXPECT_GT((npu_result - at::mm(a, b)).abs().max().item<double>(), 1e-3);
 }

@@ -13,3 +13,20 @@
 #define EXPECT_ACL_ERR(expr, code) EXPECT_EQ((expr), (code)) << aclGetRecentErrMsg()
 
 inline std::string lastAclMessage() { return aclGetRecentErrMsg(); }
+
+// Sets ACL_PRECISION_MODE for a scope and restores the previous mode however
+// the scope ends (a failed ASSERT returns early), so that no later test runs
+// in a mode it did not ask for.
+class ScopedPrecisionMode {
+ public:
+  explicit ScopedPrecisionMode(const char* mode) {
+    EXPECT_ACL_OK(aclGetCompileopt(ACL_PRECISION_MODE, saved_, sizeof saved_));
+    EXPECT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, mode));
+  }
+  ~ScopedPrecisionMode() { EXPECT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, saved_)); }
+  ScopedPrecisionMode(const ScopedPrecisionMode&) = delete;
+  ScopedPrecisionMode& operator=(const ScopedPrecisionMode&) = delete;
+
+ private:
+  char saved_[64] = {};
+};

@@ -49,12 +49,11 @@ TEST(CompileCache, NewKeysCompileSameKeysHit) {
   EXPECT_EQ(compiles(), c0 + 4);
   aclopDestroyAttr(attr);
   // A precision-mode switch is part of the key.
-  char mode[64];
-  ASSERT_ACL_OK(aclGetCompileopt(ACL_PRECISION_MODE, mode, sizeof mode));
-  ASSERT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, "force_fp16"));
-  ASSERT_ACL_OK(mm(m, 17, 9, ACL_FLOAT));
-  EXPECT_EQ(compiles(), c0 + 5);
-  ASSERT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, mode));
+  {
+    ScopedPrecisionMode fp16("force_fp16");
+    ASSERT_ACL_OK(mm(m, 17, 9, ACL_FLOAT));
+    EXPECT_EQ(compiles(), c0 + 5);
+  }
   ASSERT_ACL_OK(mm(m, 17, 9, ACL_FLOAT));
   EXPECT_EQ(compiles(), c0 + 5);
   // A failed validation caches nothing.
@@ -169,12 +168,11 @@ TEST(CompileCache, PersistentCacheTurnsCompilesIntoLoads) {
   ASSERT_ACL_OK(mm(m + 3, 7, 5));  // never written: compiles
   EXPECT_EQ(compiles(), c0 + 7);
   // A precision-mode change is another key.
-  char mode[64];
-  ASSERT_ACL_OK(aclGetCompileopt(ACL_PRECISION_MODE, mode, sizeof mode));
-  ASSERT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, "force_fp16"));
-  ASSERT_ACL_OK(mm(m, 7, 5));
-  EXPECT_EQ(compiles(), c0 + 8);
-  ASSERT_ACL_OK(aclSetCompileopt(ACL_PRECISION_MODE, mode));
+  {
+    ScopedPrecisionMode fp16("force_fp16");
+    ASSERT_ACL_OK(mm(m, 7, 5));
+    EXPECT_EQ(compiles(), c0 + 8);
+  }
   EXPECT_EQ(aclSetCompileopt(ACL_OP_COMPILER_CACHE_DIR, (dir + "/missing").c_str()), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclSetCompileopt(ACL_OP_COMPILER_CACHE_MODE, "sometimes"), ACL_ERROR_INVALID_PARAM);
   ASSERT_ACL_OK(aclSetCompileopt(ACL_OP_COMPILER_CACHE_DIR, ""));

@@ -6,7 +6,6 @@
 // validation, speed, and the aclopExecuteV2 path.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -616,60 +615,6 @@ TEST(KernelConv, ValidationErrors) {
   x5.arg.shape = {2, 1, 6, 6, 8};
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x5, &w}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "storage shape");
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "expected 2..3 inputs");
-}
-
-double timeMs(const OpCall& c, int reps) {
-  const KernelDef& k = kernel(c.op_type);
-  k.validate(c);
-  k.compute(c);  // warm up
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < reps; ++i) k.compute(c);
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
-}
-
-TEST(KernelConv, Speed) {
-  const Cfg c{2, 64, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1};
-  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
-    FTensor x = nchw(dt, c.xs(), 901), w = nchw(dt, c.fs(), 902), dy = nchw(dt, c.ys(), 903);
-    FTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()), dw(ACL_FORMAT_NCHW, dt, c.fs());
-    const double f = timeMs(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)), 5);
-    const double bi = timeMs(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())), 5);
-    const double bf = timeMs(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())), 5);
-    std::printf("%s conv [2,64,16,16]x[64,64,3,3]: fwd %.2f ms, bwd input %.2f ms, bwd filter %.2f ms\n", dtypeName(dt), f, bi, bf);
-#ifdef NDEBUG
-    EXPECT_LT(f, 50.0);
-    EXPECT_LT(bi, 50.0);
-    EXPECT_LT(bf, 50.0);
-#endif
-  }
-}
-
-// The convolutions of a ResNet-18 training step at batch 2, 64x64 (forward + both backward).
-TEST(KernelConv, ResNet18StepSpeed) {
-  struct L {
-    int64_t ci, hw, co, k, s, p;
-  };
-  const std::vector<L> layers = {
-      {3, 64, 64, 7, 2, 3},                                                   // stem
-      {64, 16, 64, 3, 1, 1}, {64, 16, 64, 3, 1, 1}, {64, 16, 64, 3, 1, 1}, {64, 16, 64, 3, 1, 1},
-      {64, 16, 128, 3, 2, 1}, {128, 8, 128, 3, 1, 1}, {64, 16, 128, 1, 2, 0}, {128, 8, 128, 3, 1, 1}, {128, 8, 128, 3, 1, 1},
-      {128, 8, 256, 3, 2, 1}, {256, 4, 256, 3, 1, 1}, {128, 8, 256, 1, 2, 0}, {256, 4, 256, 3, 1, 1}, {256, 4, 256, 3, 1, 1},
-      {256, 4, 512, 3, 2, 1}, {512, 2, 512, 3, 1, 1}, {256, 4, 512, 1, 2, 0}, {512, 2, 512, 3, 1, 1}, {512, 2, 512, 3, 1, 1},
-  };
-  double total = 0;
-  uint32_t seed = 950;
-  for (const L& l : layers) {
-    const Cfg c{2, l.ci, l.hw, l.hw, l.co, l.k, l.k, l.s, l.s, l.p, l.p, l.p, l.p};
-    FTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), w = nchw(ACL_FLOAT, c.fs(), ++seed), dy = nchw(ACL_FLOAT, c.ys(), ++seed);
-    FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
-    total += timeMs(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)), 1);
-    total += timeMs(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())), 1);
-    total += timeMs(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())), 1);
-  }
-  std::printf("ResNet-18 convs, batch 2, 64x64, fp32, fwd + bwd: %.1f ms\n", total);
-#ifdef NDEBUG
-  EXPECT_LT(total, 2000.0);
-#endif
 }
 
 // ---- through aclopExecuteV2 -----------------------------------------------------------------

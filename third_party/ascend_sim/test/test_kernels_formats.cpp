@@ -5,7 +5,6 @@
 // rule's errors, the cost (storage bytes), speed, and the aclopExecuteV2 path.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -367,25 +366,6 @@ TEST(KernelFormats, FormatRuleErrors) {
   // Fill: the value must be in a base format.
   FmtTensor vhd(ACL_FORMAT_NC1HWC0, ACL_FLOAT, {1});
   EXPECT_KERNEL_ERROR(opCall("Fill", {&vhd}, out_hd), ACL_ERROR_OP_UNSUPPORTED_FORMAT, "private format 3");
-}
-
-TEST(KernelFormats, Speed5hdAdd) {
-  for (int64_t c : {64, 60}) {
-    const Shape s{32, c, 56, 56};
-    FmtTensor a(ACL_FORMAT_NC1HWC0, ACL_FLOAT, s, 0x3F), b(ACL_FORMAT_NC1HWC0, ACL_FLOAT, s, 0x3E);
-    FmtTensor y(ACL_FORMAT_NC1HWC0, ACL_FLOAT, s);
-    const OpCall call = opCall("Add", {&a, &b}, y);
-    const KernelDef& k = kernel("Add");
-    k.validate(call);
-    k.compute(call);  // warm up
-    const auto t0 = std::chrono::steady_clock::now();
-    k.compute(call);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("5HD fp32 add [32,%lld,56,56]: %.1f ms\n", static_cast<long long>(c), ms);
-#ifdef NDEBUG
-    EXPECT_LT(ms, 100.0) << "C = " << c;
-#endif
-  }
 }
 
 // ---- through aclopExecuteV2 with device buffers ---------------------------------------------

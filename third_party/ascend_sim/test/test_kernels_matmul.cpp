@@ -1,5 +1,4 @@
 // MatMul / BatchMatMul: bit-exact against an fp32 ascending-k fma reference.
-#include <chrono>
 
 #include "kernel_test_util.h"
 
@@ -85,15 +84,14 @@ TEST(KernelMatMul, ValidationAndCost) {
   EXPECT_EQ(cost.mte_bytes, 2.0 * (17 * 33 + 33 + 17));
 }
 
-TEST(KernelMatMul, Fp32_512IsFast) {
+// Large enough for every level of the Cube's blocking (K blocks, row panels,
+// several threads). Speed is the benchmarks' business (benchmarks/sim), not a test's.
+TEST(KernelMatMul, Fp32_512IsBitExactAcrossTheBlocking) {
   const int64_t s = 512;
   HostTensor a = HostTensor::floats(ACL_FLOAT, {s, s}, randomFloats(s * s, -1, 1, 31));
   HostTensor b = HostTensor::floats(ACL_FLOAT, {s, s}, randomFloats(s * s, -1, 1, 32));
   HostTensor y(ACL_FLOAT, {s, s});
-  auto t0 = std::chrono::steady_clock::now();
   run(makeCall("MatMul", {&a, &b}, {&y}));
-  double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(sec, 1.0);
   // Spot-check a few elements bit-exactly.
   auto ra = a.toFloats(), rb = b.toFloats(), got = y.toFloats();
   for (int64_t e : {int64_t{0}, int64_t{s * s - 1}, int64_t{12345}}) {

@@ -6,7 +6,6 @@
 // determinism over host thread counts, validation, cost.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -538,20 +537,6 @@ TEST(KernelPool, CostIsVector) {
   EXPECT_EQ(k.mte_bytes, 2.0 * 2 * 64 * 32 * 32 + 2.0 * 2 * 64 * 16 * 16 + 8.0 * 2 * 64 * 16 * 16);
   EXPECT_GT(k.vector_repeats, 0);
   EXPECT_GE(k.block_dim, 1u);
-}
-
-TEST(KernelPool, Speed) {
-  const PoolCfg c{2, 64, 32, 32, 3, 3, 2, 2, 1, 1, 1, 1};
-  PTensor x = randomTensor(ACL_FLOAT, c.xs(), 97), dy = randomTensor(ACL_FLOAT, c.ys(), 98);
-  PTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
-  const auto t0 = std::chrono::steady_clock::now();
-  runOk(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, c.attrs()));
-  runOk(opCall("MaxPoolGradWithArgmaxV1", {&x, &dy, &idx}, {&dx}, c.attrs()));
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("max pool fwd+bwd [2,64,32,32] k3 s2 p1: %.2f ms\n", ms);
-#ifdef NDEBUG
-  EXPECT_LT(ms, 100.0);
-#endif
 }
 
 }  // namespace
