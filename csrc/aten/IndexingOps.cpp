@@ -24,8 +24,11 @@ at::Tensor& NPUNativeFunctions::cat_out(const at::ITensorListRef& tensors, int64
   TORCH_CHECK(tensors.size() > 0, "torch.cat(): expected a non-empty list of Tensors");
   // PyTorch skips legacy empty 1-D tensors [0] when concatenating other shapes.
   std::vector<at::Tensor> inputs;
+  int64_t position = 0;
   for (const at::Tensor& t : tensors) {
+    TORCH_CHECK(t.dim() > 0, "zero-dimensional tensor (at position ", position, ") cannot be concatenated");
     if (!(t.dim() == 1 && t.size(0) == 0)) inputs.push_back(t);
+    ++position;
   }
   if (inputs.empty()) {
     at::native::resize_output(out, {0});
@@ -67,14 +70,19 @@ at::Tensor& NPUNativeFunctions::index_select_out(const at::Tensor& self, int64_t
   checkIndex("index_select", index);
   TORCH_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   dim = at::maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  if (self.dim() == 0) {  // as the CPU: a 0-d result, the first index must address the scalar
+  if (self.dim() == 0) {  // as the CPU: a 0-d result; every index must address the scalar
     TORCH_CHECK(index.numel() >= 1, "index_select(): Index to scalar can have only 1 value, got 0 value(s)");
-    const at::Tensor one = at::index_select(self.reshape({1}), 0, index.reshape({-1}).slice(0, 0, 1));
+    const at::Tensor all = at::index_select(self.reshape({1}), 0, index.reshape({-1}));  // checks each index
     at::native::resize_output(out, {});
-    return out.copy_(one.reshape({}));
+    return out.copy_(all.slice(0, 0, 1).reshape({}));
   }
   std::vector<int64_t> sizes = self.sizes().vec();
   sizes[dim] = index.numel();
+  if (index.numel() > 0 && c10::multiply_integers(sizes) == 0) {
+    // Nothing to gather (another dim is empty), but the indices must still be in range, as on
+    // the CPU: the device checks them against the axis length on a stand-in of that length.
+    at::index_select(at::zeros({self.size(dim)}, self.options().dtype(at::kFloat)), 0, index.reshape({-1}));
+  }
   return torch_npu::runInto("GatherV2", out, sizes, self.scalar_type(), [&](torch_npu::OpCommand& cmd) {
     cmd.Input(self).Input(index.reshape({-1})).Attr("axis", dim);
   });

@@ -41,7 +41,7 @@ at::Tensor NPUNativeFunctions::roll(const at::Tensor& self, at::IntArrayRef shif
   TORCH_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
               ", dims:", dims.size());
   std::vector<int64_t> wrapped;
-  for (int64_t d : dims) wrapped.push_back(at::maybe_wrap_dim(d, self.dim()));
+  for (int64_t d : dims) wrapped.push_back(at::maybe_wrap_dim(d, self.dim(), /*wrap_scalar=*/false));  // as the CPU
   return copyOp("Roll", self, [&](torch_npu::OpCommand& cmd) {
     cmd.Attr("shifts", shifts).Attr("dims", at::IntArrayRef(wrapped));
   });

@@ -178,6 +178,28 @@ TEST(NpuIndexing, OutOfRangeIndexSurfacesAtSynchronize) {
   // The NPU also takes int32 gather indices (the CPU requires int64).
   const at::Tensor index = randomIndex(3, {5, 2});
   expectClose(at::gather(x, 1, index.to(at::kInt).to(npu())), at::gather(x.cpu(), 1, index));
+  // Cases the differential fuzzer found: a 0-d input checks every index, not only the first;
+  // an empty result (another dim is 0) still checks the indices against the axis.
+  const at::Tensor scalar = at::scalar_tensor(2.5).to(npu());
+  expectClose(at::index_select(scalar, 0, at::tensor({0, 0}, at::kLong).to(npu())),
+              at::index_select(scalar.cpu(), 0, at::tensor({0, 0}, at::kLong)));
+  EXPECT_THROW_WITH(at::index_select(scalar, 0, at::tensor({0, 1}, at::kLong).to(npu())).cpu(), "1");
+  const at::Tensor empty = at::zeros({1, 0}).to(npu());
+  EXPECT_EQ(at::index_select(empty, 0, at::tensor({0, 0}, at::kLong).to(npu())).sizes(), at::IntArrayRef({2, 0}));
+  EXPECT_THROW_WITH(  // the result is empty: .cpu() copies nothing, so synchronize
+      {
+        at::index_select(empty, 0, at::tensor({2}, at::kLong).to(npu()));
+        torch_npu::synchronize(0);
+      },
+      "2");
   // The device recovers: later ops run normally.
   expectClose(x.mul(2), x.cpu().mul(2));
+}
+
+TEST(NpuIndexing, CatOfZeroDimensionalTensorsRaises) {
+  // It crashed the process before (found by the differential fuzzer).
+  const at::Tensor s = at::scalar_tensor(1.0).to(npu());
+  EXPECT_THROW_WITH(at::cat({s, s}, -1), "zero-dimensional tensor (at position 0) cannot be concatenated");
+  EXPECT_THROW_WITH(at::cat({at::ones({2}).to(npu()), s}, 0),
+                    "zero-dimensional tensor (at position 1) cannot be concatenated");
 }

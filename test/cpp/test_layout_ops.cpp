@@ -65,6 +65,9 @@ TEST(NpuLayout, Errors) {
   EXPECT_THROW_WITH(x.flip({2}), "Dimension out of range");
   EXPECT_THROW_WITH(x.roll({1, 2}), "shifts and dimensions must align");
   EXPECT_THROW_WITH(x.roll({1}, {3}), "Dimension out of range");
+  // A 0-d tensor has no dim 0 to roll along (found by the differential fuzzer).
+  EXPECT_THROW_WITH(at::scalar_tensor(1.5).to(npu()).roll({1}, {0}), "tensor has no dimensions");
+  expectClose(at::scalar_tensor(1.5).to(npu()).roll({1}), at::scalar_tensor(1.5).roll({1}));
   EXPECT_THROW_WITH(x.unfold(1, 5, 1), "maximum size for tensor at dimension 1 is 4 but size is 5");
   EXPECT_THROW_WITH(at::diag(at::randn({2, 2, 2}).to(npu())), "diag(): Supports 1D or 2D tensors. Got 3D");
   EXPECT_THROW_WITH(at::eye(-1, at::TensorOptions().device(npu())), "n must be greater or equal to 0, got -1");

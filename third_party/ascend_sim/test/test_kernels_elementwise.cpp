@@ -224,6 +224,10 @@ TEST(KernelElementwise, UnaryFloatOps) {
   run(makeCall("Relu", {&x}, {&y}));
   EXPECT_TRUE(std::isnan(y.toFloats()[0]));
   EXPECT_FALSE(std::signbit(y.toFloats()[1]));
+  // Sign of NaN is 0 and of -0 is +0, as torch.sign on the CPU (the differential fuzzer found NaN).
+  run(makeCall("Sign", {&x}, {&y}));
+  EXPECT_EQ(y.toFloats(), (std::vector<float>{0.0f, 0.0f, -1.0f}));
+  EXPECT_FALSE(std::signbit(y.toFloats()[1]));
   HostTensor ix = HostTensor::ints(ACL_INT8, {3}, {-128, -5, 7}), iy(ACL_INT8, {3});
   run(makeCall("Neg", {&ix}, {&iy}));
   EXPECT_EQ(iy.toInts(), (std::vector<int64_t>{-128, 5, -7}));

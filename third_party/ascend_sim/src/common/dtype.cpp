@@ -125,6 +125,7 @@ void storeII(T* p, int64_t n, const int64_t* src) {
 
 void loadFloat(aclDataType dt, const void* base, int64_t offset, int64_t stride, int64_t n,
                float* dst) {
+  if (n <= 0) return;  // an empty tensor may have no buffer at all
   switch (dt) {
     case ACL_FLOAT: {
       const float* p = static_cast<const float*>(base) + offset;
@@ -163,6 +164,7 @@ void loadFloat(aclDataType dt, const void* base, int64_t offset, int64_t stride,
 
 void loadInt(aclDataType dt, const void* base, int64_t offset, int64_t stride, int64_t n,
              int64_t* dst) {
+  if (n <= 0) return;
   switch (dt) {
     case ACL_BOOL: {
       const uint8_t* p = static_cast<const uint8_t*>(base) + offset;
@@ -200,6 +202,7 @@ void loadInt(aclDataType dt, const void* base, int64_t offset, int64_t stride, i
 }
 
 void storeFloat(aclDataType dt, void* base, int64_t offset, int64_t n, const float* src) {
+  if (n <= 0) return;  // an empty tensor may have no buffer at all
   switch (dt) {
     case ACL_FLOAT:
       std::memcpy(static_cast<float*>(base) + offset, src, static_cast<size_t>(n) * sizeof(float));
@@ -235,6 +238,7 @@ void storeFloat(aclDataType dt, void* base, int64_t offset, int64_t n, const flo
 }
 
 void storeInt(aclDataType dt, void* base, int64_t offset, int64_t n, const int64_t* src) {
+  if (n <= 0) return;
   switch (dt) {
     case ACL_BOOL: {
       uint8_t* p = static_cast<uint8_t*>(base) + offset;

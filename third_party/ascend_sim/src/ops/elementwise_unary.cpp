@@ -25,8 +25,8 @@ struct SquareOp {
   float operator()(float a, P) const { return a * a; }
   int64_t operator()(int64_t a, P) const { return wrapMul(a, a); }
 };
-struct SignOp {  // NaN -> NaN
-  float operator()(float a, P) const { return a > 0 ? 1.0f : (a < 0 ? -1.0f : a); }
+struct SignOp {  // NaN -> 0 and -0 -> +0, as PyTorch's CPU and CUDA kernels ((0 < a) - (a < 0))
+  float operator()(float a, P) const { return a > 0 ? 1.0f : (a < 0 ? -1.0f : 0.0f); }
   int64_t operator()(int64_t a, P) const { return a > 0 ? 1 : (a < 0 ? -1 : 0); }
 };
 struct ReluOp {  // NaN -> NaN, relu(-0) = +0
