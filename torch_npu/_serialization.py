@@ -15,6 +15,9 @@ Storages are tagged "npu:N" on save; on load, storages tagged "npu*" (or
 mapped there with map_location="npu:N") are copied to that NPU.
 """
 import functools
+import os
+import secrets
+import stat
 
 import torch
 
@@ -102,6 +105,37 @@ def _wrap_deepcopy(original):
     return __deepcopy__
 
 
+def _wrap_save(original):
+    """torch.save to a path writes a temporary file next to it and renames it into place.
+
+    Note [Checkpoints are written whole]
+    Saving NPU tensors copies every storage to the host while the file is being written, and a
+    device fault (or any error, or a kill) can interrupt that half way. Writing to a temporary
+    file in the target's directory and os.replace()-ing it over the target on success means the
+    target path holds either the previous checkpoint or the complete new one, never a truncated
+    one; on failure the temporary file is removed and the error propagates. Paths that are not
+    regular files (/dev/null, a FIFO) and file objects are written as before."""
+    @functools.wraps(original)
+    def save(obj, f, *args, **kwargs):
+        if not isinstance(f, (str, os.PathLike)):
+            return original(obj, f, *args, **kwargs)
+        target = os.path.realpath(os.fspath(f))
+        try:
+            if not stat.S_ISREG(os.stat(target).st_mode):
+                return original(obj, f, *args, **kwargs)
+        except FileNotFoundError:
+            pass
+        tmp = f"{target}.{os.getpid()}.{secrets.token_hex(4)}.partial"
+        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))  # the umask applies, as for open()
+        try:
+            original(obj, tmp, *args, **kwargs)
+            os.replace(tmp, target)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    return save
+
+
 def install():
     global _installed
     if _installed:
@@ -111,4 +145,5 @@ def install():
     torch.UntypedStorage.clone = _wrap_storage_method(torch.UntypedStorage.clone, _storage_clone)
     torch._utils._rebuild_tensor = _wrap_rebuild_tensor(torch._utils._rebuild_tensor)
     torch.Tensor.__deepcopy__ = _wrap_deepcopy(torch.Tensor.__deepcopy__)
+    torch.save = _wrap_save(torch.save)
     _installed = True

@@ -302,7 +302,8 @@ class DeviceCachingAllocator {
                                                    " allowed by set_per_process_memory_fraction",
                   "). If reserved memory is >> allocated memory, "
                   "call torch.npu.empty_cache(); otherwise reduce the batch size or set "
-                  "ASCEND_SIM_HBM_SIZE to give the simulated device more memory.");
+                  "ASCEND_SIM_HBM_SIZE to give the simulated device more memory.",
+                  last_device_error_.empty() ? std::string() : " The device said: " + last_device_error_);
     }
     NPU_CHECK_ACL(status);
     for (auto t : statTypes(pool)) {
@@ -313,11 +314,16 @@ class DeviceCachingAllocator {
     return new Block(device_, stream, seg, &pool, ptr);
   }
 
+  // On failure, last_device_error_ holds the device's own reason ("" when the
+  // process's fraction refused the segment before asking the device).
   aclError deviceMalloc(void** ptr, size_t size) {
+    last_device_error_.clear();
     const auto reserved = static_cast<size_t>(stats_.reserved_bytes[kAggregate].current);
     if (reserved + size > allowed_bytes_) return ACL_ERROR_RT_MEMORY_ALLOCATION;  // over the process's fraction
     DeviceSwitch guard(device_);
-    return aclrtMalloc(ptr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    const aclError status = aclrtMalloc(ptr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (status != ACL_SUCCESS) last_device_error_ = aclGetRecentErrMsg();
+    return status;
   }
 
   Block* splitIfWorthIt(Block* block, size_t size) {
@@ -432,6 +438,7 @@ class DeviceCachingAllocator {
   std::deque<std::pair<std::unique_ptr<NPUEvent>, Block*>> pending_events_;
   DeviceStats stats_;
   size_t allowed_bytes_ = SIZE_MAX;
+  std::string last_device_error_;  // see deviceMalloc
 };
 
 // Deliberately leaked: tensors may be freed during static destruction.

@@ -130,6 +130,8 @@ void bindSimulator(py::module& m) {
   m.def("_npu_setDump", &setDump, py::call_guard<py::gil_scoped_release>());
   m.def("_npu_finalizeDump", &finalizeDump, py::call_guard<py::gil_scoped_release>());
   m.def("_npu_setLaunchScope", &setLaunchScope);
+  m.def("_npu_injectFault", [](const std::string& spec) { NPU_CHECK_ACL(aclsimInjectFault(spec.c_str())); });
+  m.def("_npu_clearFaults", [] { NPU_CHECK_ACL(aclsimClearFaults()); });
   m.def("_npu_compileCount", [] {
     uint64_t count = 0;
     NPU_CHECK_ACL(aclsimGetCompileCount(&count));

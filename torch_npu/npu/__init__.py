@@ -201,10 +201,11 @@ __all__ = [
     "get_npu_overflow_flag", "clear_npu_overflow_flag", "op_records", "get_op_records", "clear_op_records",
     "set_op_profiling", "OpRecord", "profile", "config", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
     "LongTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "npu_device",
-    "init_dump", "set_dump", "finalize_dump",
+    "init_dump", "set_dump", "finalize_dump", "inject_fault", "clear_faults", "injected_faults",
 ]
 
 from torch_npu.npu import utils  # noqa: E402  (needs the functions above)
 from torch_npu.npu import autograd_profiler  # noqa: E402
 from torch_npu.npu.e2e_profile import profile  # noqa: E402  (torch.npu.profile, the porting guide's E2E)
 from torch_npu.npu.dump import finalize_dump, init_dump, set_dump  # noqa: E402
+from torch_npu.npu.faults import clear_faults, inject_fault, injected_faults  # noqa: E402

@@ -339,6 +339,20 @@ ASCEND_SIM_API aclError aclsimClearTaskRecords(int32_t deviceId);
 // "compiled" so far in this process (docs/simulated_device.md, "Op compilation").
 ASCEND_SIM_API aclError aclsimGetCompileCount(uint64_t* count);
 
+// Fault injection (tests): `spec` is rules separated by ';' (also read from
+// ASCEND_SIM_FAULTS at start-up):
+//   task:<name>[:<n>]  the n-th task named <name> (an op type, MemcpyH2D,
+//                      MemcpyD2H, MemcpyD2D, HcclAllReduce, ...; default n = 1)
+//                      to execute from now on faults on the device: its stream
+//                      reports "injected fault: ..." at the next synchronize
+//                      (a synchronous aclrtMemcpy returns the error at once);
+//   malloc[:<n>]       from the n-th aclrtMalloc on, every aclrtMalloc fails
+//                      with ACL_ERROR_RT_MEMORY_ALLOCATION (HBM exhausted).
+// A bad spec is ACL_ERROR_INVALID_PARAM and adds nothing. aclsimClearFaults
+// removes every rule. The device stays usable after every injected fault.
+ASCEND_SIM_API aclError aclsimInjectFault(const char* spec);
+ASCEND_SIM_API aclError aclsimClearFaults(void);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif

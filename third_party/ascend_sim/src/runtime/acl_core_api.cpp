@@ -8,6 +8,7 @@
 #include "runtime/compile_cache.h"
 #include "runtime/compile_options.h"
 #include "runtime/error_state.h"
+#include "runtime/fault_injection.h"
 #include "runtime/op_dump.h"
 #include "runtime/runtime.h"
 
@@ -190,6 +191,17 @@ ASCEND_SIM_API aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUti
     requireOut(utilizationInfo, "utilizationInfo");
     *utilizationInfo = deviceOf(deviceId).utilization().takeWindow();
   });
+}
+
+ASCEND_SIM_API aclError aclsimInjectFault(const char* spec) {
+  return guardApi("aclsimInjectFault", [&] {
+    if (!spec) throwAcl(ACL_ERROR_INVALID_PARAM, "spec must not be null");
+    FaultInjector::get().add(spec);
+  });
+}
+
+ASCEND_SIM_API aclError aclsimClearFaults(void) {
+  return guardApi("aclsimClearFaults", [&] { FaultInjector::get().clear(); });
 }
 
 ASCEND_SIM_API aclError aclsimGetCompileCount(uint64_t* count) {

@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "runtime/error_state.h"
+#include "runtime/fault_injection.h"
 #include "runtime/runtime.h"
 
 using namespace ascend_sim;
@@ -114,6 +115,9 @@ extern "C" {
 ASCEND_SIM_API aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   return guardApi("aclrtMalloc", [&] {
     if (!devPtr) throwAcl(ACL_ERROR_INVALID_PARAM, "devPtr must not be null");
+    if (FaultInjector::get().onMalloc())
+      throwAcl(ACL_ERROR_RT_MEMORY_ALLOCATION, "injected fault: HBM exhausted, cannot allocate " + std::to_string(size) +
+                                                   " bytes (aclsimInjectFault / ASCEND_SIM_FAULTS)");
     *devPtr = Runtime::get().currentDevice().arena().allocate(size);
   });
 }
@@ -157,6 +161,7 @@ ASCEND_SIM_API aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, 
     if (count == 0) return;
     waitDevice(plan.dst.device_id);
     if (plan.src.device_id != plan.dst.device_id) waitDevice(plan.src.device_id);
+    if (auto injected = FaultInjector::get().onTask(taskName(kind))) throwAcl(ACL_ERROR_RT_AICORE_EXCEPTION, *injected);
     std::memmove(plan.dst.host, plan.src.host, count);
     if (plan.device >= 0) {
       Runtime& rt = Runtime::get();

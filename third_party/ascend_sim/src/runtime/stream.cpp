@@ -7,6 +7,7 @@
 
 #include "ops/kernel.h"
 #include "runtime/error_state.h"
+#include "runtime/fault_injection.h"
 
 namespace ascend_sim {
 
@@ -119,6 +120,7 @@ void Stream::workerLoop() {
     bool failed = false;
     const auto wall_start = std::chrono::steady_clock::now();
     try {
+      if (auto injected = FaultInjector::get().onTask(task.name)) throw std::runtime_error(*injected);
       duration = task.run(*this);
     } catch (const std::exception& e) {
       failed = true;
