@@ -41,6 +41,7 @@
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/TaskQueue.h"
+#include "csrc/core/TestMutations.h"
 
 namespace torch_npu {
 namespace allocator {
@@ -182,6 +183,7 @@ class DeviceCachingAllocator {
   }
 
   void recordStream(Block* block, c10::StreamId stream) {
+    if (testMutation("record_stream_noop")) return;  // Note [Test mutations]
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     if (stream != block->stream) block->stream_uses.insert(stream);
   }

@@ -11,6 +11,7 @@
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/OpDump.h"
+#include "csrc/core/TestMutations.h"
 
 namespace torch_npu {
 namespace {
@@ -163,8 +164,12 @@ void TaskQueue::workerLoop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     not_empty_.wait(lock, [&] { return !tasks_.empty(); });
-    auto [task, tag] = std::move(tasks_.front());
-    tasks_.pop_front();
+    const bool lifo = testMutation("task_queue_lifo");  // Note [Test mutations]
+    auto [task, tag] = std::move(lifo ? tasks_.back() : tasks_.front());
+    if (lifo)
+      tasks_.pop_back();
+    else
+      tasks_.pop_front();
     running_ = true;
     lock.unlock();
     run(task, tag);

@@ -14,8 +14,10 @@ namespace ascend_sim {
 // Note [Lifted loops on AVX2]: the chunk loops are compiled twice, for the
 // baseline x86-64 and for AVX2 (chosen at load time by the CPU), so the
 // simple ops run 8 fp32 lanes wide where the host allows. AVX2 without FMA:
-// the same IEEE operations in the same order, so the same bits.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// the same IEEE operations in the same order, so the same bits. Not under
+// ThreadSanitizer: the clones' load-time resolvers would run, instrumented,
+// before its runtime is up, and crash the program while it loads.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define ASCEND_SIM_LIFT_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define ASCEND_SIM_LIFT_CLONES

@@ -1,0 +1,21 @@
+// Deliberate defects for the mutation check (test/python/test_mutations.py).
+//
+// Note [Test mutations]
+// A test that passes proves little until it has been seen to fail when the
+// guarantee it guards is broken. TORCH_NPU_TEST_MUTATION=<name>, read once at
+// start-up, breaks one guarantee on purpose:
+//   record_stream_noop   Tensor.record_stream does nothing: the caching
+//                        allocator may hand a block to a new tensor while a
+//                        side stream still uses it
+//   relu_backward_zero   ReLU's backward kernel (ReluGrad) returns zeros
+//   task_queue_lifo      the task queue launches the newest task first
+// The mutation check runs the tests that guard each guarantee with it set and
+// requires them to fail. Unset (always, outside that check) nothing changes.
+#pragma once
+
+namespace torch_npu {
+
+// True if TORCH_NPU_TEST_MUTATION names `mutation`.
+bool testMutation(const char* mutation);
+
+}  // namespace torch_npu
