@@ -9,7 +9,7 @@
 // every kernel walks (n, c) planes: plane(n, c) starts at
 // dim_offsets[0][n] + dim_offsets[1][c] of the operand's StorageMap. [C]
 // tensors are ND [C] (or [1,C,1,1]) or NC1HWC0 with origin [C] / [1,C,1,1]
-// (lifted, SIMULATOR.md §2) and are read/written through their logical
+// (lifted: docs/formats.md) and are read/written through their logical
 // elements. Outputs in NC1HWC0 get zero pads, as TransData writes them.
 //
 // Note [Batch norm numerics]

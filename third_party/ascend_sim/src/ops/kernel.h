@@ -87,7 +87,7 @@ class AttrMap {
 };
 
 // How the Cube treats fp32 operands (aclSetCompileopt(ACL_PRECISION_MODE),
-// SIMULATOR.md §3). Captured into each OpCall at launch; kernels called
+// docs/simulated_device.md). Captured into each OpCall at launch; kernels called
 // directly (tests) get kMustKeepOriginDtype, i.e. plain fp32.
 enum class PrecisionMode {
   kMustKeepOriginDtype = 0,  // "must_keep_origin_dtype": fp32 stays fp32 (910B2 default)

@@ -96,7 +96,7 @@ double tensorBytes(const TensorArg& t);
 bool buffersOverlap(const TensorArg& a, const TensorArg& b);
 
 // How a Cube op (MatMul, Conv2D, ...) sees its fp32 operands under the
-// launch's precision mode (SIMULATOR.md §3): kept as they are for
+// launch's precision mode (docs/simulated_device.md): kept as they are for
 // must_keep_origin_dtype or non-fp32 inputs, otherwise rounded to fp16
 // (saturating on a saturation-mode chip).
 CubeRounding cubeRoundingOf(const OpCall& call);

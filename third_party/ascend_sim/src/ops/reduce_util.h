@@ -1,7 +1,7 @@
 // Reduction building blocks shared by ReduceX, softmax and losses.
 //
 // Note [Pairwise blocks]
-// SIMULATOR.md §3: a float reduction over a sequence x[0..n) accumulates in
+// OPS.md ("Numerics"): a float reduction over a sequence x[0..n) accumulates in
 // fp32, "pairwise within each 256-byte block, then the block partials in
 // order". Precisely (this is the simulator's definition):
 //   * blocks are x[0..B), x[B..2B), ... with B = 256 / sizeof(input dtype)

@@ -103,7 +103,7 @@ void computeTransData(const OpCall& call) {
 }
 
 KernelCost costTransData(const OpCall& call) {
-  // SIMULATOR.md §4: (src + dst storage bytes, padding included) / bandwidth x 1.25.
+  // OPS.md (TransData) and Note [Op cost]: (src + dst storage bytes, padding included) / bandwidth x 1.25.
   KernelCost c;
   c.core = CoreType::kVector;
   c.mte_bytes = 1.25 * (tensorBytes(call.inputs[0]) + tensorBytes(call.outputs[0]));

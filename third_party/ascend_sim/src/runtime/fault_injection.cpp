@@ -72,8 +72,8 @@ void FaultInjector::clear() {
 }
 
 std::optional<std::string> FaultInjector::onTask(const std::string& name) {
+  if (!any_.load(std::memory_order_relaxed)) return std::nullopt;  // the hot path: no rules
   std::lock_guard<std::mutex> lock(mu_);
-  if (!any_) return std::nullopt;
   for (auto it = task_rules_.begin(); it != task_rules_.end(); ++it) {
     if (it->name != name) continue;
     if (it->countdown > 0) {
@@ -88,6 +88,7 @@ std::optional<std::string> FaultInjector::onTask(const std::string& name) {
 }
 
 bool FaultInjector::onMalloc() {
+  if (!any_.load(std::memory_order_relaxed)) return false;
   std::lock_guard<std::mutex> lock(mu_);
   if (!malloc_rule_) return false;
   if (malloc_countdown_ > 0) {

@@ -19,6 +19,7 @@
 // aclsimClearFaults() removes every rule.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -51,7 +52,7 @@ class FaultInjector {
   std::vector<TaskRule> task_rules_;
   bool malloc_rule_ = false;
   uint64_t malloc_countdown_ = 0;
-  bool any_ = false;  // fast path: no rule at all
+  std::atomic<bool> any_{false};  // no rule at all: every task and malloc skips the lock
 };
 
 }  // namespace ascend_sim
