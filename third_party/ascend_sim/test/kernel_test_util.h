@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -139,6 +140,13 @@ inline float roundTo(aclDataType dt, float v) {
   HostTensor t = HostTensor::floats(dt, {1}, {v});
   loadFloat(dt, t.data(), 0, 1, 1, &r);
   return r;
+}
+
+// Every got[i] within tol(want[i]) of a reference computed in double.
+inline void expectNearReference(const std::vector<float>& got, const std::vector<double>& want,
+                                const std::function<double(double)>& tol, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol(want[i])) << what << " element " << i;
 }
 
 }  // namespace test

@@ -17,9 +17,7 @@ double tolFor(aclDataType dt, double ref) {
 
 void expectNear(const std::vector<float>& got, const std::vector<double>& want, aclDataType dt,
                 const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], tolFor(dt, want[i])) << what << " element " << i;
+  expectNearReference(got, want, [dt](double ref) { return tolFor(dt, ref); }, what);
 }
 
 struct LayerNormRef {

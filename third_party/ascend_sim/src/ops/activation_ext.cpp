@@ -1,5 +1,6 @@
 // More elementwise ops (OPS.md "More elementwise"): Hardtanh, HardSwish,
-// Swish, Gelu, LeakyRelu and their gradients, ClipByValue, Addcmul, Addcdiv.
+// Swish, Gelu, FastGelu, LeakyRelu and their gradients, ClipByValue, Addcmul,
+// Addcdiv.
 // They are ElementwiseSpec table entries (Note [Elementwise engine]), so they
 // get fp16/bf16/fp32 handling (fp32 math, one rounding), broadcasting, private
 // formats (Note [Elementwise on private formats]), the Vector cost and the
@@ -19,6 +20,9 @@
 //   GeluGrad none   g * (cdf + x * pdf), cdf = 0.5 * (1 + erff(x / sqrt2)),
 //                   pdf = exp(-x^2/2) / sqrt(2 pi)
 //            tanh   PyTorch's GeluBackward (tanh) formula
+//   FastGelu        x / (1 + exp(-1.702|x|)) * exp(0.851 (x - |x|))   (= x * sigmoid(1.702 x),
+//                   written so that no exponential overflows)
+//   FastGeluGrad    e = exp(-1.702|x|):  dy * (e + 1.702 x e + exp(1.702 (x - |x|))) / (e + 1)^2
 //   LeakyRelu       x > 0 ? x : x * slope   (attr `negative_slope`, default 0 as CANN's op)
 //   LeakyReluGrad   x > 0 ? g : g * slope
 //   ClipByValue     NaN in any operand -> NaN, else min(max(x, lo), hi) (lo > hi gives hi,
@@ -100,6 +104,22 @@ struct GeluGradOp {  // (gradients, x)
     return g * (left_derivative + right_derivative);
   }
 };
+constexpr float kFastGeluAlpha = 1.702f;
+struct FastGeluOp {
+  float operator()(float x, P) const {
+    const float ax = std::fabs(x);
+    return x / (1.0f + std::exp(-kFastGeluAlpha * ax)) * std::exp(0.5f * kFastGeluAlpha * (x - ax));
+  }
+};
+struct FastGeluGradOp {  // (dy, x)
+  float operator()(float dy, float x, P) const {
+    const float ax = std::fabs(x);
+    const float e = std::exp(-kFastGeluAlpha * ax);
+    const float up = e + kFastGeluAlpha * x * e + std::exp(kFastGeluAlpha * (x - ax));
+    const float down = (e + 1.0f) * (e + 1.0f);
+    return dy * (up / down);
+  }
+};
 struct LeakyReluOp {  // params: negative_slope
   float operator()(float x, P p) const { return x > 0 ? x : x * p[0]; }
 };
@@ -146,6 +166,8 @@ const ElementwiseSpec kSpecs[] = {
      {"approximate", {"none", "tanh"}, 0}},
     {"GeluGrad", 2, {"gradients", "x", "backprops"}, kFloatTypes, OutDtype::kSame, ASCEND_SIM_F2(GeluGradOp),
      nullptr, -1, {}, false, {"approximate", {"none", "tanh"}, 0}},
+    FLOAT1("FastGelu", FastGeluOp),
+    {"FastGeluGrad", 2, {"dy", "x", "z"}, kFloatTypes, OutDtype::kSame, ASCEND_SIM_F2(FastGeluGradOp), nullptr},
     FLOAT1("LeakyRelu", LeakyReluOp, {"negative_slope", 0.0f, false}),
     GRAD2("LeakyReluGrad", "features", LeakyReluGradOp, {"negative_slope", 0.0f, false}),
     {"ClipByValue", 3, {"x", "clip_min", "clip_max", "y"}, kNumericTypes, OutDtype::kSame, ASCEND_SIM_F3(ClipOp),
