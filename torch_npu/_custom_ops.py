@@ -3,8 +3,10 @@ torch_npu has for some of them (t.npu_dtype_cast(torch.half), t.one_(), ...).
 
 The operators are registered by the backend (yaml/npu_native_functions.yaml,
 `custom:`); most are compositions of aten operators with their autograd
-(Note [Composite custom ops] in csrc/aten/CompositeCustomOps.cpp); npu_fusion_attention is one
-fused simulator kernel (Note [Fused attention] in csrc/aten/FusionAttentionOps.cpp).
+(Note [Composite custom ops] in csrc/aten/CompositeCustomOps.cpp); fast_gelu, npu_rms_norm,
+npu_rotary_mul and npu_softmax_cross_entropy_with_logits are one fused simulator kernel each way
+(csrc/aten/FusedLlmOps.cpp), and so is npu_fusion_attention (Note [Fused attention] in
+csrc/aten/FusionAttentionOps.cpp).
 """
 import torch
 
@@ -13,7 +15,8 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              "npu_rotary_mul", "npu_softmax_cross_entropy_with_logits", "npu_dropout", "_npu_dropout",
              "npu_dropout_backward", "npu_dropout_gen_mask", "npu_dropout_do_mask", "npu_dropout_with_add_softmax",
              "npu_dropout_with_add_softmax_backward", "npu_fusion_attention",
-             "npu_fusion_attention_grad")
+             "npu_fusion_attention_grad", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_rms_norm_backward",
+             "npu_rotary_mul_backward", "npu_softmax_cross_entropy_with_logits_backward")
 TENSOR_METHODS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "one_")
 
 

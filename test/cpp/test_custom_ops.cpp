@@ -1,6 +1,7 @@
-// The composite npu:: custom operators (Note [Composite custom ops]) on the
-// NPU against CPU expressions of the same math written here independently,
-// forward and backward, fp32 and fp16, and their argument errors.
+// The npu:: custom operators, composite (Note [Composite custom ops]) and
+// fused (FusedLlmOps.cpp), on the NPU against CPU expressions of the same
+// math written here independently, forward and backward, fp32 and fp16, and
+// their argument errors.
 #include <torch/torch.h>
 
 #include "npu_test_util.h"
@@ -74,22 +75,43 @@ TEST(NpuCustomOps, MatrixProducts) {
 }
 
 TEST(NpuCustomOps, ActivationsAndNorms) {
-  const at::Tensor x = at::randn({4, 8}).mul(3);
-  expectSameAutograd(npuOrRef([](const auto& in) { return npuOp<Unary>("npu::fast_gelu").call(in[0]); },
-                              [](const auto& in) { return in[0] / (1 + at::exp(in[0] * -1.702)); }),
-                     {x});
-  expectSameAutograd(npuOrRef([](const auto& in) { return npuOp<Unary>("npu::npu_silu").call(in[0]); },
-                              [](const auto& in) { return in[0] / (1 + at::exp(-in[0])); }),
-                     {x});
-  expectSameAutograd(npuOrRef([](const auto& in) { return npuOp<Unary>("npu::npu_mish").call(in[0]); },
-                              [](const auto& in) { return in[0] * at::tanh(at::log1p(at::exp(in[0]))); }),
-                     {x});
+  for (auto dtype : floatAndHalf()) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const double rtol = rtolTwoRoundings(dtype), atol = atolTwoRoundings(dtype);
+    const at::Tensor x = at::randn({4, 8}).mul(3).to(dtype);
+    for (const char* name : {"npu::fast_gelu", "npu::npu_fast_gelu"}) {
+      expectSameAutograd(npuOrRef([&](const auto& in) { return npuOp<Unary>(name).call(in[0]); },
+                                  [](const auto& in) { return in[0] / (1 + at::exp(in[0] * -1.702)); }),
+                         {x}, rtol, atol);
+    }
+    expectSameAutograd(npuOrRef([](const auto& in) { return npuOp<Unary>("npu::npu_silu").call(in[0]); },
+                                [](const auto& in) { return in[0] / (1 + at::exp(-in[0])); }),
+                       {x}, rtol, atol);
+    expectSameAutograd(npuOrRef([](const auto& in) { return npuOp<Unary>("npu::npu_mish").call(in[0]); },
+                                [](const auto& in) { return in[0] * at::tanh(at::log1p(at::exp(in[0]))); }),
+                       {x}, rtol, atol);
+    const auto rms = npuOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, double)>(
+        "npu::npu_rms_norm");
+    // gamma over the last dim, and over the last two (x [2, 3, 8]: rows of 24)
+    for (const auto& gamma_shape : std::vector<std::vector<int64_t>>{{8}, {3, 8}}) {
+      expectSameAutograd(
+          npuOrRef([&](const auto& in) { return std::get<0>(rms.call(in[0], in[1], 1e-6)); },
+                   [&](const auto& in) {
+                     std::vector<int64_t> dims;
+                     for (size_t d = 0; d < gamma_shape.size(); ++d) dims.push_back(-1 - static_cast<int64_t>(d));
+                     return in[0] / at::sqrt(in[0].square().mean(dims, true) + 1e-6) * in[1];
+                   }),
+          {at::randn({2, 3, 8}).to(dtype), at::rand(gamma_shape).add(0.5).to(dtype)}, rtol, atol);
+    }
+    const auto [y, rstd] = rms.call(x.to(npu()), at::ones({8}, dtype).to(npu()), 1e-6);
+    EXPECT_EQ(y.scalar_type(), dtype);
+    EXPECT_EQ(rstd.scalar_type(), at::kFloat);
+    EXPECT_EQ(rstd.sizes(), (std::vector<int64_t>{4, 1}));
+    expectClose(rstd, at::rsqrt(x.to(at::kFloat).square().mean(-1, true) + 1e-6));
+  }
+  const at::Tensor x = at::randn({4, 8});
   const auto rms = npuOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, double)>(
       "npu::npu_rms_norm");
-  expectSameAutograd(
-      npuOrRef([&](const auto& in) { return std::get<0>(rms.call(in[0], in[1], 1e-6)); },
-               [](const auto& in) { return in[0] / at::sqrt(in[0].square().mean(-1, true) + 1e-6) * in[1]; }),
-      {at::randn({2, 3, 8}), at::rand({8}).add(0.5)});
   EXPECT_THROW_WITH(rms.call(x.to(npu()), at::ones({7}).to(npu()), 1e-6), "must match the trailing dims");
   const auto ln = npuOp<at::Tensor(const at::Tensor&, at::IntArrayRef, const c10::optional<at::Tensor>&,
                                    const c10::optional<at::Tensor>&, double)>("npu::npu_layer_norm_eval");
@@ -98,26 +120,101 @@ TEST(NpuCustomOps, ActivationsAndNorms) {
   expectClose(ln.call(x.to(npu()), {8}, g.to(npu()), b.to(npu()), 1e-5), (x - mean) / at::sqrt(var + 1e-5) * g + b);
 }
 
+namespace {
+
+at::Tensor rotaryRef(const std::vector<at::Tensor>& in) {
+  const auto halves = in[0].chunk(2, -1);
+  return in[0] * in[1] + at::cat({-halves[1], halves[0]}, -1) * in[2];
+}
+
+}  // namespace
+
 TEST(NpuCustomOps, RotaryMulAndSoftmaxCrossEntropy) {
   const auto rotary =
       npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&)>("npu::npu_rotary_mul");
-  expectSameAutograd(npuOrRef([&](const auto& in) { return rotary.call(in[0], in[1], in[2]); },
-                              [](const auto& in) {
-                                const auto halves = in[0].chunk(2, -1);
-                                return in[0] * in[1] + at::cat({-halves[1], halves[0]}, -1) * in[2];
-                              }),
-                     {at::randn({2, 3, 5, 8}), at::randn({1, 1, 5, 8}), at::randn({1, 1, 5, 8})});
+  for (auto dtype : floatAndHalf()) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const double rtol = rtolTwoRoundings(dtype), atol = atolTwoRoundings(dtype);
+    // cos/sin per position (broadcast over batch and heads), per batch, and tables of different shapes
+    for (const auto& shapes : std::vector<std::vector<std::vector<int64_t>>>{
+             {{2, 3, 5, 8}, {1, 1, 5, 8}, {1, 1, 5, 8}},
+             {{2, 3, 5, 8}, {2, 1, 5, 8}, {2, 1, 5, 8}},
+             {{2, 3, 5, 8}, {5, 8}, {1, 5, 1}}}) {
+      expectSameAutograd(npuOrRef([&](const auto& in) { return rotary.call(in[0], in[1], in[2]); }, rotaryRef),
+                         {at::randn(shapes[0]).to(dtype), at::randn(shapes[1]).to(dtype), at::randn(shapes[2]).to(dtype)},
+                         rtol, atol);
+    }
+  }
+  // An fp16 query with fp32 tables computes in fp32, as the expression would.
+  const at::Tensor q = at::randn({2, 4, 8}).to(at::kHalf), cos = at::randn({4, 8}), sin = at::randn({4, 8});
+  const at::Tensor mixed = rotary.call(q.to(npu()), cos.to(npu()), sin.to(npu()));
+  EXPECT_EQ(mixed.scalar_type(), at::kFloat);
+  expectClose(mixed, rotaryRef({q.to(at::kFloat), cos, sin}));
   EXPECT_THROW_WITH(rotary.call(at::randn({2, 5}).to(npu()), at::randn({2, 5}).to(npu()), at::randn({2, 5}).to(npu())),
                     "must be even");
+  EXPECT_THROW_WITH(rotary.call(at::randn({2, 4}).to(npu()), at::randn({3, 4}).to(npu()), at::randn({3, 4}).to(npu())),
+                    "must broadcast to x of shape [2, 4]");
+
   const auto ce = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&)>("npu::npu_softmax_cross_entropy_with_logits");
-  const at::Tensor labels = at::softmax(at::randn({6, 10}), -1);
-  expectSameAutograd(npuOrRef([&](const auto& in) { return ce.call(in[0], labels.to(npu())); },
-                              [&](const auto& in) {
-                                const at::Tensor shifted = in[0] - std::get<0>(in[0].max(-1, true));
-                                return -(labels * (shifted - shifted.exp().sum(-1, true).log())).sum(-1);
-                              }),
-                     {at::randn({6, 10})});
+  const auto ceRef = [](const std::vector<at::Tensor>& in) {
+    const at::Tensor shifted = in[0] - std::get<0>(in[0].max(-1, true));
+    return -(in[1] * (shifted - shifted.exp().sum(-1, true).log())).sum(-1);
+  };
+  for (auto dtype : floatAndHalf()) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const double rtol = rtolTwoRoundings(dtype), atol = atolTwoRoundings(dtype);
+    // labels are an input too: their gradient is -grad * log_softmax(logits)
+    expectSameAutograd(npuOrRef([&](const auto& in) { return ce.call(in[0], in[1]); }, ceRef),
+                       {at::randn({6, 10}).to(dtype), at::softmax(at::randn({6, 10}), -1).to(dtype)}, rtol, atol);
+    expectSameAutograd(npuOrRef([&](const auto& in) { return ce.call(in[0], in[1]); }, ceRef),
+                       {at::randn({2, 3, 10}).to(dtype), at::softmax(at::randn({2, 3, 10}), -1).to(dtype)}, rtol,
+                       atol);
+  }
   EXPECT_THROW_WITH(ce.call(at::randn({6, 10}).to(npu()), at::randn({6, 9}).to(npu())), "must have the same shape");
+  const at::Tensor no_classes = ce.call(at::randn({3, 0}).to(npu()), at::randn({3, 0}).to(npu()));
+  expectClose(no_classes, at::zeros({3}));
+}
+
+// Each fused op is one kernel forward and one backward (npu_softmax_cross_entropy_with_logits's
+// backward is a Mul of the gradient its forward kernel already wrote).
+TEST(NpuCustomOps, FusedOpsAreOneKernelEachWay) {
+  struct Case {
+    std::string name;
+    std::function<at::Tensor(const std::vector<at::Tensor>&)> fn;
+    std::vector<at::Tensor> inputs;
+    std::vector<std::string> forward, backward;
+  };
+  const auto rms = npuOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, double)>(
+      "npu::npu_rms_norm");
+  const auto rotary =
+      npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&)>("npu::npu_rotary_mul");
+  const auto ce = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&)>("npu::npu_softmax_cross_entropy_with_logits");
+  const std::vector<Case> cases = {
+      {"fast_gelu", [](const auto& in) { return npuOp<Unary>("npu::fast_gelu").call(in[0]); }, {at::randn({4, 8})},
+       {"FastGelu"}, {"FastGeluGrad"}},
+      {"npu_rms_norm", [&](const auto& in) { return std::get<0>(rms.call(in[0], in[1], 1e-6)); },
+       {at::randn({4, 8}), at::rand({8})}, {"RmsNorm"}, {"RmsNormGrad"}},
+      {"npu_rotary_mul", [&](const auto& in) { return rotary.call(in[0], in[1], in[2]); },
+       {at::randn({2, 4, 8}), at::randn({4, 8}), at::randn({4, 8})}, {"RotaryMul"}, {"RotaryMulGrad"}},
+      {"npu_softmax_cross_entropy_with_logits", [&](const auto& in) { return ce.call(in[0], in[1]); },
+       {at::randn({4, 8}), at::softmax(at::randn({4, 8}), -1)}, {"SoftmaxCrossEntropyWithLogits"}, {"Mul"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<at::Tensor> in;
+    for (const at::Tensor& t : c.inputs) in.push_back(t.to(npu()).requires_grad_(&t == &c.inputs[0]));
+    const at::Tensor grad = at::ones(c.fn(in).sizes()).to(npu());
+    torch_npu::synchronize(0);
+    at::Tensor out;
+    {
+      OpRecorder rec;
+      out = c.fn(in);
+      EXPECT_EQ(rec.opTypes(), c.forward) << rec.summary();
+    }
+    OpRecorder rec;
+    out.backward(grad);
+    EXPECT_EQ(rec.opTypes(), c.backward) << rec.summary();
+  }
 }
 
 TEST(NpuCustomOps, OneFillsInPlace) {

@@ -14,7 +14,9 @@ def test_every_custom_op_is_a_torch_npu_function():
                  "npu_bmmV2", "one_", "npu_silu", "npu_mish", "fast_gelu", "npu_layer_norm_eval", "npu_rms_norm",
                  "npu_rotary_mul", "npu_softmax_cross_entropy_with_logits", "npu_format_cast", "npu_alloc_float_status",
                  "npu_dropout", "_npu_dropout", "npu_dropout_backward", "npu_dropout_gen_mask", "npu_dropout_do_mask",
-                 "npu_dropout_with_add_softmax", "npu_dropout_with_add_softmax_backward", "npu_fusion_attention", "npu_fusion_attention_grad"):
+                 "npu_dropout_with_add_softmax", "npu_dropout_with_add_softmax_backward", "npu_fusion_attention", "npu_fusion_attention_grad",
+                 "npu_fast_gelu", "npu_fast_gelu_backward", "npu_rms_norm_backward", "npu_rotary_mul_backward",
+                 "npu_softmax_cross_entropy_with_logits_backward"):
         assert callable(getattr(torch_npu, name)) and name in torch_npu.__all__
         assert f"npu::{name}" in torch.npu.get_supported_ops()
 
@@ -64,6 +66,111 @@ def test_rotary_embedding_in_an_attention_block(npu):
     assert_close(torch_npu.npu_rotary_mul(q.to(npu), cos.to(npu), sin.to(npu)), expected, rtol=1e-5, atol=1e-5)
 
 
+def _ops(rec):
+    return [r.op_type for r in rec.records]
+
+
+def test_fused_llm_ops_are_one_kernel_each_way(npu):
+    """fast_gelu, npu_rms_norm, npu_rotary_mul and npu_softmax_cross_entropy_with_logits run the
+    fused CANN kernel torch_npu calls, forward and backward, and cost less simulated time than
+    the unfused expression of the same math."""
+    x = torch.randn(64, 1024, device=npu, requires_grad=True)
+    gamma = torch.rand(1024, device=npu, requires_grad=True)
+    cos, sin = torch.randn(1024, device=npu), torch.randn(1024, device=npu)
+    labels = torch.softmax(torch.randn(64, 1024, device=npu), -1)
+    fused = {
+        "FastGelu": lambda: torch_npu.fast_gelu(x),
+        "RmsNorm": lambda: torch_npu.npu_rms_norm(x, gamma)[0],
+        "RotaryMul": lambda: torch_npu.npu_rotary_mul(x, cos, sin),
+        "SoftmaxCrossEntropyWithLogits": lambda: torch_npu.npu_softmax_cross_entropy_with_logits(x, labels),
+    }
+    unfused = {
+        "FastGelu": lambda: x * torch.sigmoid(x * 1.702),
+        "RmsNorm": lambda: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * gamma,
+        "RotaryMul": lambda: x * cos + torch.cat([-x[:, 512:], x[:, :512]], -1) * sin,
+        "SoftmaxCrossEntropyWithLogits": lambda: -(labels * torch.log_softmax(x, -1)).sum(-1),
+    }
+    grads = {"FastGelu": ["FastGeluGrad"], "RmsNorm": ["RmsNormGrad"], "RotaryMul": ["RotaryMulGrad"],
+             "SoftmaxCrossEntropyWithLogits": ["Mul"]}
+    for kernel, fn in fused.items():
+        y = fn()
+        g = torch.ones_like(y)
+        torch.npu.synchronize()
+        with torch.npu.op_records() as forward:
+            y = fn()
+        x.grad = gamma.grad = None  # no accumulation Add into earlier gradients
+        with torch.npu.op_records() as backward:
+            y.backward(g)
+        assert _ops(forward) == [kernel] and _ops(backward) == grads[kernel], (_ops(forward), _ops(backward))
+        with torch.npu.op_records() as composite:
+            unfused[kernel]()
+        assert len(composite.records) >= 3
+        fused_us = sum(r.duration_us for r in forward.records)
+        assert fused_us < sum(r.duration_us for r in composite.records), kernel
+
+
+def test_fused_llm_ops_in_a_llama_block(npu):
+    """RMSNorm, rotary q/k and a fast_gelu MLP as LLaMA-style code writes them, forward and backward
+    against the CPU expression of the same block."""
+    torch.manual_seed(0)
+    b, s, h, d = 2, 6, 4, 16
+    x = torch.randn(b, s, h * d)
+    gamma, w = torch.rand(h * d) + 0.5, torch.randn(h * d, h * d) / 8
+    pos = torch.arange(s).float()[:, None] / (10000 ** (torch.arange(0, d, 2).float() / d))
+    emb = torch.cat([pos, pos], -1)
+    cos, sin = emb.cos()[None, :, None], emb.sin()[None, :, None]
+
+    def block(x, gamma, w, cos, sin, rms, rotary, gelu):
+        n = rms(x, gamma)
+        q = (n @ w).view(b, s, h, d)
+        return gelu(rotary(q, cos, sin)).sum()
+
+    def rms_ref(x, g):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * g
+
+    def rotary_ref(q, c, sn):
+        return q * c + torch.cat([-q[..., d // 2:], q[..., :d // 2]], -1) * sn
+
+    cpu_in = [t.clone().requires_grad_() for t in (x, gamma, w)]
+    block(*cpu_in, cos, sin, rms_ref, rotary_ref, lambda t: t * torch.sigmoid(1.702 * t)).backward()
+    npu_in = [t.to(npu).requires_grad_() for t in (x, gamma, w)]
+    with torch.npu.op_records() as rec:
+        out = block(*npu_in, cos.to(npu), sin.to(npu), lambda a, g: torch_npu.npu_rms_norm(a, g)[0],
+                    torch_npu.npu_rotary_mul, torch_npu.fast_gelu)
+        out.backward()
+    for kernel in ("RmsNorm", "RmsNormGrad", "RotaryMul", "RotaryMulGrad", "FastGelu", "FastGeluGrad"):
+        assert _ops(rec).count(kernel) == 1, kernel
+    for got, want in zip(npu_in, cpu_in):
+        assert_close(got.grad, want.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_fused_llm_backward_ops_are_callable(npu):
+    x, dy = torch.randn(3, 8), torch.randn(3, 8)
+    gamma = torch.rand(8) + 0.5
+    xr = x.clone().requires_grad_()
+    gr = gamma.clone().requires_grad_()
+    (xr * torch.rsqrt(xr.pow(2).mean(-1, keepdim=True) + 1e-6) * gr).backward(dy)
+    _, rstd = torch_npu.npu_rms_norm(x.to(npu), gamma.to(npu))
+    dx, dgamma = torch_npu.npu_rms_norm_backward(dy.to(npu), x.to(npu), gamma.to(npu), rstd)
+    assert dgamma.dtype == torch.float32
+    assert_close(dx, xr.grad, rtol=1e-4, atol=1e-5)
+    assert_close(dgamma, gr.grad, rtol=1e-4, atol=1e-5)
+    fx = x.clone().requires_grad_()
+    (fx * torch.sigmoid(1.702 * fx)).backward(dy)
+    assert_close(torch_npu.npu_fast_gelu_backward(dy.to(npu), x.to(npu)), fx.grad, rtol=1e-5, atol=1e-5)
+    assert torch.equal(torch_npu.npu_fast_gelu(x.to(npu)), torch_npu.fast_gelu(x.to(npu)))
+    r1, r2 = torch.randn(8), torch.randn(8)
+    xq, c1, c2 = x.clone().requires_grad_(), r1.clone().requires_grad_(), r2.clone().requires_grad_()
+    (xq * c1 + torch.cat([-xq[:, 4:], xq[:, :4]], -1) * c2).backward(dy)
+    got = torch_npu.npu_rotary_mul_backward(dy.to(npu), x.to(npu), r1.to(npu), r2.to(npu))
+    for g, want in zip(got, (xq.grad, c1.grad, c2.grad)):
+        assert_close(g, want, rtol=1e-4, atol=1e-5)
+    labels = torch.softmax(torch.randn(3, 8), -1)
+    grad = torch.randn(3)
+    ce = torch_npu.npu_softmax_cross_entropy_with_logits_backward(grad.to(npu), x.to(npu), labels.to(npu))
+    assert_close(ce, grad[:, None] * (torch.softmax(x, -1) - labels), rtol=1e-5, atol=1e-6)
+
+
 def test_bad_arguments_say_what_is_wrong(npu):
     x = torch.randn(2, 3, device=npu)
     with pytest.raises(RuntimeError, match=r"npu_transpose: perm \[1\] must name all 2 dims"):
@@ -74,6 +181,14 @@ def test_bad_arguments_say_what_is_wrong(npu):
         torch_npu.npu_rms_norm(x, torch.ones(4, device=npu))
     with pytest.raises(RuntimeError, match="must have the same shape"):
         torch_npu.npu_softmax_cross_entropy_with_logits(x, torch.ones(3, 2, device=npu))
+    with pytest.raises(RuntimeError, match=r"npu_rotary_mul: the last dim of x \(\[2, 3\]\) must be even"):
+        torch_npu.npu_rotary_mul(x, x, x)
+    with pytest.raises(RuntimeError, match=r"r1 of shape \[3, 4\] and r2 of shape \[4\] must broadcast to x of shape \[2, 4\]"):
+        torch_npu.npu_rotary_mul(torch.randn(2, 4, device=npu), torch.ones(3, 4, device=npu), torch.ones(4, device=npu))
+    with pytest.raises(RuntimeError, match="fast_gelu.*floating"):
+        torch_npu.fast_gelu(torch.ones(3, dtype=torch.int32, device=npu))
+    with pytest.raises(RuntimeError, match="expected floating x and gamma"):
+        torch_npu.npu_rms_norm(torch.ones(2, 4, dtype=torch.int32, device=npu), torch.ones(4, device=npu))
 
 
 def _kept(mask, shape):
