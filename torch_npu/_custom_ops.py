@@ -16,7 +16,7 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              "npu_dropout_backward", "npu_dropout_gen_mask", "npu_dropout_do_mask", "npu_dropout_with_add_softmax",
              "npu_dropout_with_add_softmax_backward", "npu_fusion_attention",
              "npu_fusion_attention_grad", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_rms_norm_backward",
-             "npu_rotary_mul_backward", "npu_softmax_cross_entropy_with_logits_backward")
+             "npu_rotary_mul_backward", "npu_softmax_cross_entropy_with_logits_backward", "npu_slice")
 TENSOR_METHODS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "one_")
 
 

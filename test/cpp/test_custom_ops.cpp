@@ -58,6 +58,32 @@ TEST(NpuCustomOps, LayoutOps) {
   EXPECT_THROW_WITH(transpose.call(x.to(npu()), {1}, true), "npu_transpose: perm [1] must name all 2 dims");
 }
 
+// npu_slice: one SliceD, the gradient scattered back into zeros; private-format inputs read through their base format.
+TEST(NpuCustomOps, SliceTakesABlock) {
+  const auto slice = npuOp<at::Tensor(const at::Tensor&, at::IntArrayRef, at::IntArrayRef)>("npu::npu_slice");
+  for (auto dtype : floatAndHalf()) {
+    SCOPED_TRACE(c10::toString(dtype));
+    for (int64_t format : {int64_t{-1}, static_cast<int64_t>(ACL_FORMAT_NC1HWC0)}) {
+      AutogradCheck check;
+      check.npu_formats = {format};
+      expectSameAutogradWith(npuOrRef([&](const auto& in) { return slice.call(in[0], {1, 2, 0, 1}, {1, -1, 3, 2}); },
+                                      [](const auto& in) {
+                                        return in[0].narrow(0, 1, 1).narrow(1, 2, 17).narrow(2, 0, 3).narrow(3, 1, 2);
+                                      }),
+                             {at::randn({2, 19, 5, 4}).to(dtype)}, check);
+    }
+  }
+  const at::Tensor x = at::randn({4, 6}).to(npu());
+  {
+    OpRecorder rec;
+    slice.call(x, {1, 2}, {2, 3});
+    EXPECT_EQ(rec.opTypes(), std::vector<std::string>{"SliceD"});
+  }
+  EXPECT_EQ(slice.call(x, {4, 0}, {0, -1}).sizes(), (std::vector<int64_t>{0, 6}));
+  EXPECT_THROW_WITH(slice.call(x, {3, 0}, {2, 6}), "npu_slice: dim 0: offset 3 and size 2 do not lie inside its 4 elements");
+  EXPECT_THROW_WITH(slice.call(x, {0}, {2, 6}), "must each have one value per dim of self (shape [4, 6])");
+}
+
 TEST(NpuCustomOps, MatrixProducts) {
   const auto linear =
       npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, const c10::optional<at::Tensor>&)>("npu::npu_linear");

@@ -16,7 +16,7 @@ def test_every_custom_op_is_a_torch_npu_function():
                  "npu_dropout", "_npu_dropout", "npu_dropout_backward", "npu_dropout_gen_mask", "npu_dropout_do_mask",
                  "npu_dropout_with_add_softmax", "npu_dropout_with_add_softmax_backward", "npu_fusion_attention", "npu_fusion_attention_grad",
                  "npu_fast_gelu", "npu_fast_gelu_backward", "npu_rms_norm_backward", "npu_rotary_mul_backward",
-                 "npu_softmax_cross_entropy_with_logits_backward"):
+                 "npu_softmax_cross_entropy_with_logits_backward", "npu_slice"):
         assert callable(getattr(torch_npu, name)) and name in torch_npu.__all__
         assert f"npu::{name}" in torch.npu.get_supported_ops()
 
@@ -45,6 +45,19 @@ def test_autograd_flows_through_the_custom_ops(npu):
     assert_close(wn.grad, w.grad, rtol=1e-4, atol=1e-4)
     y = torch_npu.npu_dtype_cast(xn, torch.float16)
     assert y.requires_grad and y.grad_fn is not None
+
+
+def test_npu_slice(npu):
+    x = torch.randn(3, 8, 5)
+    xn = x.to(npu).requires_grad_()
+    y = torch_npu.npu_slice(xn, [1, 2, 0], [2, 4, -1])
+    assert_close(y, x[1:3, 2:6, :], rtol=0, atol=0)
+    y.backward(torch.ones_like(y))
+    want = torch.zeros_like(x)
+    want[1:3, 2:6, :] = 1
+    assert_close(xn.grad, want, rtol=0, atol=0)
+    with pytest.raises(RuntimeError, match="npu_slice: dim 1: offset 6 and size 4 do not lie inside its 8 elements"):
+        torch_npu.npu_slice(xn, [0, 6, 0], [1, 4, 1])
 
 
 def test_format_cast_is_differentiable(npu):

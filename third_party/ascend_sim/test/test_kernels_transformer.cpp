@@ -1,4 +1,4 @@
-// LayerNormV3 / LayerNormGradV3, Triu / Tril, EmbeddingDenseGrad /
+// LayerNormV3 / LayerNormGradV3, Triu / Tril, StridedSliceD / SliceD, EmbeddingDenseGrad /
 // EmbeddingRenorm against references computed here in double.
 #include <cmath>
 
@@ -239,6 +239,34 @@ TEST(KernelLayoutAiCore, StridedSliceDTakesForwardSlices) {
                                attrs({{"begin", std::vector<int64_t>{0, 0}}, {"end", std::vector<int64_t>{3, 4}},
                                       {"strides", std::vector<int64_t>{1, 2}}})),
                       ACL_ERROR_OP_INPUT_NOT_MATCH, "output y shape [2,2]");
+}
+
+// SliceD (npu_slice): the block of `size` at `offsets`, -1 meaning to the end of the dim.
+TEST(KernelLayoutAiCore, SliceDTakesABlock) {
+  std::vector<int64_t> xv(3 * 5 * 7);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<int64_t>(i) * 3 - 100;
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_INT64}) {
+    SCOPED_TRACE(dtypeName(dt));
+    HostTensor x = HostTensor::ints(dt, {3, 5, 7}, xv), y(dt, {2, 5, 3});
+    // x[1:3, 0:, 4:7] with size [2, -1, 3]
+    run(makeCall("SliceD", {&x}, {&y},
+                 attrs({{"offsets", std::vector<int64_t>{1, 0, 4}}, {"size", std::vector<int64_t>{2, -1, 3}}})));
+    std::vector<int64_t> want;
+    for (int64_t a = 1; a < 3; ++a)
+      for (int64_t b = 0; b < 5; ++b)
+        for (int64_t c = 4; c < 7; ++c) want.push_back(xv[(a * 5 + b) * 7 + c]);
+    EXPECT_EQ(y.toInts(), want);
+  }
+  HostTensor x(ACL_FLOAT, {4, 4}), y(ACL_FLOAT, {2, 2});
+  EXPECT_KERNEL_ERROR(makeCall("SliceD", {&x}, {&y},
+                               attrs({{"offsets", std::vector<int64_t>{3, 0}}, {"size", std::vector<int64_t>{2, 2}}})),
+                      ACL_ERROR_OP_ATTR_NOT_MATCH, "is not a forward slice");
+  EXPECT_KERNEL_ERROR(makeCall("SliceD", {&x}, {&y},
+                               attrs({{"offsets", std::vector<int64_t>{0, 0}}, {"size", std::vector<int64_t>{2, -2}}})),
+                      ACL_ERROR_OP_ATTR_NOT_MATCH, "size -2 is negative");
+  EXPECT_KERNEL_ERROR(makeCall("SliceD", {&x}, {&y}, attrs({{"offsets", std::vector<int64_t>{0}},
+                                                             {"size", std::vector<int64_t>{2, 2}}})),
+                      ACL_ERROR_OP_ATTR_NOT_MATCH, "one value per dim of x");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Transpose, BroadcastTo and StridedSliceD (OPS.md "Layout"): the AI Core
+// Transpose, BroadcastTo, StridedSliceD and SliceD (OPS.md "Layout"): the AI Core
 // data-movement ops that make sliced, permuted and expanded views contiguous
 // (the plugin picks them instead of the AI CPU's AsStrided; Note [Contiguous
 // views on the AI Core] in csrc/framework/ContiguousOpt.h).
@@ -6,7 +6,10 @@
 //     y[j0, .., jn-1] = x[k] where k[perm[i]] = j[i];
 //   BroadcastTo(x, attr shape) -> y of `shape`: NumPy broadcasting of x;
 //   StridedSliceD(x, attrs begin, end, strides) -> y with
-//     y[j] = x[begin + j * strides] per dim (positive strides; end exclusive).
+//     y[j] = x[begin + j * strides] per dim (positive strides; end exclusive);
+//   SliceD(x, attrs offsets, size) -> y: the block of `size` (-1: to the end
+//     of the dim) at `offsets`, i.e. StridedSliceD with unit strides
+//     (torch_npu's npu_slice).
 // Both copy elements as bytes (every dtype), move each output element once
 // and are costed as Vector/MTE work: input bytes read plus output written.
 #include <algorithm>
@@ -87,9 +90,27 @@ struct SliceSpec {
   Shape begin, end, step, out;
 };
 
+// SliceD's (offsets, size) as a unit-stride slice; the checks of sliceOf apply.
+SliceSpec sliceDAttrs(const OpCall& call, const TensorArg& x) {
+  SliceSpec s{attrInts(call, "offsets"), attrInts(call, "size"), {}, {}};
+  if (s.begin.size() != x.shape.size() || s.end.size() != x.shape.size())
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         "attributes 'offsets' and 'size' must each hold one value per dim of x " + shapeToString(x.shape));
+  for (size_t d = 0; d < x.shape.size(); ++d) {
+    if (s.end[d] < -1)
+      fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+           "dim " + std::to_string(d) + ": size " + std::to_string(s.end[d]) + " is negative (only -1, 'to the end')");
+    s.end[d] = s.end[d] == -1 ? x.shape[d] : s.begin[d] + s.end[d];
+  }
+  s.step.assign(x.shape.size(), 1);
+  return s;
+}
+
 SliceSpec sliceOf(const OpCall& call) {
   const TensorArg& x = call.inputs[0];
-  SliceSpec s{attrInts(call, "begin"), attrInts(call, "end"), attrInts(call, "strides"), {}};
+  SliceSpec s = call.op_type == "SliceD"
+                    ? sliceDAttrs(call, x)
+                    : SliceSpec{attrInts(call, "begin"), attrInts(call, "end"), attrInts(call, "strides"), {}};
   if (s.begin.size() != x.shape.size() || s.end.size() != x.shape.size() || s.step.size() != x.shape.size())
     fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
          "attributes 'begin', 'end' and 'strides' must each hold one value per dim of x " + shapeToString(x.shape));
@@ -133,6 +154,8 @@ KernelCost costStridedSlice(const OpCall& call) {
 
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"StridedSliceD", &validateStridedSlice, &computeStridedSlice,
                                      &costStridedSlice, /*moves_data_only=*/true});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"SliceD", &validateStridedSlice, &computeStridedSlice, &costStridedSlice,
+                                     /*moves_data_only=*/true});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Transpose", &validateTranspose, &computeTranspose, &vectorCost,
                                      /*moves_data_only=*/true});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"BroadcastTo", &validateBroadcastTo, &computeBroadcastTo, &vectorCost,
