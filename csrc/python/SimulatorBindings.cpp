@@ -132,6 +132,12 @@ void bindSimulator(py::module& m) {
   m.def("_npu_setLaunchScope", &setLaunchScope);
   m.def("_npu_injectFault", [](const std::string& spec) { NPU_CHECK_ACL(aclsimInjectFault(spec.c_str())); });
   m.def("_npu_clearFaults", [] { NPU_CHECK_ACL(aclsimClearFaults()); });
+  m.def("_npu_setOpExecuteTimeoutMs", [](uint32_t ms) { NPU_CHECK_ACL(aclrtSetOpExecuteTimeOutWithMs(ms)); });
+  m.def("_npu_hungTaskCount", [] {
+    uint64_t count = 0;
+    NPU_CHECK_ACL(aclsimGetHungTaskCount(&count));
+    return count;
+  });
   m.def("_npu_compileCount", [] {
     uint64_t count = 0;
     NPU_CHECK_ACL(aclsimGetCompileCount(&count));

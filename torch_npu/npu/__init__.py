@@ -201,11 +201,12 @@ __all__ = [
     "get_npu_overflow_flag", "clear_npu_overflow_flag", "op_records", "get_op_records", "clear_op_records",
     "set_op_profiling", "OpRecord", "profile", "config", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
     "LongTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "npu_device",
-    "init_dump", "set_dump", "finalize_dump", "inject_fault", "clear_faults", "injected_faults",
+    "init_dump", "set_dump", "finalize_dump", "inject_fault", "clear_faults", "injected_faults", "set_op_execute_timeout", "hung_tasks",
 ]
 
 from torch_npu.npu import utils  # noqa: E402  (needs the functions above)
 from torch_npu.npu import autograd_profiler  # noqa: E402
 from torch_npu.npu.e2e_profile import profile  # noqa: E402  (torch.npu.profile, the porting guide's E2E)
 from torch_npu.npu.dump import finalize_dump, init_dump, set_dump  # noqa: E402
-from torch_npu.npu.faults import clear_faults, inject_fault, injected_faults  # noqa: E402
+from torch_npu.npu.faults import (clear_faults, hung_tasks, inject_fault, injected_faults,  # noqa: E402
+                                  set_op_execute_timeout)

@@ -1,9 +1,11 @@
 // Injected faults (aclsimInjectFault, Note [Fault injection]): a task that
 // faults on its stream, the n-th of a name, synchronous copies, exhausted
-// HBM, bad specs; the device is usable after each.
+// HBM, a hung task, bad specs; the device is usable after each.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -82,10 +84,63 @@ TEST_F(FaultInjection, ExhaustedHbmRefusesEveryMallocUntilCleared) {
   EXPECT_ACL_OK(aclrtFree(q));
 }
 
+// Restores the default op execute timeout when it goes out of scope.
+struct ScopedOpTimeoutMs {
+  explicit ScopedOpTimeoutMs(uint32_t ms) { EXPECT_ACL_OK(aclrtSetOpExecuteTimeOutWithMs(ms)); }
+  ~ScopedOpTimeoutMs() { EXPECT_ACL_OK(aclrtSetOpExecuteTimeOut(0)); }
+};
+
+uint64_t hungTasks() {
+  uint64_t n = 0;
+  EXPECT_ACL_OK(aclsimGetHungTaskCount(&n));
+  return n;
+}
+
+TEST_F(FaultInjection, AHungTaskFailsAtTheOpExecuteTimeoutAndTheStreamGoesOn) {
+  ScopedOpTimeoutMs timeout(300);
+  ASSERT_ACL_OK(aclrtMemset(b_, kBytes, 0, kBytes));
+  ASSERT_ACL_OK(aclsimInjectFault("hang:MemcpyD2D"));
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_ACL_OK(aclrtMemcpyAsync(b_, kBytes, a_, kBytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream_));
+  ASSERT_ACL_OK(aclrtMemsetAsync(a_, kBytes, 3, kBytes, stream_));  // queued behind the hung copy
+  EXPECT_ACL_ERR(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_AICORE_TIMEOUT);
+  // The hang lasts the timeout (a lower bound only: the machine may be slower, never faster).
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(300));
+  EXPECT_TRUE(has(lastAclMessage(), "task 'MemcpyD2D' failed on device 0")) << lastAclMessage();
+  EXPECT_TRUE(has(lastAclMessage(), "did not finish within the op execute timeout of 300 ms")) << lastAclMessage();
+  EXPECT_EQ(bytesOfB(), std::vector<unsigned char>(kBytes, 0));  // the hung copy copied nothing
+  std::vector<unsigned char> host(kBytes);
+  ASSERT_ACL_OK(aclrtMemcpy(host.data(), kBytes, a_, kBytes, ACL_MEMCPY_DEVICE_TO_HOST));
+  EXPECT_EQ(host, std::vector<unsigned char>(kBytes, 3));  // the task behind it ran
+  EXPECT_ACL_OK(copyAToB());
+  EXPECT_EQ(hungTasks(), 0u);
+}
+
+TEST_F(FaultInjection, ClearingTheFaultsReleasesAHungTask) {
+  ASSERT_ACL_OK(aclsimInjectFault("hang:MemcpyD2D"));  // the default timeout: 68 s
+  ASSERT_ACL_OK(aclrtMemcpyAsync(b_, kBytes, a_, kBytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream_));
+  std::thread releaser([] {
+    // Released only once the task is inside its hang (clearing earlier would remove the rule instead).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (hungTasks() == 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(hungTasks(), 1u);
+    EXPECT_ACL_OK(aclsimClearFaults());
+  });
+  EXPECT_ACL_ERR(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_AICORE_EXCEPTION);
+  releaser.join();
+  EXPECT_TRUE(has(lastAclMessage(), "task 'MemcpyD2D' hung on the device until aclsimClearFaults released it"))
+      << lastAclMessage();
+  EXPECT_ACL_OK(copyAToB());
+  EXPECT_EQ(bytesOfB(), std::vector<unsigned char>(kBytes, 7));
+}
+
 TEST_F(FaultInjection, BadSpecsAreRefusedWholeAndSayWhatIsAccepted) {
   EXPECT_ACL_ERR(aclsimInjectFault("task:MemcpyD2D;boom"), ACL_ERROR_INVALID_PARAM);
   EXPECT_TRUE(has(lastAclMessage(), "fault rule 'boom': unknown kind 'boom'")) << lastAclMessage();
-  EXPECT_TRUE(has(lastAclMessage(), "task:<name>[:<n>], malloc[:<n>]")) << lastAclMessage();
+  EXPECT_TRUE(has(lastAclMessage(), "task:<name>[:<n>], hang:<name>[:<n>], malloc[:<n>]")) << lastAclMessage();
+  EXPECT_ACL_ERR(aclsimInjectFault("hang"), ACL_ERROR_INVALID_PARAM);
+  EXPECT_TRUE(has(lastAclMessage(), "expected hang:<name>[:<n>]")) << lastAclMessage();
   EXPECT_ACL_ERR(aclsimInjectFault("task:X:two"), ACL_ERROR_INVALID_PARAM);
   EXPECT_TRUE(has(lastAclMessage(), "'two' is not a count from 1")) << lastAclMessage();
   EXPECT_ACL_ERR(aclsimInjectFault("malloc:1:2"), ACL_ERROR_INVALID_PARAM);

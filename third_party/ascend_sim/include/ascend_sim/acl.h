@@ -55,6 +55,7 @@ typedef int aclError;
 #define ACL_ERROR_RT_MEMORY_ALLOCATION 207001 // device (HBM) out of memory
 #define ACL_ERROR_RT_FEATURE_NOT_SUPPORT 207000
 #define ACL_ERROR_RT_INTERNAL_ERROR 507000
+#define ACL_ERROR_RT_AICORE_TIMEOUT 507014    // a task ran past the op execute timeout
 #define ACL_ERROR_RT_AICORE_EXCEPTION 507015  // a kernel failed while executing
 
 // ---- enums --------------------------------------------------------------------
@@ -171,6 +172,11 @@ ASCEND_SIM_API aclError aclrtPointerGetDevice(const void* devPtr, int32_t* devic
 ASCEND_SIM_API aclError aclrtCreateStream(aclrtStream* stream);
 ASCEND_SIM_API aclError aclrtDestroyStream(aclrtStream stream);
 ASCEND_SIM_API aclError aclrtSynchronizeStream(aclrtStream stream);
+// How long an op may run before it fails with ACL_ERROR_RT_AICORE_TIMEOUT
+// (process-wide; 0 = the default, 68 s). Simulated kernels always finish, so
+// only an injected hang (aclsimInjectFault "hang:...") ever reaches it.
+ASCEND_SIM_API aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);  // seconds
+ASCEND_SIM_API aclError aclrtSetOpExecuteTimeOutWithMs(uint32_t timeout);
 ASCEND_SIM_API aclError aclrtSynchronizeDevice(void);
 // ACL_SUCCESS with *idle = 1 if every task submitted so far has finished.
 ASCEND_SIM_API aclError aclrtStreamQuery(aclrtStream stream, int32_t* idle);
@@ -346,12 +352,18 @@ ASCEND_SIM_API aclError aclsimGetCompileCount(uint64_t* count);
 //                      to execute from now on faults on the device: its stream
 //                      reports "injected fault: ..." at the next synchronize
 //                      (a synchronous aclrtMemcpy returns the error at once);
+//   hang:<name>[:<n>]  that task hangs: its stream is stuck in it until the
+//                      op execute timeout passes (then it fails with
+//                      ACL_ERROR_RT_AICORE_TIMEOUT) or aclsimClearFaults
+//                      releases it (then it fails as an injected fault);
 //   malloc[:<n>]       from the n-th aclrtMalloc on, every aclrtMalloc fails
 //                      with ACL_ERROR_RT_MEMORY_ALLOCATION (HBM exhausted).
 // A bad spec is ACL_ERROR_INVALID_PARAM and adds nothing. aclsimClearFaults
 // removes every rule. The device stays usable after every injected fault.
 ASCEND_SIM_API aclError aclsimInjectFault(const char* spec);
 ASCEND_SIM_API aclError aclsimClearFaults(void);
+// Number of tasks stuck in an injected hang right now.
+ASCEND_SIM_API aclError aclsimGetHungTaskCount(uint64_t* count);
 
 #ifdef __cplusplus
 }  // extern "C"

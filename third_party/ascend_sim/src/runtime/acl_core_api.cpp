@@ -200,6 +200,22 @@ ASCEND_SIM_API aclError aclsimInjectFault(const char* spec) {
   });
 }
 
+ASCEND_SIM_API aclError aclrtSetOpExecuteTimeOut(uint32_t timeout) {
+  return guardApi("aclrtSetOpExecuteTimeOut",
+                  [&] { FaultInjector::get().setOpExecuteTimeoutMs(static_cast<uint64_t>(timeout) * 1000); });
+}
+
+ASCEND_SIM_API aclError aclrtSetOpExecuteTimeOutWithMs(uint32_t timeout) {
+  return guardApi("aclrtSetOpExecuteTimeOutWithMs", [&] { FaultInjector::get().setOpExecuteTimeoutMs(timeout); });
+}
+
+ASCEND_SIM_API aclError aclsimGetHungTaskCount(uint64_t* count) {
+  return guardApi("aclsimGetHungTaskCount", [&] {
+    requireOut(count, "count");
+    *count = FaultInjector::get().hungTasks();
+  });
+}
+
 ASCEND_SIM_API aclError aclsimClearFaults(void) {
   return guardApi("aclsimClearFaults", [&] { FaultInjector::get().clear(); });
 }

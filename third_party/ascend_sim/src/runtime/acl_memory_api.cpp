@@ -161,7 +161,7 @@ ASCEND_SIM_API aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, 
     if (count == 0) return;
     waitDevice(plan.dst.device_id);
     if (plan.src.device_id != plan.dst.device_id) waitDevice(plan.src.device_id);
-    if (auto injected = FaultInjector::get().onTask(taskName(kind))) throwAcl(ACL_ERROR_RT_AICORE_EXCEPTION, *injected);
+    if (auto injected = FaultInjector::get().onTask(taskName(kind))) throwAcl(injected->code, injected->message);
     std::memmove(plan.dst.host, plan.src.host, count);
     if (plan.device >= 0) {
       Runtime& rt = Runtime::get();

@@ -1,5 +1,6 @@
 #include "runtime/fault_injection.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <sstream>
 
@@ -19,7 +20,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 [[noreturn]] void badSpec(const std::string& rule, const std::string& why) {
   throwAcl(ACL_ERROR_INVALID_PARAM, "fault rule '" + rule + "': " + why +
-                                        " (rules: task:<name>[:<n>], malloc[:<n>], separated by ';')");
+                                        " (rules: task:<name>[:<n>], hang:<name>[:<n>], malloc[:<n>], separated by ';')");
 }
 
 uint64_t ordinal(const std::string& rule, const std::string& text) {
@@ -47,9 +48,9 @@ void FaultInjector::add(const std::string& spec) {
   for (const std::string& rule : split(spec, ';')) {
     if (rule.empty()) continue;
     const std::vector<std::string> f = split(rule, ':');
-    if (f[0] == "task") {
-      if (f.size() < 2 || f.size() > 3 || f[1].empty()) badSpec(rule, "expected task:<name>[:<n>]");
-      tasks.push_back(TaskRule{f[1], f.size() == 3 ? ordinal(rule, f[2]) - 1 : 0});
+    if (f[0] == "task" || f[0] == "hang") {
+      if (f.size() < 2 || f.size() > 3 || f[1].empty()) badSpec(rule, "expected " + f[0] + ":<name>[:<n>]");
+      tasks.push_back(TaskRule{f[1], f.size() == 3 ? ordinal(rule, f[2]) - 1 : 0, f[0] == "hang"});
     } else if (f[0] == "malloc") {
       if (f.size() > 2) badSpec(rule, "expected malloc[:<n>]");
       malloc_rule = true;
@@ -65,24 +66,48 @@ void FaultInjector::add(const std::string& spec) {
 }
 
 void FaultInjector::clear() {
-  std::lock_guard<std::mutex> lock(mu_);
-  task_rules_.clear();
-  malloc_rule_ = false;
-  any_ = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    task_rules_.clear();
+    malloc_rule_ = false;
+    any_ = false;
+    ++clear_generation_;
+  }
+  cleared_cv_.notify_all();
 }
 
-std::optional<std::string> FaultInjector::onTask(const std::string& name) {
+void FaultInjector::setOpExecuteTimeoutMs(uint64_t ms) { timeout_ms_ = ms == 0 ? kDefaultOpExecuteTimeoutMs : ms; }
+
+InjectedFault FaultInjector::hang(std::unique_lock<std::mutex>& lock, const std::string& name) {
+  const uint64_t ms = timeout_ms_.load();
+  const uint64_t generation = clear_generation_;
+  ++hung_;
+  const bool released = cleared_cv_.wait_for(lock, std::chrono::milliseconds(ms),
+                                             [&] { return clear_generation_ != generation; });
+  --hung_;
+  if (released)
+    return {ACL_ERROR_RT_AICORE_EXCEPTION,
+            "injected hang: task '" + name + "' hung on the device until aclsimClearFaults released it"};
+  return {ACL_ERROR_RT_AICORE_TIMEOUT, "injected hang: task '" + name +
+                                           "' did not finish within the op execute timeout of " + std::to_string(ms) +
+                                           " ms (aclrtSetOpExecuteTimeOut; aclsimInjectFault / ASCEND_SIM_FAULTS)"};
+}
+
+std::optional<InjectedFault> FaultInjector::onTask(const std::string& name) {
   if (!any_.load(std::memory_order_relaxed)) return std::nullopt;  // the hot path: no rules
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   for (auto it = task_rules_.begin(); it != task_rules_.end(); ++it) {
     if (it->name != name) continue;
     if (it->countdown > 0) {
       --it->countdown;
       continue;
     }
+    const bool hangs = it->hang;
     task_rules_.erase(it);
     any_ = !task_rules_.empty() || malloc_rule_;
-    return "injected fault: task '" + name + "' faulted on the device (aclsimInjectFault / ASCEND_SIM_FAULTS)";
+    if (hangs) return hang(lock, name);
+    return InjectedFault{ACL_ERROR_RT_AICORE_EXCEPTION, "injected fault: task '" + name +
+                                                            "' faulted on the device (aclsimInjectFault / ASCEND_SIM_FAULTS)"};
   }
   return std::nullopt;
 }

@@ -118,9 +118,13 @@ void Stream::workerLoop() {
     double end_us = 0;
     std::string error;
     bool failed = false;
+    aclError fault_code = ACL_ERROR_RT_AICORE_EXCEPTION;
     const auto wall_start = std::chrono::steady_clock::now();
     try {
-      if (auto injected = FaultInjector::get().onTask(task.name)) throw std::runtime_error(*injected);
+      if (auto injected = FaultInjector::get().onTask(task.name)) {
+        fault_code = injected->code;
+        throw std::runtime_error(injected->message);
+      }
       duration = task.run(*this);
     } catch (const std::exception& e) {
       failed = true;
@@ -148,7 +152,7 @@ void Stream::workerLoop() {
         if (failure_since_record_.empty()) failure_since_record_ = message;
         if (!has_fault_) {
           has_fault_ = true;
-          fault_ = StreamFault{ACL_ERROR_RT_AICORE_EXCEPTION, std::move(message)};
+          fault_ = StreamFault{fault_code, std::move(message)};
         }
       }
       ++completed_;
