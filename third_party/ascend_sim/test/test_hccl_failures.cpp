@@ -27,12 +27,16 @@ std::string commMessage(HcclComm c) {
   return buf;
 }
 
-// A one-shot latch between rank threads.
+// A one-shot latch between rank threads: the ordering of the steps of two
+// ranks is stated by latches, never by sleeps. A wait gives up (failing the
+// test) after 60 s, so a rank that failed before releasing cannot hang it.
 struct Latch {
   std::atomic<bool> open{false};
   void release() { open = true; }
   void wait() {
-    while (!open) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const auto deadline = Clock::now() + std::chrono::seconds(60);
+    while (!open && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!open) ADD_FAILURE() << "the other rank never released the latch";
   }
 };
 
@@ -170,10 +174,9 @@ TEST(HcclFailures, AbortFromAnotherThreadEndsABlockedCollective) {
     if (r == 0) {
       const auto t0 = Clock::now();
       ASSERT_HCCL_OK(HcclAllReduce(buf.get(), buf.get(), 16, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, g.comm(0), g.stream(0)));
-      std::thread aborter([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        EXPECT_HCCL_OK(HcclSimCommAbort(g.comm(0)));
-      });
+      // The collective is queued and cannot finish (rank 1 joins only after rank 0 is done), so the
+      // abort ends it whether it comes before or during the synchronize: no timing to rely on.
+      std::thread aborter([&] { EXPECT_HCCL_OK(HcclSimCommAbort(g.comm(0))); });
       EXPECT_ACL_ERR(aclrtSynchronizeStream(g.stream(0)), ACL_ERROR_RT_AICORE_EXCEPTION);
       aborter.join();
       EXPECT_LT(secondsSince(t0), 5.0);
@@ -199,12 +202,14 @@ TEST(HcclFailures, AbortFromAnotherThreadEndsABlockedCollective) {
 TEST(HcclFailures, PeerClosingItsConnectionFailsTheWaitingRank) {
   Group g(2, 60000);
   ASSERT_TRUE(g.ok());
+  Latch launched;
   runRanks(2, [&](int r) {
     DevBuf buf(64);
     if (r == 0) {
       // Two collectives queued: the first fails, the second fails without the network.
       ASSERT_HCCL_OK(HcclAllReduce(buf.get(), buf.get(), 16, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, g.comm(0), g.stream(0)));
       ASSERT_HCCL_OK(HcclBroadcast(buf.get(), 16, HCCL_DATA_TYPE_FP32, 1, g.comm(0), g.stream(0)));
+      launched.release();
       EXPECT_ACL_ERR(aclrtSynchronizeStream(g.stream(0)), ACL_ERROR_RT_AICORE_EXCEPTION);
       EXPECT_TRUE(has(lastAclMessage(), "task 'HcclAllReduce' failed on device 0"));
       EXPECT_TRUE(has(lastAclMessage(), "HcclAllReduce (seq 1) on rank 0 of 2: rank 1 closed the connection"))
@@ -218,7 +223,7 @@ TEST(HcclFailures, PeerClosingItsConnectionFailsTheWaitingRank) {
                                         "closed the connection"))
           << lastAclMessage();
     } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      launched.wait();  // rank 1 leaves once rank 0's collectives are queued
       EXPECT_HCCL_OK(HcclSimCommAbort(g.comm(1)));
     }
   });
@@ -227,9 +232,10 @@ TEST(HcclFailures, PeerClosingItsConnectionFailsTheWaitingRank) {
 TEST(HcclFailures, ConsumerOfAFailedCollectiveInheritsTheFailureThroughAnEvent) {
   Group g(2, 60000);
   ASSERT_TRUE(g.ok());
+  Latch launched;
   runRanks(2, [&](int r) {
     if (r == 1) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      launched.wait();  // rank 1 leaves once rank 0's collective and its consumer are queued
       EXPECT_HCCL_OK(HcclSimCommAbort(g.comm(1)));
       return;
     }
@@ -243,6 +249,7 @@ TEST(HcclFailures, ConsumerOfAFailedCollectiveInheritsTheFailureThroughAnEvent) 
     ASSERT_ACL_OK(aclrtStreamWaitEvent(consumer, ev));
     std::vector<uint8_t> host(64);
     ASSERT_ACL_OK(aclrtMemcpyAsync(host.data(), 64, buf.get(), 64, ACL_MEMCPY_DEVICE_TO_HOST, consumer));
+    launched.release();
     EXPECT_ACL_ERR(aclrtSynchronizeStream(consumer), ACL_ERROR_RT_AICORE_EXCEPTION);
     EXPECT_TRUE(has(lastAclMessage(), "task 'EventWait' failed on device 0")) << lastAclMessage();
     EXPECT_TRUE(has(lastAclMessage(), "waited on an event recorded after a failed task: task 'HcclAllReduce' failed "
