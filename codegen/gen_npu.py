@@ -44,7 +44,7 @@ class CodegenError(Exception):
 @dataclass(frozen=True)
 class CustomOp:
     schema: str  # "npu_foo(Tensor self, int n) -> Tensor"
-    kernel: str  # C++ member of NPUNativeFunctions
+    kernel: str  # C++ member of NPUCustomFunctions
     # composite: the kernel is written with aten ops and registered as
     # CompositeImplicitAutograd, so autograd comes from the ops it calls
     # (Note [Composite custom ops]); else it is the PrivateUse1 kernel.

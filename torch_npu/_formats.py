@@ -16,7 +16,7 @@ from torch_npu._device_name import npu_device
 
 
 class Format(enum.IntEnum):
-    """ACL format ids (SIMULATOR.md §2)."""
+    """ACL format ids (docs/simulator.md §2)."""
     UNDEFINED = -1
     NCHW = 0
     NHWC = 1

@@ -1,4 +1,4 @@
-// "Compilation" (SIMULATOR.md §5): plans are cached per (op type, dtypes,
+// "Compilation" (docs/simulator.md §5): plans are cached per (op type, dtypes,
 // formats, shapes, attributes, precision mode); new keys compile and log
 // CANN-style INFO lines (checked in a child process, since the log settings
 // come from the environment).

@@ -155,7 +155,7 @@ TEST(CostModel, SanityTargets) {
   mm.core = CoreType::kCube;
   mm.cube_macs = 4096.0 * 4096.0 * 4096.0;
   mm.mte_bytes = 3 * 4096.0 * 4096.0 * 2;
-  EXPECT_NEAR(b2.opUs(mm), 388.0 + CostModel::kLaunchUs, 2.0);  // SIMULATOR.md §4
+  EXPECT_NEAR(b2.opUs(mm), 388.0 + CostModel::kLaunchUs, 2.0);  // docs/simulator.md §4
   KernelCost add;
   add.vector_bytes = 3 * 64.0 * 1024 * 1024 * 2;
   add.mte_bytes = 3 * 64.0 * 1024 * 1024 * 2;

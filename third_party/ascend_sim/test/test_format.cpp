@@ -1,4 +1,4 @@
-// The format table (SIMULATOR.md §2): closed-form offsets, storage shapes,
+// The format table (docs/simulator.md §2): closed-form offsets, storage shapes,
 // rank lifting, StorageMap tables, logical load/store, and the C API
 // aclGetFormatStorageShape / aclGetFormatName.
 #include <gtest/gtest.h>
@@ -119,7 +119,7 @@ TEST(Format, RankErrors) {
   EXPECT_NE(err.find("FRACTAL_Z_3D(33)"), std::string::npos) << err;
 }
 
-// Closed forms of SIMULATOR.md §2, written independently of the registry.
+// Closed forms of docs/simulator.md §2, written independently of the registry.
 TEST(Format, ClosedFormOffsetsMatchTheSpec) {
   {  // NC1HWC0
     const Shape s{2, 33, 3, 2};

@@ -7,7 +7,8 @@
 // asynchronous: the call validates its arguments at once (bad arguments are
 // the return code, the text is aclGetRecentErrMsg()) and enqueues one
 // collective task on `stream`; when that task runs, real bytes move between
-// the ranks through gloo's TCP transport (loopback within a host), with the
+// the ranks through shared memory when every rank is on one host, else gloo's
+// TCP transport (ASCEND_SIM_HCCL_TRANSPORT=auto|shm|tcp), with the
 // algorithm chosen by size (see HCCL_ALGO below), and the task's simulated
 // duration is the α-β cost of that algorithm (HCCL.md, "Cost (simulated time)").
 //

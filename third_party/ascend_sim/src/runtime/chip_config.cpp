@@ -31,13 +31,13 @@ ChipConfig ChipConfig::preset(const std::string& soc_version) {
     c.cube_cores = 24;
     c.vector_cores = 48;
     c.clock_hz = 1.8e9;
-    c.vector_cycles_per_repeat = 2;  // assumed (SIMULATOR.md §1)
+    c.vector_cycles_per_repeat = 2;  // assumed (docs/simulator.md §1.2)
     c.hbm_bytes = size_t(64) << 30;
     c.hbm_bytes_per_s = 1.6e12;  // assumed
     c.fp16_saturation = false;
     c.l2_bytes = size_t(192) << 20;
     c.default_fp32_to_fp16 = false;
-    c.link_bytes_per_s = 56e9;  // assumed (SIMULATOR.md §1: 8-card mesh, link speed assumed)
+    c.link_bytes_per_s = 56e9;  // assumed (docs/simulator.md §1.2: 8-card mesh, link speed assumed)
     c.hccl_ranks_per_host_1_2_4_8 = false;
     return c;
   }

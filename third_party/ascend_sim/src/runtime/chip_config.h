@@ -1,4 +1,4 @@
-// Chip presets (SIMULATOR.md §1) and the parsing of the environment / ini
+// Chip presets (docs/simulator.md §1) and the parsing of the environment / ini
 // settings that select them.
 //
 // Note [Where the configuration comes from]
@@ -32,7 +32,7 @@ struct ASCEND_SIM_API ChipConfig {
   size_t l2_bytes = size_t(32) << 20;     // L2 cache [B] (910A 32 MB, 910B2 192 MB)
   // Default ACL_PRECISION_MODE: 910A "allow_fp32_to_fp16", 910B2 "must_keep_origin_dtype".
   bool default_fp32_to_fp16 = true;
-  // Chip-to-chip links (collectives; SIMULATOR.md §1, §4). Within a host:
+  // Chip-to-chip links (collectives; docs/simulator.md §1, §4). Within a host:
   double link_bytes_per_s = 30e9;         // HCCS per link [B/s] (910A ≈30 GB/s; 910B2 56 GB/s, assumed)
   double link_alpha_us = 5.0;             // latency per algorithm step [us] (assumed)
   // Between hosts (used when a communicator spans hosts):

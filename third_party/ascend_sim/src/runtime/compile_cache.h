@@ -1,4 +1,4 @@
-// "Compilation" of single ops (SIMULATOR.md §5): the plan cache.
+// "Compilation" of single ops (docs/simulator.md §5): the plan cache.
 //
 // Note [Op plans]
 // The first launch of an (op type, dtypes, formats, shapes, attributes,

@@ -48,7 +48,7 @@ class Device {
   TaskRecorder& recorder() { return recorder_; }
   UtilizationMeter& utilization() { return utilization_; }
 
-  // Sticky fp16 overflow flag (saturation mode; SIMULATOR.md §3). Set by op
+  // Sticky fp16 overflow flag (saturation mode; docs/simulator.md §3). Set by op
   // tasks, read/cleared by tasks of aclrtGetOverflowStatus/ResetOverflowStatus.
   void raiseOverflow() { overflow_.store(true); }
   bool overflow() const { return overflow_.load(); }
