@@ -7,7 +7,6 @@
 //   npu_softmax_cross_entropy_with_logits -> a Mul of the saved backprop (the forward
 //                                    kernel's second output); labels, when they require
 //                                    grad, get -grad * log_softmax(logits)
-#include <ATen/ExpandUtils.h>
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
@@ -66,11 +65,8 @@ class RotaryMulFunction : public torch::autograd::Function<RotaryMulFunction> {
     const auto saved = ctx->get_saved_variables();
     const at::Tensor &self = saved[0], &r1 = saved[1], &r2 = saved[2];
     const bool need_tables = ctx->needs_input_grad(1) || ctx->needs_input_grad(2);
-    auto [dx, dr1, dr2] =
-        rotaryMulBackward(grads[0], rotaryOperands(self, r1, r2, "npu_rotary_mul_backward"), need_tables);
-    if (!need_tables) return {dx.to(self.scalar_type()), at::Tensor(), at::Tensor()};
-    return {dx.to(self.scalar_type()), at::sum_to(dr1, r1.sizes()).to(r1.scalar_type()),
-            at::sum_to(dr2, r2.sizes()).to(r2.scalar_type())};
+    auto [dx, dr1, dr2] = rotaryMulGradients(grads[0], self, r1, r2, need_tables);
+    return {dx.to(self.scalar_type()), dr1, dr2};
   }
 };
 

@@ -29,6 +29,13 @@ namespace {
 
 using torch_npu::OpCommand;
 
+// npu_rotary_mul's operands in their common dtype, the tables expanded to one
+// shape with x's last dim (Note [Fused LLM op operands]).
+struct RotaryOperands {
+  at::Tensor x, r1, r2;
+  at::ScalarType dtype;
+};
+
 at::Tensor fastGelu(const at::Tensor& self) {
   torch_npu::checkFloatingInput("fast_gelu", self);
   at::Tensor out = torch_npu::pointwiseResult({self}, self.scalar_type());
@@ -95,6 +102,8 @@ std::tuple<at::Tensor, at::Tensor> NPUCustomFunctions::npu_rms_norm_backward(con
   return {dx, dgamma};
 }
 
+namespace {
+
 RotaryOperands rotaryOperands(const at::Tensor& self, const at::Tensor& r1, const at::Tensor& r2, const char* op) {
   const int64_t d = self.dim() == 0 ? 0 : self.size(-1);
   TORCH_CHECK(self.dim() >= 1 && d % 2 == 0, op, ": the last dim of x (", self.sizes(),
@@ -109,14 +118,6 @@ RotaryOperands rotaryOperands(const at::Tensor& self, const at::Tensor& r1, cons
   if (table.empty()) table.push_back(d);  // 0-d tables
   table.back() = d;
   return {self.to(dtype), r1.to(dtype).expand(table), r2.to(dtype).expand(table), dtype};
-}
-
-at::Tensor NPUCustomFunctions::npu_rotary_mul(const at::Tensor& self, const at::Tensor& r1, const at::Tensor& r2) {
-  const RotaryOperands in = rotaryOperands(self, r1, r2, "npu_rotary_mul");
-  at::Tensor y = torch_npu::emptyNpu(self.sizes(), in.dtype, self.device());
-  if (self.numel() == 0) return y;
-  OpCommand("RotaryMul").Input(in.x).Input(in.r1).Input(in.r2).Output(y).Run();
-  return y;
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> rotaryMulBackward(const at::Tensor& grad, const RotaryOperands& in,
@@ -140,12 +141,29 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> rotaryMulBackward(const at::Tenso
   return {dx, dr1, dr2};
 }
 
+}  // namespace
+
+at::Tensor NPUCustomFunctions::npu_rotary_mul(const at::Tensor& self, const at::Tensor& r1, const at::Tensor& r2) {
+  const RotaryOperands in = rotaryOperands(self, r1, r2, "npu_rotary_mul");
+  at::Tensor y = torch_npu::emptyNpu(self.sizes(), in.dtype, self.device());
+  if (self.numel() == 0) return y;
+  OpCommand("RotaryMul").Input(in.x).Input(in.r1).Input(in.r2).Output(y).Run();
+  return y;
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> rotaryMulGradients(const at::Tensor& grad, const at::Tensor& self,
+                                                                  const at::Tensor& r1, const at::Tensor& r2,
+                                                                  bool need_tables) {
+  auto [dx, dr1, dr2] = rotaryMulBackward(grad, rotaryOperands(self, r1, r2, "npu_rotary_mul_backward"), need_tables);
+  if (!need_tables) return {dx, at::Tensor(), at::Tensor()};
+  return {dx, at::sum_to(dr1, r1.sizes()).to(r1.scalar_type()), at::sum_to(dr2, r2.sizes()).to(r2.scalar_type())};
+}
+
 std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::npu_rotary_mul_backward(const at::Tensor& grad,
                                                                                            const at::Tensor& self,
                                                                                            const at::Tensor& r1,
                                                                                            const at::Tensor& r2) {
-  auto [dx, dr1, dr2] = rotaryMulBackward(grad, rotaryOperands(self, r1, r2, "npu_rotary_mul_backward"), true);
-  return {dx, at::sum_to(dr1, r1.sizes()).to(r1.scalar_type()), at::sum_to(dr2, r2.sizes()).to(r2.scalar_type())};
+  return rotaryMulGradients(grad, self, r1, r2, true);
 }
 
 std::tuple<at::Tensor, at::Tensor> softmaxCrossEntropyWithLogits(const at::Tensor& self, const at::Tensor& labels) {

@@ -39,10 +39,11 @@ class SliceFunction : public torch::autograd::Function<SliceFunction> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self, at::IntArrayRef offsets,
                             at::IntArrayRef size) {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
+    at::Tensor out = NPUCustomFunctions::npu_slice(self, offsets, size);
     ctx->saved_data["self_sizes"] = self.sizes();
     ctx->saved_data["offsets"] = offsets;
-    ctx->saved_data["sizes"] = sliceSizes(self, offsets, size);
-    return NPUCustomFunctions::npu_slice(self, offsets, size);
+    ctx->saved_data["sizes"] = out.sizes();  // the block's sizes, -1 resolved
+    return out;
   }
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
