@@ -2,6 +2,7 @@
 // documented ascending-K order), int8 Cube, Vector repeat counting, fp16
 // saturation, img2col (plain and packed), packed A operands, and determinism of
 // the split across host threads.
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -67,6 +68,27 @@ TEST(CubeUnit, RegionSplitDoesNotChangeBits) {
   auto split = cubeMatmul(ACL_FLOAT, a, b, m, n, k, 5, 3, &c2);
   EXPECT_EQ(whole, split);
   EXPECT_GE(c2.cube_macs, c1.cube_macs);  // odd row parts pad more fractals
+}
+
+// Shapes that take every tile kind of the driver on an AVX-512 host (Note
+// [Wide Cube tiles]): whole 12 x 32 and 6 x 32 tiles in place, partial ones
+// through the scratch tile, a lone 16-column panel; three K blocks and a bias.
+TEST(CubeUnit, EveryTileShapeWithBiasEqualsTheFmaChain) {
+  for (const auto& [m, n, k] : std::vector<std::array<int64_t, 3>>{{30, 64, 520}, {43, 77, 257}, {5, 40, 17}}) {
+    const std::vector<float> ra = randomFloats(m * k, -2, 2, 5), rb = randomFloats(k * n, -2, 2, 6);
+    const std::vector<float> bias = randomFloats(n, -1, 1, 7);
+    const int64_t panels = (n + 15) / 16;
+    std::vector<float> bl(static_cast<size_t>(panels * k * 16)), got(static_cast<size_t>(m * n), -1.0f);
+    cubeUnit().load_b(GmMatrix{ACL_FLOAT, rb.data(), 0, n, 1}, k, n, CubeRounding::kNone, bl.data(), nullptr);
+    cubeUnit().mmad_f32(CubeOperands{ra.data(), bl.data(), m, n, k}, bias.data(), 0, m, 0, panels, got.data(),
+                        nullptr);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float acc = 0;
+        for (int64_t kk = 0; kk < k; ++kk) acc = std::fma(ra[i * k + kk], rb[kk * n + j], acc);
+        ASSERT_EQ(got[i * n + j], acc + bias[j]) << m << "x" << n << "x" << k << " at " << i << "," << j;
+      }
+  }
 }
 
 TEST(CubeUnit, Int8AccumulatesInInt32) {

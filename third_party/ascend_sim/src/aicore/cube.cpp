@@ -12,8 +12,9 @@
 // of 16 columns laid out [panel][K][16] (zero padded) — the host analogue of
 // L0A/L0B. mmad_f32 is a GotoBLAS-style driver over them: K is cut into
 // blocks of kKc, rows into blocks of kMc that are packed k-major in micro
-// panels of kMr rows, and a micro-kernel computes a kMr x 16 tile with the
-// accumulators in registers, walking k in ascending order. Between K blocks
+// panels of kMr rows, and a micro-kernel computes a kMr x 16 tile (12 x 32 on
+// AVX-512 hosts, Note [Wide Cube tiles]) with the accumulators in registers,
+// walking k in ascending order. Between K blocks
 // the fp32 accumulators are parked in the fp32 result and reloaded (exact), so
 // the order per element is exactly the contract's and the result does not
 // depend on blocking, SIMD width, the split across simulated cores or host
@@ -137,6 +138,45 @@ bool hostHasAvx512() {
   static const bool has = __builtin_cpu_supports("avx512f");
   return has;
 }
+
+// Note [Wide Cube tiles]
+// A 6 x 16 tile keeps only six accumulator chains in flight, fewer than the
+// FMA latency times the FMA ports of a current core (4 x 2), so the 6 x 16
+// kernels wait on their own results. On AVX-512 hosts the driver computes
+// 12 x 32 tiles instead (two A micro panels x two B panels: 24 independent
+// chains), or 6 x 32 where fewer than 12 rows are left. Every element still
+// gets one FMA per k in ascending k from the same start value, so the bits
+// equal those of the 6 x 16 kernels. The tile is read from and written to
+// c with row stride ldc (the result itself, or a scratch tile at the edges).
+template <int kAPanels>
+__attribute__((target("avx512f"))) void microWideAvx512(const float* ap, int64_t ap_stride, const float* bp,
+                                                        int64_t bp_stride, int64_t kc, float* c, int64_t ldc,
+                                                        bool accumulate) {
+  constexpr int kRows = kAPanels * static_cast<int>(kMr);
+  __m512 acc[kRows][2];
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
+    acc[r][0] = accumulate ? _mm512_loadu_ps(c + r * ldc) : _mm512_setzero_ps();
+    acc[r][1] = accumulate ? _mm512_loadu_ps(c + r * ldc + kPanel) : _mm512_setzero_ps();
+  }
+  const float* bp1 = bp + bp_stride;
+#pragma GCC unroll 2
+  for (int64_t k = 0; k < kc; ++k) {
+    const __m512 b0 = _mm512_loadu_ps(bp + k * kPanel);
+    const __m512 b1 = _mm512_loadu_ps(bp1 + k * kPanel);
+#pragma GCC unroll 12
+    for (int r = 0; r < kRows; ++r) {
+      const __m512 av = _mm512_set1_ps(ap[(r / kMr) * ap_stride + k * kMr + r % kMr]);
+      acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
+    _mm512_storeu_ps(c + r * ldc, acc[r][0]);
+    _mm512_storeu_ps(c + r * ldc + kPanel, acc[r][1]);
+  }
+}
 #endif
 
 using MicroFn = void (*)(const float*, const float*, int64_t, float*, bool);
@@ -210,15 +250,16 @@ void loadB(const GmMatrix& b, int64_t k, int64_t n, CubeRounding rnd, float* bp,
 }
 
 // Copies rows [i, i + rows) x columns [j0, j0 + jn) between the row-major
-// result c (row length n) and a kMr x 16 tile.
-void tileFromC(const float* c, int64_t n, int64_t i, int64_t rows, int64_t j0, int64_t jn, float* tile) {
-  for (int64_t r = 0; r < rows; ++r) std::copy(c + (i + r) * n + j0, c + (i + r) * n + j0 + jn, tile + r * kPanel);
+// result c (row length n) and a tile of row stride ldt.
+void tileFromC(const float* c, int64_t n, int64_t i, int64_t rows, int64_t j0, int64_t jn, float* tile,
+               int64_t ldt = kPanel) {
+  for (int64_t r = 0; r < rows; ++r) std::copy(c + (i + r) * n + j0, c + (i + r) * n + j0 + jn, tile + r * ldt);
 }
 void tileToC(const float* tile, const float* bias, int64_t n, int64_t i, int64_t rows, int64_t j0, int64_t jn,
-             float* c) {
+             float* c, int64_t ldt = kPanel) {
   for (int64_t r = 0; r < rows; ++r) {
     float* dst = c + (i + r) * n + j0;
-    const float* src = tile + r * kPanel;
+    const float* src = tile + r * ldt;
     if (bias) {
       for (int64_t j = 0; j < jn; ++j) dst[j] = src[j] + bias[j0 + j];
     } else {
@@ -226,6 +267,32 @@ void tileToC(const float* tile, const float* bias, int64_t n, int64_t i, int64_t
     }
   }
 }
+
+#ifdef ASCEND_SIM_HAVE_AVX2_PATH
+// Rows [i, i + rows) (rows <= 12) x the columns [j0, j0 + jn) (jn <= 32) of
+// the two B panels at bslice, with the wide kernels (Note [Wide Cube tiles]):
+// in place in c when the tile is whole, else through a scratch tile.
+void wideTile(const float* ap, int64_t ap_stride, const float* bslice, int64_t bp_stride, int64_t kc, bool first,
+              const float* bias, int64_t n, int64_t i, int64_t rows, int64_t j0, int64_t jn, float* c) {
+  constexpr int64_t kWide = 2 * kPanel;
+  const bool in_place = jn == kWide && (rows == kMr || rows == 2 * kMr);
+  alignas(64) float scratch[2 * kMr * kWide];
+  float* dst = in_place ? c + i * n + j0 : scratch;
+  const int64_t ld = in_place ? n : kWide;
+  if (!in_place && !first) tileFromC(c, n, i, rows, j0, jn, scratch, kWide);
+  if (rows > kMr) {
+    microWideAvx512<2>(ap, ap_stride, bslice, bp_stride, kc, dst, ld, !first);
+  } else {
+    microWideAvx512<1>(ap, ap_stride, bslice, bp_stride, kc, dst, ld, !first);
+  }
+  if (!in_place) {
+    tileToC(scratch, bias, n, i, rows, j0, jn, c, kWide);
+  } else if (bias) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < kWide; ++j) dst[r * n + j] = dst[r * n + j] + bias[j0 + j];
+  }
+}
+#endif
 
 void mmadF32(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, int64_t p0, int64_t p1, float* c,
              UnitCounters* cnt) {
@@ -238,6 +305,9 @@ void mmadF32(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, 
   apack_buf.resize(static_cast<size_t>(kMc * kKc));
   float* apack = apack_buf.data();
   const MicroFn micro = microKernel();
+#ifdef ASCEND_SIM_HAVE_AVX2_PATH
+  const bool wide = hostHasAvx512();
+#endif
   alignas(32) float tile[kMr * kPanel];
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
@@ -247,16 +317,28 @@ void mmadF32(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, 
       // A packed by the MTE is read in place: the panels of rows [i0, i1).
       const float* ablock = op.a_packed ? op.a + (i0 / kMr * k + k0) * kMr : apack;
       if (!op.a_packed) packA(op.a, k, i0, i1, k0, kc, apack);
-      for (int64_t p = p0; p < p1; ++p) {
-        const int64_t j0 = p * kPanel, jn = std::min(kPanel, n - j0);
+      const int64_t ap_stride = op.a_packed ? k * kMr : kc * kMr;  // between micro panels
+      for (int64_t p = p0; p < p1;) {
+        const int64_t j0 = p * kPanel;
         const float* bslice = op.b + (p * k + k0) * kPanel;
+#ifdef ASCEND_SIM_HAVE_AVX2_PATH
+        if (wide && p + 1 < p1) {  // Note [Wide Cube tiles]
+          const int64_t jn = std::min(2 * kPanel, n - j0);
+          for (int64_t i = i0; i < i1; i += 2 * kMr)
+            wideTile(ablock + (i - i0) / kMr * ap_stride, ap_stride, bslice, k * kPanel, kc, first,
+                     last ? bias : nullptr, n, i, std::min(2 * kMr, i1 - i), j0, jn, c);
+          p += 2;
+          continue;
+        }
+#endif
+        const int64_t jn = std::min(kPanel, n - j0);
         for (int64_t i = i0; i < i1; i += kMr) {
           const int64_t rows = std::min(kMr, i1 - i);
           if (!first) tileFromC(c, n, i, rows, j0, jn, tile);
-          const float* ap = op.a_packed ? ablock + (i - i0) / kMr * k * kMr : ablock + (i - i0) / kMr * kc * kMr;
-          micro(ap, bslice, kc, tile, !first);
+          micro(ablock + (i - i0) / kMr * ap_stride, bslice, kc, tile, !first);
           tileToC(tile, last ? bias : nullptr, n, i, rows, j0, jn, c);
         }
+        ++p;
       }
     }
   }
