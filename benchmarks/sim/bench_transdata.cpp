@@ -7,6 +7,7 @@
 //   ND   <-> FRACTAL_NZ  matrices 1024x1024 and 4x1000x1000 (edges padded to 16)
 //
 // Run:  build/benchmarks/sim/ascend_sim_bench --benchmark_filter=TransData
+#include "ascend_sim/acl_sim.h"
 #include "sim_bench.h"
 
 namespace sim_bench {
@@ -35,7 +36,7 @@ const bool kRegistered = [] {
       for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
         for (const auto& shape : c.shapes) {
           const aclFormat from = to_private ? c.base : c.priv, to = to_private ? c.priv : c.base;
-          const std::string name = std::string("TransData/") + aclGetFormatName(from) + "->" + aclGetFormatName(to) +
+          const std::string name = std::string("TransData/") + aclsimGetFormatName(from) + "->" + aclsimGetFormatName(to) +
                                    "/" + dtypeName(dt) + "/" + shapeName(shape);
           hostTimed(benchmark::RegisterBenchmark(name.c_str(), transData, dt, from, to, c.base, shape),
                     benchmark::kMicrosecond, 0.1);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ascend_sim/acl.h"
+#include "ascend_sim/acl_sim.h"
 
 namespace sim_bench {
 
@@ -94,7 +95,7 @@ class DeviceTensor {
       : dt_(dt) {
     int rank = 0;
     int64_t storage[ACL_MAX_DIM_CNT];
-    SIM_BENCH_CHECK(aclGetFormatStorageShape(format, dt, static_cast<int>(shape.size()), shape.data(), &rank, storage));
+    SIM_BENCH_CHECK(aclsimGetFormatStorageShape(format, dt, static_cast<int>(shape.size()), shape.data(), &rank, storage));
     storage_.assign(storage, storage + rank);
     bytes_ = static_cast<size_t>(numelOf(storage_)) * dtypeSize(dt);
     SIM_BENCH_CHECK(aclrtMalloc(&ptr_, bytes_, ACL_MEM_MALLOC_HUGE_FIRST));

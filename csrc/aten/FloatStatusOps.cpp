@@ -9,10 +9,7 @@
 #include <ATen/ATen.h>
 
 #include "NPUCustomFunctions.h"
-#include "csrc/core/NPUException.h"
-#include "csrc/core/NPUFunctions.h"
-#include "csrc/core/NPUStream.h"
-#include "csrc/core/TaskQueue.h"
+#include "csrc/core/DeviceOptions.h"
 
 namespace at_npu {
 namespace native {
@@ -43,23 +40,13 @@ at::Tensor NPUCustomFunctions::npu_alloc_float_status(const at::Tensor& self) {
 
 at::Tensor NPUCustomFunctions::npu_get_float_status(const at::Tensor& self) {
   const auto device = statusTensorDevice(self, "npu_get_float_status");
-  torch_npu::DeviceSwitch guard(device);
-  const auto stream = torch_npu::getCurrentNPUStream(device);
-  torch_npu::TaskQueue::forDevice(device).drain();
-  uint32_t flag = 0;
-  NPU_CHECK_ACL(aclrtGetOverflowStatus(&flag, sizeof(flag), stream.handle()));
-  NPU_CHECK_ACL(aclrtSynchronizeStream(stream.handle()));
   at::Tensor status = at::zeros({kFloatStatusSize});
-  status[0] = static_cast<float>(flag);
+  status[0] = torch_npu::readOverflowFlag(device) ? 1.0f : 0.0f;
   return status.to(self.device());
 }
 
 at::Tensor NPUCustomFunctions::npu_clear_float_status(const at::Tensor& self) {
-  const auto device = statusTensorDevice(self, "npu_clear_float_status");
-  torch_npu::DeviceSwitch guard(device);
-  const auto stream = torch_npu::getCurrentNPUStream(device);
-  torch_npu::TaskQueue::forDevice(device).drain();
-  NPU_CHECK_ACL(aclrtResetOverflowStatus(stream.handle()));
+  torch_npu::clearOverflowFlag(statusTensorDevice(self, "npu_clear_float_status"));
   return at::zeros({kFloatStatusSize}, self.options().dtype(at::kFloat));
 }
 

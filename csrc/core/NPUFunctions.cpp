@@ -5,6 +5,7 @@
 
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUStream.h"
+#include "csrc/core/SimulatorExtensions.h"
 #include "csrc/core/TaskQueue.h"
 
 namespace torch_npu {
@@ -73,9 +74,7 @@ void synchronize(c10::DeviceIndex device) {
 double simulatedTimeUs(c10::DeviceIndex device) {
   TaskQueue::forDevice(device).drain();
   DeviceSwitch guard(device);
-  double us = 0;
-  NPU_CHECK_ACL(aclrtGetDeviceSimTime(&us));
-  return us;
+  return sim::currentDeviceSimTimeUs();
 }
 
 UtilizationRates utilizationRates(c10::DeviceIndex device) {

@@ -11,6 +11,7 @@
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/OpDump.h"
+#include "csrc/core/SimulatorExtensions.h"
 #include "csrc/core/TestMutations.h"
 
 namespace torch_npu {
@@ -86,11 +87,11 @@ LaunchTag LaunchTag::now(uint64_t launch_id) {
 }
 
 void TaskQueue::run(const Task& task, const LaunchTag& tag) {
-  aclsimSetTaskTag(tag.thread_id, tag.launch_us, tag.launch_id);
+  sim::setTaskTag(tag.thread_id, tag.launch_us, tag.launch_id);
   // The scope changes rarely (only while an op dump names layers): hand it over when it does.
   static thread_local std::shared_ptr<const std::string> handed_scope;
   if (tag.scope != handed_scope) {
-    aclsimSetTaskScope(tag.scope ? tag.scope->c_str() : nullptr);
+    sim::setTaskScope(tag.scope ? tag.scope->c_str() : nullptr);
     handed_scope = tag.scope;
   }
   const aclError status = execute(task);
@@ -123,7 +124,7 @@ void TaskQueue::waitForDevice(aclrtStream stream, const std::string& name) {
 void TaskQueue::enqueue(Task task) {
   // Note [Launch events]: while torch's profiler runs, every launch is a host event of its own, a
   // child of the op that launched it, like cudaLaunchKernel under CUDA. The event's sequence number
-  // is the launch id that the launch's device tasks carry (aclsimSetTaskTag), so a profiler ties
+  // is the launch id that the launch's device tasks carry (sim::setTaskTag), so a profiler ties
   // each task to its host op exactly, without comparing clocks (torch_npu/npu/autograd_profiler.py):
   // the host's launch times are system-clock readings, its op intervals TSC readings converted to
   // the same epoch, and the two disagree by up to a microsecond.

@@ -57,7 +57,7 @@ struct CallTask {
 using Task = std::variant<AclOpLaunch, CopyTask, CallTask>;
 
 // The host context of a task's launch, handed to the simulator with the task
-// (aclsimSetTaskTag, Note [Host tags] in the simulator): the profiler's thread
+// (sim::setTaskTag, Note [Host tags] in the simulator): the profiler's thread
 // id of the launching thread, the wall clock at the launch, and the launching
 // thread's scope (OpDump.h; null unless an op dump set one).
 // The name of the profiler's host event of each launch (Note [Launch events]).

@@ -3,6 +3,7 @@
 #include <c10/util/Exception.h>
 
 #include "csrc/core/Logging.h"
+#include "csrc/core/SimulatorExtensions.h"
 
 namespace torch_npu {
 namespace distributed {
@@ -75,9 +76,7 @@ void HcclWatchdog::streamCallback(void* user_data) {
   if (HcclGetCommAsyncError(data->comm, &state) != HCCL_SUCCESS) {
     error = "the communicator is no longer valid";
   } else if (state != HCCL_SUCCESS) {
-    char message[1024] = {0};
-    HcclSimGetCommErrorMessage(data->comm, message, sizeof(message));
-    error = message;
+    error = sim::commErrorMessage(data->comm);
   }
   post(*shared, data->launch, std::move(error));
 }

@@ -13,6 +13,7 @@
 #include "csrc/core/Logging.h"
 #include "csrc/core/NPUCachingAllocator.h"
 #include "csrc/core/NPUFunctions.h"
+#include "csrc/core/SimulatorExtensions.h"
 #include "csrc/core/TaskQueue.h"
 #include "csrc/distributed/HcclStore.h"
 #include "csrc/distributed/HcclUtils.h"
@@ -79,7 +80,7 @@ ProcessGroupHCCL::~ProcessGroupHCCL() {
     failed = !error_.empty();
   }
   for (auto& [device, comm] : comms_) {
-    if (failed) HcclSimCommAbort(comm->handle);  // nothing may wait for a dead peer
+    if (failed) sim::commAbort(comm->handle);  // nothing may wait for a dead peer
     try {
       TaskQueue::forDevice(device).drain();
     } catch (const std::exception& e) {
@@ -109,9 +110,8 @@ void ProcessGroupHCCL::checkUsable(const char* op) {
   for (auto it = comms_.begin(); error_.empty() && it != comms_.end(); ++it) {
     HcclResult state = HCCL_SUCCESS;
     if (HcclGetCommAsyncError(it->second->handle, &state) == HCCL_SUCCESS && state == HCCL_SUCCESS) continue;
-    char message[1024] = {0};
-    HcclSimGetCommErrorMessage(it->second->handle, message, sizeof(message));
-    error_ = std::string("the communicator on npu:") + std::to_string(it->first) + " failed: " + message;
+    error_ = "the communicator on npu:" + std::to_string(it->first) + " failed: " +
+             sim::commErrorMessage(it->second->handle);
   }
   TORCH_CHECK(error_.empty(), "ProcessGroupHCCL (rank ", getRank(), " of ", getSize(), ") cannot run ", op,
               " after an earlier failure: ", error_);
@@ -124,7 +124,7 @@ void ProcessGroupHCCL::onFailure(const std::string& message) {
     NPU_LOGE("ProcessGroupHCCL rank {}: {}", getRank(), message);
   }
   if (!async_error_handling_) return;
-  for (auto& [device, comm] : comms_) HcclSimCommAbort(comm->handle);
+  for (auto& [device, comm] : comms_) sim::commAbort(comm->handle);
 }
 
 ProcessGroupHCCL::Comm& ProcessGroupHCCL::commFor(c10::DeviceIndex device) {
@@ -146,14 +146,12 @@ ProcessGroupHCCL::Comm& ProcessGroupHCCL::commFor(c10::DeviceIndex device) {
     std::memcpy(&info, bytes.data(), sizeof(info));
   }
   HcclStore rendezvous(store_);
-  const HcclSimStore callbacks = rendezvous.callbacks();
   const auto timeout_ms = std::min<int64_t>(timeout_.count(), std::numeric_limits<uint32_t>::max());
-  const HcclSimCommConfig config{static_cast<uint32_t>(timeout_ms), nullptr};
   auto comm = std::make_unique<Comm>(Comm{nullptr, getStreamFromPool(device)});
   {
     DeviceSwitch guard(device);
-    checkHccl(HcclSimCommInitRootInfoStore(static_cast<uint32_t>(getSize()), &info, static_cast<uint32_t>(getRank()),
-                                           &callbacks, &config, &comm->handle),
+    checkHccl(sim::commInitRootInfoStore(static_cast<uint32_t>(getSize()), info, static_cast<uint32_t>(getRank()),
+                                         rendezvous, static_cast<uint32_t>(timeout_ms), &comm->handle),
               "communicator set-up (rank " + std::to_string(getRank()) + " of " + std::to_string(getSize()) +
                   " on npu:" + std::to_string(device) + ")");
   }

@@ -5,7 +5,7 @@
 // practice torch.npu.set_device(i) before init_process_group). The first
 // operation on a device creates that device's communicator: rank 0 makes the
 // root info, the c10d Store carries it to the others (Note [HCCL
-// rendezvous]), and every rank joins with HcclSimCommInitRootInfoStore.
+// rendezvous]), and every rank joins with sim::commInitRootInfoStore.
 //
 // Every operation is launched the same way (launch()):
 //  1. inputs the device cannot read directly (private formats, views) are

@@ -5,6 +5,7 @@
 #include <c10/util/Exception.h>
 
 #include "csrc/core/NPUException.h"
+#include "csrc/core/SimulatorExtensions.h"
 #include "csrc/framework/DTypes.h"
 #include "csrc/framework/NPUStorageImpl.h"
 
@@ -47,7 +48,7 @@ aclFormat defaultBaseFormat(size_t rank) {
 }
 
 std::string formatName(aclFormat format) {
-  const char* name = aclGetFormatName(format);
+  const char* name = sim::formatName(format);
   return name ? name : "UNKNOWN(" + std::to_string(static_cast<int>(format)) + ")";
 }
 
@@ -75,11 +76,7 @@ aclFormat effectiveFormat(aclFormat requested, at::IntArrayRef sizes) {
 
 std::vector<int64_t> storageSizes(aclFormat format, c10::ScalarType dtype, at::IntArrayRef sizes) {
   if (isBaseFormat(format)) return sizes.vec();
-  int64_t dims[ACL_MAX_DIM_CNT];
-  int num_dims = 0;
-  NPU_CHECK_ACL(aclGetFormatStorageShape(format, toAclDataType(dtype), static_cast<int>(sizes.size()),
-                                         sizes.data(), &num_dims, dims));
-  return std::vector<int64_t>(dims, dims + num_dims);
+  return sim::formatStorageShape(format, toAclDataType(dtype), sizes);
 }
 
 aclFormat npuFormatOf(const at::Tensor& t) {

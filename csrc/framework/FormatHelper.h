@@ -1,6 +1,6 @@
 // Format rules of the plugin (which formats exist, their base format, the
 // storage shape of a format). The layouts themselves live in the simulator
-// (aclGetFormatStorageShape); see docs/formats.md.
+// (sim::formatStorageShape); see docs/formats.md.
 #pragma once
 
 #include <string>

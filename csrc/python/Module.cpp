@@ -5,7 +5,7 @@
 #include <torch/csrc/Generator.h>
 #include <torch/extension.h>
 
-#include "ascend_sim/acl.h"
+#include "csrc/core/DeviceOptions.h"
 #include "csrc/core/NPUCachingAllocator.h"
 #include "csrc/core/NPUEvent.h"
 #include "csrc/core/NPUException.h"
@@ -72,7 +72,7 @@ void bindDevice(py::module& m) {
     py::gil_scoped_release no_gil;
     synchronize(deviceOr(d));
   });
-  m.def("_npu_getSocName", [] { return std::string(aclrtGetSocName()); });
+  m.def("_npu_getSocName", &socName);
   m.def("_npu_memGetInfo", [](int64_t d) { return allocator::memGetInfo(deviceOr(d)); });
   m.def("_npu_getSimTimeUs", [](int64_t d) { return simulatedTimeUs(deviceOr(d)); });
   m.def("_npu_getUtilizationRates", [](int64_t d) {

@@ -12,6 +12,7 @@
 
 #include "ascend_sim/acl.h"
 #include "csrc/core/NPUFunctions.h"
+#include "csrc/core/SimulatorExtensions.h"
 #include "csrc/framework/FormatHelper.h"
 
 namespace torch_npu_test {
@@ -166,26 +167,20 @@ inline double atolTwoRoundings(at::ScalarType t) { return t == at::kHalf ? 2 * k
 class OpRecorder {
  public:
   OpRecorder() {
-    torch_npu::synchronize(0);
-    aclsimClearTaskRecords(0);
-    aclsimSetProfiling(0, 1);
+    torch_npu::sim::clearTaskRecords(0);
+    torch_npu::sim::setProfiling(0, true);
   }
   ~OpRecorder() {
-    aclsimSetProfiling(0, 0);
-    aclsimClearTaskRecords(0);
+    torch_npu::sim::setProfiling(0, false);
+    torch_npu::sim::clearTaskRecords(0);
   }
   OpRecorder(const OpRecorder&) = delete;
   OpRecorder& operator=(const OpRecorder&) = delete;
 
   // The op types recorded so far, in launch order (waits for the device).
   std::vector<std::string> opTypes() const {
-    torch_npu::synchronize(0);
-    size_t count = 0;
-    aclsimGetTaskRecordCount(0, &count);
-    std::vector<aclsimTaskRecord> records(count);
-    if (count > 0) aclsimGetTaskRecords(0, 0, records.data(), &count);
     std::vector<std::string> types;
-    for (size_t i = 0; i < count; ++i) types.emplace_back(records[i].op_type);
+    for (const auto& r : torch_npu::sim::taskRecords(0)) types.push_back(r.op_type);
     return types;
   }
   int64_t count(const std::string& op_type) const {

@@ -17,6 +17,7 @@
 
 #include "ascend_sim/acl.h"
 #include "ascend_sim/hccl.h"
+#include "ascend_sim/hccl_sim.h"
 #include "runtime_test_util.h"
 
 #define EXPECT_HCCL_OK(expr) EXPECT_EQ((expr), HCCL_SUCCESS) << aclGetRecentErrMsg()

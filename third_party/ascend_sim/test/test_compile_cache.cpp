@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "ascend_sim/acl_sim.h"
 #include "ops/kernel.h"
 #include "runtime/compile_cache.h"
 #include "sim_test_util.h"

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "ascend_sim/acl_sim.h"
 #include "cost/cost_model.h"
 #include "runtime/chip_config.h"
 #include "runtime_test_util.h"
@@ -125,7 +126,7 @@ TEST(Event, StreamWaitEventOrdersStreamsAndTime) {
   EXPECT_GT(ms, 0.0f);
   // Device sim time covers all streams.
   double us = 0;
-  ASSERT_ACL_OK(aclrtGetDeviceSimTime(&us));
+  ASSERT_ACL_OK(aclsimGetDeviceSimTime(&us));
   EXPECT_GE(us, ms * 1000.0 - 1e-3);
   // Waiting on a never-recorded event is a no-op.
   aclrtEvent fresh;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ascend_sim/acl.h"
+#include "ascend_sim/acl_sim.h"
 #include "runtime_test_util.h"
 
 namespace {

@@ -1,6 +1,6 @@
 // The format table (docs/simulator.md §2): closed-form offsets, storage shapes,
 // rank lifting, StorageMap tables, logical load/store, and the C API
-// aclGetFormatStorageShape / aclGetFormatName.
+// aclsimGetFormatStorageShape / aclsimGetFormatName.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ascend_sim/acl_sim.h"
 #include "common/dtype.h"
 #include "format/format_access.h"
 #include "format/format_registry.h"
@@ -273,27 +274,27 @@ TEST(FormatApi, StorageShape) {
   const int64_t origin[] = {4, 100, 50};
   int n = -1;
   int64_t dims[ACL_MAX_DIM_CNT] = {};
-  ASSERT_ACL_OK(aclGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT16, 3, origin, &n, dims));
+  ASSERT_ACL_OK(aclsimGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT16, 3, origin, &n, dims));
   EXPECT_EQ(Shape(dims, dims + n), (Shape{4, 4, 7, 16, 16}));
-  ASSERT_ACL_OK(aclGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_INT8, 3, origin, &n, dims));
+  ASSERT_ACL_OK(aclsimGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_INT8, 3, origin, &n, dims));
   EXPECT_EQ(Shape(dims, dims + n), (Shape{4, 2, 7, 16, 32}));
   const int64_t w[] = {64, 3, 7, 7};
-  ASSERT_ACL_OK(aclGetFormatStorageShape(ACL_FORMAT_FRACTAL_Z, ACL_FLOAT16, 4, w, &n, dims));
+  ASSERT_ACL_OK(aclsimGetFormatStorageShape(ACL_FORMAT_FRACTAL_Z, ACL_FLOAT16, 4, w, &n, dims));
   EXPECT_EQ(Shape(dims, dims + n), (Shape{49, 4, 16, 16}));
   const int64_t c[] = {20};
-  ASSERT_ACL_OK(aclGetFormatStorageShape(ACL_FORMAT_NC1HWC0, ACL_FLOAT, 1, c, &n, dims));
+  ASSERT_ACL_OK(aclsimGetFormatStorageShape(ACL_FORMAT_NC1HWC0, ACL_FLOAT, 1, c, &n, dims));
   EXPECT_EQ(Shape(dims, dims + n), (Shape{1, 2, 1, 1, 16}));
-  ASSERT_ACL_OK(aclGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, 0, nullptr, &n, dims));
+  ASSERT_ACL_OK(aclsimGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, 0, nullptr, &n, dims));
   EXPECT_EQ(n, 0);
   const int64_t nchw[] = {2, 3, 4, 5};
-  ASSERT_ACL_OK(aclGetFormatStorageShape(ACL_FORMAT_NHWC, ACL_FLOAT, 4, nchw, &n, dims));
+  ASSERT_ACL_OK(aclsimGetFormatStorageShape(ACL_FORMAT_NHWC, ACL_FLOAT, 4, nchw, &n, dims));
   EXPECT_EQ(Shape(dims, dims + n), (Shape{2, 4, 5, 3}));
   const int64_t five[] = {2, 3, 4, 5, 6};
-  ASSERT_ACL_OK(aclGetFormatStorageShape(ACL_FORMAT_NDC1HWC0, ACL_FLOAT, 5, five, &n, dims));
+  ASSERT_ACL_OK(aclsimGetFormatStorageShape(ACL_FORMAT_NDC1HWC0, ACL_FLOAT, 5, five, &n, dims));
   EXPECT_EQ(Shape(dims, dims + n), (Shape{2, 4, 1, 5, 6, 16}));
   // FRACTAL_NZ of rank 6 -> storage rank 8 (the maximum).
   const int64_t six[] = {1, 2, 1, 2, 3, 4};
-  ASSERT_ACL_OK(aclGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, 6, six, &n, dims));
+  ASSERT_ACL_OK(aclsimGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, 6, six, &n, dims));
   EXPECT_EQ(n, 8);
 }
 
@@ -301,40 +302,40 @@ TEST(FormatApi, StorageShapeErrors) {
   int n = 0;
   int64_t dims[ACL_MAX_DIM_CNT] = {};
   const int64_t origin[] = {2, 3, 4, 5, 6, 7, 8};
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(static_cast<aclFormat>(77), ACL_FLOAT, 2, origin, &n, dims),
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(static_cast<aclFormat>(77), ACL_FLOAT, 2, origin, &n, dims),
                  ACL_ERROR_INVALID_PARAM);
   std::string msg = aclGetRecentErrMsg();
-  EXPECT_NE(msg.find("aclGetFormatStorageShape"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("aclsimGetFormatStorageShape"), std::string::npos) << msg;
   EXPECT_NE(msg.find("unknown format 77"), std::string::npos) << msg;
   EXPECT_NE(msg.find("FRACTAL_NZ(29)"), std::string::npos) << msg;
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(ACL_FORMAT_NC1HWC0, ACL_FLOAT, 5, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(ACL_FORMAT_NC1HWC0, ACL_FLOAT, 5, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
   msg = aclGetRecentErrMsg();
   EXPECT_NE(msg.find("NC1HWC0 cannot hold a tensor of rank 5"), std::string::npos) << msg;
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, 7, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(ACL_FRACTAL_Z_3D, ACL_FLOAT, 4, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(ACL_FORMAT_HWCN, ACL_FLOAT, 4, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, 9, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, -1, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, 2, nullptr, &n, dims), ACL_ERROR_INVALID_PARAM);
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, 2, origin, nullptr, dims), ACL_ERROR_INVALID_PARAM);
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, 2, origin, &n, nullptr), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, 7, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(ACL_FRACTAL_Z_3D, ACL_FLOAT, 4, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(ACL_FORMAT_HWCN, ACL_FLOAT, 4, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, 9, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, -1, origin, &n, dims), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, 2, nullptr, &n, dims), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, 2, origin, nullptr, dims), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(ACL_FORMAT_ND, ACL_FLOAT, 2, origin, &n, nullptr), ACL_ERROR_INVALID_PARAM);
   const int64_t neg[] = {2, -3};
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, 2, neg, &n, dims), ACL_ERROR_INVALID_PARAM);
-  EXPECT_ACL_ERR(aclGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_DT_UNDEFINED, 2, origin, &n, dims),
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, 2, neg, &n, dims), ACL_ERROR_INVALID_PARAM);
+  EXPECT_ACL_ERR(aclsimGetFormatStorageShape(ACL_FORMAT_FRACTAL_NZ, ACL_DT_UNDEFINED, 2, origin, &n, dims),
                  ACL_ERROR_INVALID_PARAM);
 }
 
 TEST(FormatApi, Names) {
-  EXPECT_STREQ(aclGetFormatName(ACL_FORMAT_NCHW), "NCHW");
-  EXPECT_STREQ(aclGetFormatName(ACL_FORMAT_NHWC), "NHWC");
-  EXPECT_STREQ(aclGetFormatName(ACL_FORMAT_ND), "ND");
-  EXPECT_STREQ(aclGetFormatName(ACL_FORMAT_NC1HWC0), "NC1HWC0");
-  EXPECT_STREQ(aclGetFormatName(ACL_FORMAT_FRACTAL_Z), "FRACTAL_Z");
-  EXPECT_STREQ(aclGetFormatName(ACL_FORMAT_FRACTAL_NZ), "FRACTAL_NZ");
-  EXPECT_STREQ(aclGetFormatName(ACL_FORMAT_NCDHW), "NCDHW");
-  EXPECT_STREQ(aclGetFormatName(ACL_FORMAT_NDC1HWC0), "NDC1HWC0");
-  EXPECT_STREQ(aclGetFormatName(ACL_FRACTAL_Z_3D), "FRACTAL_Z_3D");
-  EXPECT_EQ(aclGetFormatName(static_cast<aclFormat>(77)), nullptr);
+  EXPECT_STREQ(aclsimGetFormatName(ACL_FORMAT_NCHW), "NCHW");
+  EXPECT_STREQ(aclsimGetFormatName(ACL_FORMAT_NHWC), "NHWC");
+  EXPECT_STREQ(aclsimGetFormatName(ACL_FORMAT_ND), "ND");
+  EXPECT_STREQ(aclsimGetFormatName(ACL_FORMAT_NC1HWC0), "NC1HWC0");
+  EXPECT_STREQ(aclsimGetFormatName(ACL_FORMAT_FRACTAL_Z), "FRACTAL_Z");
+  EXPECT_STREQ(aclsimGetFormatName(ACL_FORMAT_FRACTAL_NZ), "FRACTAL_NZ");
+  EXPECT_STREQ(aclsimGetFormatName(ACL_FORMAT_NCDHW), "NCDHW");
+  EXPECT_STREQ(aclsimGetFormatName(ACL_FORMAT_NDC1HWC0), "NDC1HWC0");
+  EXPECT_STREQ(aclsimGetFormatName(ACL_FRACTAL_Z_3D), "FRACTAL_Z_3D");
+  EXPECT_EQ(aclsimGetFormatName(static_cast<aclFormat>(77)), nullptr);
   EXPECT_NE(std::string(aclGetRecentErrMsg()).find("unknown format 77"), std::string::npos);
-  EXPECT_EQ(aclGetFormatName(ACL_FORMAT_UNDEFINED), nullptr);
+  EXPECT_EQ(aclsimGetFormatName(ACL_FORMAT_UNDEFINED), nullptr);
 }

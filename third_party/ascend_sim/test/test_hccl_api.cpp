@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "ascend_sim/hccl_sim.h"
 #include "hccl/rendezvous.h"
 #include "hccl_reference.h"
 #include "hccl_test_util.h"

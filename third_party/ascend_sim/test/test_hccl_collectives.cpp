@@ -6,6 +6,7 @@
 // process] in sim_test_util.h): the default Ascend910A refuses them.
 #include <gtest/gtest.h>
 
+#include "ascend_sim/hccl_sim.h"
 #include "hccl_checks.h"
 #include "sim_test_util.h"
 

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "ascend_sim/acl_sim.h"
+#include "ascend_sim/hccl_sim.h"
 #include "cost/cost_model.h"
 #include "hccl_test_util.h"
 #include "runtime/chip_config.h"

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "ascend_sim/hccl_sim.h"
 #include "hccl_reference.h"
 #include "hccl_test_util.h"
 

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "ascend_sim/hccl_sim.h"
 #include "hccl/transport/gloo_transport.h"
 #include "hccl/transport/shm_segment.h"
 #include "hccl/transport/shm_transport.h"

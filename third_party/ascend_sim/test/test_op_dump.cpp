@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ascend_sim/acl_sim.h"
 #include "sim_test_util.h"
 
 namespace ascend_sim {

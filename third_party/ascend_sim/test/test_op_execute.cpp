@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "ascend_sim/acl_sim.h"
 #include "cost/cost_model.h"
 #include "ops/kernel.h"
 #include "runtime/chip_config.h"
@@ -101,9 +102,9 @@ class OpExecute : public ::testing::Test {
 }  // namespace
 
 TEST_F(OpExecute, RunsKernelOnStream) {
-  EXPECT_EQ(aclopIsRegistered("TestScaleAdd"), 1);
-  EXPECT_EQ(aclopIsRegistered("NoSuchOp"), 0);
-  EXPECT_EQ(aclopIsRegistered(nullptr), 0);
+  EXPECT_EQ(aclsimIsOpRegistered("TestScaleAdd"), 1);
+  EXPECT_EQ(aclsimIsOpRegistered("NoSuchOp"), 0);
+  EXPECT_EQ(aclsimIsOpRegistered(nullptr), 0);
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
   ASSERT_ACL_OK(run(s));
@@ -137,10 +138,10 @@ TEST_F(OpExecute, AdvancesSimulatedTimeByTheModelledCost) {
   aclTensorDesc* outD[] = {yDesc};
   aclDataBuffer* outB[] = {yb};
   double before = 0, after = 0;
-  ASSERT_ACL_OK(aclrtGetDeviceSimTime(&before));
+  ASSERT_ACL_OK(aclsimGetDeviceSimTime(&before));
   ASSERT_ACL_OK(aclopExecuteV2("TestScaleAdd", 2, inD, inB, 1, outD, outB, attr, nullptr));
   ASSERT_ACL_OK(aclopExecuteV2("TestScaleAdd", 2, inD, inB, 1, outD, outB, attr, nullptr));
-  ASSERT_ACL_OK(aclrtGetDeviceSimTime(&after));
+  ASSERT_ACL_OK(aclsimGetDeviceSimTime(&after));
   KernelCost k;
   k.vector_bytes = k.mte_bytes = 48;
   const double one = CostModel(ChipConfig::preset(aclrtGetSocName())).opUs(k);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ascend_sim/acl_sim.h"
 #include "cost/cost_model.h"
 #include "runtime/chip_config.h"
 #include "runtime/utilization.h"

@@ -6,6 +6,9 @@
 // It has no PyTorch dependency. Everything above it (the torch plugin) talks to
 // the device only through these calls; everything below it is the simulated
 // chip. Names and enum values follow AscendCL where a public value exists.
+// It declares only what AscendCL declares; what the simulator offers beyond
+// that (task records, fault injection, the formats' storage shapes, ...) is in
+// ascend_sim/acl_sim.h (Note [Simulator extensions]).
 //
 // Threading: every call is thread safe. The "current device" is per host
 // thread (aclrtSetDevice), as in AscendCL.
@@ -202,11 +205,6 @@ ASCEND_SIM_API aclError aclrtSynchronizeEvent(aclrtEvent event);
 // Simulated device time between two completed records, in milliseconds.
 ASCEND_SIM_API aclError aclrtEventElapsedTime(float* ms, aclrtEvent start, aclrtEvent end);
 
-// ---- simulated time ------------------------------------------------------------------
-// Simulated device time (microseconds) at which all work submitted so far on
-// the current device has finished. Waits for the device first.
-ASCEND_SIM_API aclError aclrtGetDeviceSimTime(double* us);
-
 // Utilization of a device in percent (CANN's struct; the extension is
 // unused). See Note [Device utilization] in src/runtime/utilization.h.
 typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
@@ -251,20 +249,6 @@ ASCEND_SIM_API aclError aclopExecuteV2(const char* opType, int numInputs, aclTen
                                        aclDataBuffer* inputs[], int numOutputs,
                                        aclTensorDesc* outputDesc[], aclDataBuffer* outputs[],
                                        aclopAttr* attr, aclrtStream stream);
-// 1 if a kernel is registered for opType.
-ASCEND_SIM_API int aclopIsRegistered(const char* opType);
-
-// ---- formats (simulator extension; CANN keeps this table inside the framework) ----
-#define ACL_MAX_DIM_CNT 8
-// Storage (device) shape of a tensor whose logical shape is originDims laid out
-// in `format` (see docs/formats.md; tensors of rank < 4 entering a 4-D format
-// are lifted with the first dim as C). ACL_ERROR_INVALID_PARAM names an
-// unknown format or a rank the format cannot hold.
-ASCEND_SIM_API aclError aclGetFormatStorageShape(aclFormat format, aclDataType dtype, int numOriginDims,
-                                                 const int64_t* originDims, int* numStorageDims,
-                                                 int64_t storageDims[ACL_MAX_DIM_CNT]);
-// "NC1HWC0" etc., or NULL for a value that is not a known format.
-ASCEND_SIM_API const char* aclGetFormatName(aclFormat format);
 
 // ---- compile options and numerics -----------------------------------------------------
 typedef enum {
@@ -306,64 +290,6 @@ typedef enum {
   ACL_DEVICE_INFO_L2_SIZE = 2,          // bytes
 } aclDeviceInfo;
 ASCEND_SIM_API aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t* value);
-
-// ---- profiling and compilation records (simulator extension) -----------------------------
-typedef enum { ACL_CORE_AI_CORE = 0, ACL_CORE_CUBE = 1, ACL_CORE_VECTOR = 2, ACL_CORE_AI_CPU = 3, ACL_CORE_DMA = 4 } aclsimCoreType;
-typedef struct {
-  char op_type[64];        // "MatMul", "MemcpyH2D", "EventRecord", ...
-  char shapes[256];        // "[4,100,50]:FLOAT16:FRACTAL_NZ;[...]" inputs then "->" outputs, truncated
-  int32_t stream_id;
-  aclsimCoreType core_type;
-  double start_us;         // simulated start and duration
-  double duration_us;
-  double cube_ratio;       // share of the op time bound by each unit (0..1)
-  double vector_ratio;
-  double mte_ratio;
-  double bytes;            // bytes read + written in HBM
-  double flops;
-  uint32_t block_dim;      // simulated cores used
-  uint64_t host_thread_id; // host context of the submission (aclsimSetTaskTag; 0: none)
-  double host_launch_us;   // host wall clock at the launch [us since the Unix epoch]
-  uint64_t host_launch_id; // the host's id of the launch (0: none); tasks of one launch share it
-} aclsimTaskRecord;
-// Tags the tasks the calling thread submits from now on with a host thread id,
-// launch time and launch id (a profiler's correlation between host ops and
-// device tasks).
-ASCEND_SIM_API aclError aclsimSetTaskTag(uint64_t hostThreadId, double hostLaunchUs, uint64_t hostLaunchId);
-// Tags the ops the calling thread launches from now on with a host scope (a
-// module path; null or "" clears it): their "scope" in op dumps.
-ASCEND_SIM_API aclError aclsimSetTaskScope(const char* scope);
-// Records are kept per device while profiling is enabled (ASCEND_SIM_PROFILE=1
-// or this call); disabling keeps what was recorded, enabling clears nothing.
-ASCEND_SIM_API aclError aclsimSetProfiling(int32_t deviceId, int enable);
-ASCEND_SIM_API aclError aclsimGetTaskRecordCount(int32_t deviceId, size_t* count);
-// Copies records [first, first + *count) (clamped; *count is updated).
-ASCEND_SIM_API aclError aclsimGetTaskRecords(int32_t deviceId, size_t first, aclsimTaskRecord* records,
-                                             size_t* count);
-ASCEND_SIM_API aclError aclsimClearTaskRecords(int32_t deviceId);
-// Number of distinct (op type, dtypes, formats, shapes, attributes) plans
-// "compiled" so far in this process (docs/simulated_device.md, "Op compilation").
-ASCEND_SIM_API aclError aclsimGetCompileCount(uint64_t* count);
-
-// Fault injection (tests): `spec` is rules separated by ';' (also read from
-// ASCEND_SIM_FAULTS at start-up):
-//   task:<name>[:<n>]  the n-th task named <name> (an op type, MemcpyH2D,
-//                      MemcpyD2H, MemcpyD2D, HcclAllReduce, ...; default n = 1)
-//                      to execute from now on faults on the device: its stream
-//                      reports "injected fault: ..." at the next synchronize
-//                      (a synchronous aclrtMemcpy returns the error at once);
-//   hang:<name>[:<n>]  that task hangs: its stream is stuck in it until the
-//                      op execute timeout passes (then it fails with
-//                      ACL_ERROR_RT_AICORE_TIMEOUT) or aclsimClearFaults
-//                      releases it (then it fails as an injected fault);
-//   malloc[:<n>]       from the n-th aclrtMalloc on, every aclrtMalloc fails
-//                      with ACL_ERROR_RT_MEMORY_ALLOCATION (HBM exhausted).
-// A bad spec is ACL_ERROR_INVALID_PARAM and adds nothing. aclsimClearFaults
-// removes every rule. The device stays usable after every injected fault.
-ASCEND_SIM_API aclError aclsimInjectFault(const char* spec);
-ASCEND_SIM_API aclError aclsimClearFaults(void);
-// Number of tasks stuck in an injected hang right now.
-ASCEND_SIM_API aclError aclsimGetHungTaskCount(uint64_t* count);
 
 #ifdef __cplusplus
 }  // extern "C"

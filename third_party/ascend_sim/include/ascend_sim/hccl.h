@@ -16,6 +16,8 @@
 // by any means (the torch plugin uses the c10d Store); every rank then calls
 // HcclSimCommInitRootInfoStore with the same blob and a key-value store that
 // all ranks share (the rendezvous: addresses of every rank's transport).
+// HcclSim* calls are the simulator's extensions to HCCL; they are declared in
+// ascend_sim/hccl_sim.h, this header declares only what CANN's hccl.h does.
 //
 // Ordering and checking: every collective gets a sequence number per
 // communicator. Before moving data, neighbouring ranks exchange a signature
@@ -130,49 +132,16 @@ ASCEND_SIM_API const char* HcclGetErrorString(HcclResult code);
 // ---- set-up (rank 0 makes the root info; all ranks init with it) ------------------
 ASCEND_SIM_API HcclResult HcclGetRootInfo(HcclRootInfo* rootInfo);
 
-// Simulator extension: the key-value store the ranks rendezvous through.
-// Both callbacks return 0 on success and non-zero on failure.
-typedef struct HcclSimStore {
-  void* ctx;
-  int (*set)(void* ctx, const char* key, const void* value, size_t size);
-  // Blocks until `key` exists (at most timeoutMs) and passes its value to
-  // sink(sinkCtx, data, size) before returning.
-  int (*get)(void* ctx, const char* key, uint32_t timeoutMs,
-             void (*sink)(void* sinkCtx, const void* data, size_t size), void* sinkCtx);
-} HcclSimStore;
-
-typedef struct HcclSimCommConfig {
-  uint32_t timeoutMs;  // set-up and every collective; 0: HCCL_EXEC_TIMEOUT (default 1836 s)
-  const char* ifIp;    // local transport address; NULL: HCCL_IF_IP, else the host name's address
-} HcclSimCommConfig;
-
-// Joins the communicator described by rootInfo as `rank` of `nRanks`, on the
-// calling thread's current device. Blocks until every rank has joined (or the
-// timeout passes: HCCL_E_TIMEOUT naming the missing ranks). `config` may be
-// NULL (defaults). The store is only used during this call.
-ASCEND_SIM_API HcclResult HcclSimCommInitRootInfoStore(uint32_t nRanks, const HcclRootInfo* rootInfo,
-                                                       uint32_t rank, const HcclSimStore* store,
-                                                       const HcclSimCommConfig* config, HcclComm* comm);
-
 // Waits for the comm's queued collectives, closes its connections and frees it.
 // (Called from a stream callback it does not wait: collectives still queued
 // then fail with HCCL_E_UNAVAIL.) The handle is dead afterwards (HCCL_E_UNAVAIL).
 ASCEND_SIM_API HcclResult HcclCommDestroy(HcclComm comm);
-// Simulator extension: fails the comm's pending and later collectives at once
-// (HCCL_E_UNAVAIL) and closes its connections so that peers fail too. The
-// comm must still be destroyed.
-ASCEND_SIM_API HcclResult HcclSimCommAbort(HcclComm comm);
-
 ASCEND_SIM_API HcclResult HcclGetRankSize(HcclComm comm, uint32_t* rankSize);
 ASCEND_SIM_API HcclResult HcclGetRankId(HcclComm comm, uint32_t* rank);
 
 // HCCL_SUCCESS in *asyncError while no collective has failed; else the code of
 // the first failure. Never blocks.
 ASCEND_SIM_API HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult* asyncError);
-// Simulator extension: the first failure's message ("" if none), truncated to
-// len - 1 bytes and NUL-terminated.
-ASCEND_SIM_API HcclResult HcclSimGetCommErrorMessage(HcclComm comm, char* buf, size_t len);
-
 // ---- collectives (asynchronous on `stream`; NULL stream = the default stream
 // of the comm's device) -------------------------------------------------------------
 // Buffers are device memory of the comm's device; a buffer may be NULL when its
@@ -228,14 +197,6 @@ typedef struct HcclSendRecvItem {
 } HcclSendRecvItem;
 ASCEND_SIM_API HcclResult HcclBatchSendRecv(HcclSendRecvItem* sendRecvInfo, uint32_t itemNum, HcclComm comm,
                                             aclrtStream stream);
-
-// ---- simulator introspection (tests, profiling) ------------------------------------
-// The all-reduce algorithm the comm would use for `bytes`: "ring" or
-// "halving_doubling" (honours HCCL_ALGO). The pointer is static.
-ASCEND_SIM_API HcclResult HcclSimAllReduceAlgorithm(HcclComm comm, uint64_t bytes, const char** name);
-// How the comm moves bytes between ranks: "shm" (all ranks on one host, see
-// ASCEND_SIM_HCCL_TRANSPORT) or "tcp". The pointer is static.
-ASCEND_SIM_API HcclResult HcclSimCommTransport(HcclComm comm, const char** name);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+#include "ascend_sim/acl_sim.h"
 #include "hccl/collective_submit.h"
 
 #include <limits>

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "ascend_sim/hccl.h"
+#include "ascend_sim/hccl_sim.h"
 #include "hccl/comm_registry.h"
 #include "hccl/hccl_guard.h"
 #include "hccl/rendezvous.h"

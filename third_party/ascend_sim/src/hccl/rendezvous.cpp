@@ -1,3 +1,4 @@
+#include "ascend_sim/hccl_sim.h"
 #include "hccl/rendezvous.h"
 
 #include <cstdlib>

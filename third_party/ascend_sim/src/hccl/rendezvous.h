@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "ascend_sim/hccl.h"
+#include "ascend_sim/hccl_sim.h"
 #include "hccl/communicator.h"
 
 namespace ascend_sim {

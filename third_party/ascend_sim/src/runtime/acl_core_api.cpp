@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "ascend_sim/acl_sim.h"
 #include "runtime/compile_cache.h"
 #include "runtime/compile_options.h"
 #include "runtime/error_state.h"

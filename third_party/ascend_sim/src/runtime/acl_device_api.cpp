@@ -1,6 +1,7 @@
 // C API: init, devices, streams, events and simulated time.
 #include <memory>
 
+#include "ascend_sim/acl_sim.h"
 #include "runtime/error_state.h"
 #include "runtime/runtime.h"
 
@@ -216,8 +217,8 @@ ASCEND_SIM_API aclError aclrtEventElapsedTime(float* ms, aclrtEvent start, aclrt
   });
 }
 
-ASCEND_SIM_API aclError aclrtGetDeviceSimTime(double* us) {
-  return guardApi("aclrtGetDeviceSimTime", [&] {
+ASCEND_SIM_API aclError aclsimGetDeviceSimTime(double* us) {
+  return guardApi("aclsimGetDeviceSimTime", [&] {
     requireOut(us, "us");
     Device& d = Runtime::get().currentDevice();
     d.waitIdle();

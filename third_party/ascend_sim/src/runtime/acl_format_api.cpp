@@ -1,8 +1,9 @@
-// C API: the format table (aclGetFormatStorageShape, aclGetFormatName), a thin
+// C API: the format table (aclsimGetFormatStorageShape, aclsimGetFormatName), a thin
 // wrapper over format/format_registry.h. The origin dims are the logical
 // shape in the format's base order (ND, NCHW or NCDHW; NHWC takes NCHW dims).
 #include <string>
 
+#include "ascend_sim/acl_sim.h"
 #include "format/format_registry.h"
 #include "runtime/error_state.h"
 
@@ -10,10 +11,10 @@ using namespace ascend_sim;
 
 extern "C" {
 
-ASCEND_SIM_API aclError aclGetFormatStorageShape(aclFormat format, aclDataType dtype, int numOriginDims,
+ASCEND_SIM_API aclError aclsimGetFormatStorageShape(aclFormat format, aclDataType dtype, int numOriginDims,
                                                  const int64_t* originDims, int* numStorageDims,
                                                  int64_t storageDims[ACL_MAX_DIM_CNT]) {
-  return guardApi("aclGetFormatStorageShape", [&] {
+  return guardApi("aclsimGetFormatStorageShape", [&] {
     if (!numStorageDims || !storageDims)
       throwAcl(ACL_ERROR_INVALID_PARAM, "numStorageDims and storageDims must not be null");
     if (numOriginDims < 0 || numOriginDims > ACL_MAX_DIM_CNT)
@@ -33,10 +34,10 @@ ASCEND_SIM_API aclError aclGetFormatStorageShape(aclFormat format, aclDataType d
   });
 }
 
-ASCEND_SIM_API const char* aclGetFormatName(aclFormat format) {
+ASCEND_SIM_API const char* aclsimGetFormatName(aclFormat format) {
   const FormatInfo* fi = findFormat(format);
   if (!fi)
-    setRecentError("aclGetFormatName: unknown format " + std::to_string(static_cast<int>(format)) +
+    setRecentError("aclsimGetFormatName: unknown format " + std::to_string(static_cast<int>(format)) +
                    " (known formats: " + knownFormatList() + ")");
   return fi ? fi->name : nullptr;
 }

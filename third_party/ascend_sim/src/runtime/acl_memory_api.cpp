@@ -15,6 +15,7 @@
 #include <mutex>
 #include <unordered_set>
 
+#include "ascend_sim/acl_sim.h"
 #include "runtime/error_state.h"
 #include "runtime/fault_injection.h"
 #include "runtime/runtime.h"

@@ -16,6 +16,7 @@
 #include <memory>
 #include <sstream>
 
+#include "ascend_sim/acl_sim.h"
 #include "format/format_registry.h"
 #include "aicore/units.h"
 #include "runtime/compile_cache.h"
@@ -312,7 +313,7 @@ ASCEND_SIM_API aclError aclopSetAttrDataType(aclopAttr* attr, const char* name, 
   return guardApi("aclopSetAttrDataType", [&] { checkedAttr(attr, name)->attrs.set(name, value); });
 }
 
-ASCEND_SIM_API int aclopIsRegistered(const char* opType) {
+ASCEND_SIM_API int aclsimIsOpRegistered(const char* opType) {
   return opType && findKernel(opType) != nullptr ? 1 : 0;
 }
 

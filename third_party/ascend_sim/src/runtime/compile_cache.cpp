@@ -1,3 +1,4 @@
+#include "ascend_sim/acl_sim.h"
 #include "runtime/compile_cache.h"
 
 #include <unistd.h>
@@ -20,9 +21,9 @@
 #include "runtime/disk_cache.h"
 #include "runtime/fnv_hash.h"
 
-// aclGetFormatName is implemented by the formats module; bind weakly so the
+// aclsimGetFormatName is implemented by the formats module; bind weakly so the
 // records fall back to the enum number if it is absent from the build.
-#pragma weak aclGetFormatName
+#pragma weak aclsimGetFormatName
 
 namespace ascend_sim {
 
@@ -335,7 +336,7 @@ std::string describeTensors(const OpCall& call) {
     s += "]:";
     s += aclDtypeName(t.dtype);
     s += ':';
-    const char* fname = &aclGetFormatName != nullptr ? aclGetFormatName(t.format) : nullptr;
+    const char* fname = &aclsimGetFormatName != nullptr ? aclsimGetFormatName(t.format) : nullptr;
     s += fname ? std::string(fname) : std::to_string(static_cast<int>(t.format));
   };
   for (size_t i = 0; i < call.inputs.size(); ++i) {

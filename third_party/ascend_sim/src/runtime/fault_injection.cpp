@@ -1,3 +1,4 @@
+#include "ascend_sim/acl_sim.h"
 #include "runtime/fault_injection.h"
 
 #include <chrono>

@@ -40,7 +40,7 @@ struct Task {
   // Optional: runs once the task counts as completed (so whoever it wakes,
   // e.g. an event synchronize, sees the stream's completion count include it).
   // Receives the stream's simulated clock at the end of the task.
-  std::function<void(double end_us)> on_complete;
+  std::function<void(double end_us)> on_complete = nullptr;
   // Optional profiling fields copied into the task's record.
   std::shared_ptr<const TaskDetail> detail = nullptr;
   double bytes = 0;  // copies / memsets: HBM bytes moved

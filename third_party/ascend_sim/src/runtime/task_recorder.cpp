@@ -1,3 +1,4 @@
+#include "ascend_sim/acl_sim.h"
 #include "runtime/task_recorder.h"
 
 #include <algorithm>

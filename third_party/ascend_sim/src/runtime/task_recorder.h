@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ascend_sim/acl.h"
+#include "ascend_sim/acl_sim.h"
 
 namespace ascend_sim {
 

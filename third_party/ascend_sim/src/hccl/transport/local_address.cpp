@@ -1,3 +1,4 @@
+#include "ascend_sim/hccl_sim.h"
 #include "hccl/transport/local_address.h"
 
 #include <arpa/inet.h>

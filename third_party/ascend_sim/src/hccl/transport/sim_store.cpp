@@ -1,3 +1,4 @@
+#include "ascend_sim/hccl_sim.h"
 #include "hccl/transport/sim_store.h"
 
 #include <algorithm>

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ascend_sim/hccl.h"
+#include "ascend_sim/hccl_sim.h"
 
 namespace ascend_sim {
 namespace hccl {
