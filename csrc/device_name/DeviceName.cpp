@@ -40,7 +40,9 @@
 // only forward -- the documented "privateuseone" mode -- and the status names
 // the missing symbol; torch_npu/_device_name.py turns it into a warning.
 // TORCH_NPU_DEVICE_NAME_HOOK_TEST_MISSING=<mangled name> makes the check treat
-// that name as missing from libc10, so the fallback can be tested.
+// that name as missing from libc10, so the fallback can be tested. The build
+// runs the same check against the libc10 it builds against
+// (CheckSymbols.cpp) and fails if the hook would stand aside.
 #include <dlfcn.h>
 #include <link.h>
 
