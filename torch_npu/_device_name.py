@@ -3,17 +3,35 @@
 With the start-up hook active (see _preload.py), c10 itself parses "npu" and
 names PrivateUse1 "npu", so everything in PyTorch just works. If torch was
 imported before the hook could run (python -S, an embedding application,
-the hook not installed), c10 only knows "privateuseone": torch_npu then works
-in a degraded mode where tensors report device type "privateuseone",
-`torch.device("npu")` raises, and `.npu()`, `.to(npu_device(...))` and the
-torch.npu API still work. `is_native()` tells which mode is active.
+the hook not installed), or if the libc10 in the process does not define the
+symbols the hook replaces (a PyTorch other than the one torch_npu was built
+against), c10 only knows "privateuseone": torch_npu then works in a degraded
+mode where tensors report device type "privateuseone", `torch.device("npu")`
+raises, and `.npu()`, `.to(npu_device(...))` and the torch.npu API still work.
+`is_native()` tells which mode is active.
 """
+import ctypes
 import warnings
 
 import torch
 
 _NATIVE_NAME = "npu"
 _FALLBACK_NAME = "privateuseone"
+_DEGRADED = (
+    "PyTorch names the NPU 'privateuseone' in this process: torch.device('npu') and device='npu' raise; "
+    "tensor.npu(), module.npu(), torch.npu and torch_npu._device_name.npu_device() still work.")
+
+
+def _hook_status():
+    """The hook's verdict on libc10 (see Note [Verifying the interposed symbols] in
+    csrc/device_name/DeviceName.cpp): "" if it is active, the missing symbols if not, None if no
+    hook is loaded."""
+    try:
+        status = ctypes.CDLL(None).torch_npu_device_name_hook_status
+    except AttributeError:
+        return None
+    status.restype = ctypes.c_char_p
+    return status().decode()
 
 
 def _probe():
@@ -23,14 +41,21 @@ def _probe():
         return False
 
 
-_NATIVE = _probe()
+_HOOK_STATUS = _hook_status()
+_NATIVE = not _HOOK_STATUS and _probe()
 DEVICE_TYPE = _NATIVE_NAME if _NATIVE else _FALLBACK_NAME
 
-if not _NATIVE:
+if _HOOK_STATUS:
     warnings.warn(
-        "torch_npu: torch was imported before the 'npu' device-name hook was loaded, so PyTorch "
-        "names the NPU 'privateuseone' in this process. Run `/usr/bin/python3 setup.py develop` "
-        "to install the start-up hook, and do not start Python with -S.", RuntimeWarning)
+        f"torch_npu: the 'npu' device-name hook is disabled: {_HOOK_STATUS}. The PyTorch in this process is "
+        f"probably not the one torch_npu was built against. {_DEGRADED} Rebuild torch_npu against this PyTorch "
+        "(`/usr/bin/python3 setup.py develop`); if libc10's symbols changed, update csrc/device_name/DeviceName.cpp.",
+        RuntimeWarning)
+elif not _NATIVE:
+    warnings.warn(
+        f"torch_npu: torch was imported before the 'npu' device-name hook was loaded. {_DEGRADED} Run "
+        "`/usr/bin/python3 setup.py develop` to install the start-up hook, and do not start Python with -S.",
+        RuntimeWarning)
 
 
 def is_native():

@@ -1,7 +1,19 @@
 """'npu' as a native device name (see docs/device_name.md), and the degraded mode."""
+import os
+import pathlib
+import subprocess
+import textwrap
+
+import pytest
 import torch
 
-from conftest import run_python
+from conftest import PYTHON, run_python
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HOOK_LIBRARY = ROOT / "torch_npu" / "libtorch_npu_device_name.so"
+# The libc10 symbols csrc/device_name/DeviceName.cpp replaces.
+INTERPOSED_SYMBOLS = ["_ZN3c106DeviceC1ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE",
+                      "_ZN3c1014DeviceTypeNameB5cxx11ENS_10DeviceTypeEb"]
 
 
 def test_device_strings_parse():
@@ -66,3 +78,56 @@ def test_degraded_mode_without_hook():
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("\n")[:2] == ["False privateuseone [2.0, 2.0, 2.0] True", "npu-rejected"]
     assert "privateuseone" in result.stderr  # the warning explains the mode
+
+
+def run_with_checkout_hook(code, missing_symbol=None):
+    """Runs `code` in a fresh interpreter that loads this checkout's hook library and torch_npu (not
+    whichever the installed start-up hook points at). `missing_symbol` makes the hook's check treat that
+    libc10 symbol as undefined."""
+    env = {k: v for k, v in os.environ.items() if k != "TORCH_NPU_DEVICE_NAME_HOOK_TEST_MISSING"}
+    env.update(TORCH_NPU_DISABLE_DEVICE_NAME_HOOK="1", PYTHONPATH=str(ROOT))
+    if missing_symbol:
+        env["TORCH_NPU_DEVICE_NAME_HOOK_TEST_MISSING"] = missing_symbol
+    prelude = f"import ctypes\nhook = ctypes.CDLL({str(HOOK_LIBRARY)!r}, mode=ctypes.RTLD_GLOBAL)\n"
+    return subprocess.run([PYTHON, "-c", prelude + textwrap.dedent(code)], cwd="/tmp", env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_hook_finds_every_interposed_symbol():
+    result = run_with_checkout_hook("""
+        import warnings
+        hook.torch_npu_device_name_hook_status.restype = ctypes.c_char_p
+        print(hook.torch_npu_device_name_hook_status().decode())  # decides nothing before libc10 is loaded
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message="torch_npu")
+            import torch, torch_npu
+        from torch_npu import _device_name
+        print(repr(_device_name._hook_status()), _device_name.is_native(), torch.ones(1).npu().device)
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == ["libc10 is not loaded yet", "'' True npu:0"]
+
+
+@pytest.mark.parametrize("symbol", INTERPOSED_SYMBOLS)
+def test_missing_libc10_symbol_falls_back_to_privateuseone(symbol):
+    result = run_with_checkout_hook("""
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import torch, torch_npu
+        from torch_npu._device_name import is_native
+        print(*[str(w.message) for w in caught if "device-name hook" in str(w.message)], sep="\\n")
+        x = torch.ones(3).npu() * 2
+        print(is_native(), x.device, torch.device("privateuseone", 1), x.cpu().tolist())
+        try:
+            torch.device("npu")
+        except RuntimeError:
+            print("npu-rejected")
+    """, missing_symbol=symbol)
+    assert result.returncode == 0, result.stderr
+    warning, behaviour, rejected = result.stdout.split("\n")[:3]
+    # Names the symbol and what it means for the user.
+    assert f"libc10 does not define {symbol}" in warning and "'privateuseone'" in warning, warning
+    # Neither interposer applies: both the name and the parser are libc10's own.
+    assert behaviour == "False privateuseone:0 privateuseone:1 [2.0, 2.0, 2.0]"
+    assert rejected == "npu-rejected"
