@@ -14,9 +14,7 @@ import torch
 
 from torch_npu import _C
 from torch_npu._device_name import DEVICE_TYPE
-
-FRACTAL_Z = 4
-NC1HWC0 = 3
+from torch_npu._formats import Format
 
 
 def cast_module_formats(module):
@@ -24,11 +22,11 @@ def cast_module_formats(module):
         return module
     for sub in module.modules():
         if isinstance(sub, torch.nn.Conv2d) and sub.weight.device.type == DEVICE_TYPE:
-            torch.ops.npu.npu_format_cast_(sub.weight.data, FRACTAL_Z)
+            torch.ops.npu.npu_format_cast_(sub.weight.data, Format.FRACTAL_Z)
         elif isinstance(sub, torch.nn.BatchNorm2d):
             for t in (sub.weight, sub.bias, sub.running_mean, sub.running_var):
                 if t is not None and t.device.type == DEVICE_TYPE:
-                    torch.ops.npu.npu_format_cast_(t.data, NC1HWC0)
+                    torch.ops.npu.npu_format_cast_(t.data, Format.NC1HWC0)
     return module
 
 

@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <memory>
-#include <mutex>
 #include <string>
 
 namespace torch_npu {
@@ -37,11 +36,6 @@ std::shared_ptr<spdlog::logger> makeLogger() {
   return log;
 }
 
-std::mutex& loggerMutex() {
-  static std::mutex m;
-  return m;
-}
-
 // Deliberately leaked: logging from static destructors must stay valid.
 std::shared_ptr<spdlog::logger>* loggerSlot() {
   static auto* slot = new std::shared_ptr<spdlog::logger>(makeLogger());
@@ -51,10 +45,5 @@ std::shared_ptr<spdlog::logger>* loggerSlot() {
 }  // namespace
 
 spdlog::logger& logger() { return **loggerSlot(); }
-
-void reconfigureLogging() {
-  std::lock_guard<std::mutex> lock(loggerMutex());
-  *loggerSlot() = makeLogger();
-}
 
 }  // namespace torch_npu

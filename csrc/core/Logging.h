@@ -9,8 +9,6 @@ namespace torch_npu {
 
 // The process-wide logger (created on first use from the environment).
 spdlog::logger& logger();
-// Re-reads the environment (tests change it at run time).
-void reconfigureLogging();
 
 }  // namespace torch_npu
 

@@ -77,7 +77,6 @@ TaskQueue::TaskQueue(c10::DeviceIndex device) : device_(device) {}
 
 void TaskQueue::setEnabled(bool enabled) { enabledFlag() = enabled; }
 bool TaskQueue::enabled() { return enabledFlag(); }
-void TaskQueue::setLaunchBlocking(bool blocking) { blockingFlag() = blocking; }
 bool TaskQueue::launchBlocking() { return blockingFlag(); }
 
 LaunchTag LaunchTag::now(uint64_t launch_id) {

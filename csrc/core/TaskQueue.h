@@ -88,7 +88,6 @@ class TaskQueue {
   // Runtime switches (also read from the environment at start-up).
   static void setEnabled(bool enabled);
   static bool enabled();
-  static void setLaunchBlocking(bool blocking);
   static bool launchBlocking();
 
   explicit TaskQueue(c10::DeviceIndex device);

@@ -61,7 +61,6 @@ void HcclWatchdog::post(Shared& shared, uint64_t launch, std::string error) {
   shared.cv.notify_all();
 }
 
-void HcclWatchdog::reportDone(uint64_t launch, std::string error) { post(*shared_, launch, std::move(error)); }
 
 void* HcclWatchdog::makeCallbackData(uint64_t launch, HcclComm comm) {
   return new CallbackData{shared_, launch, comm};

@@ -43,8 +43,6 @@ class HcclWatchdog {
   HcclWatchdog& operator=(const HcclWatchdog&) = delete;
 
   uint64_t track(std::vector<c10::intrusive_ptr<WorkHCCL>> works);
-  // The launch finished; `error` is empty on success. Thread safe.
-  void reportDone(uint64_t launch, std::string error);
 
   // aclrtCallback for the communicator's stream: `user_data` comes from
   // makeCallbackData and is consumed.

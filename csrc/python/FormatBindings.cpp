@@ -48,7 +48,6 @@ void bindFormats(py::module& m) {
   m.def("_npu_storageDesc", &storageDescription);
   m.def("_npu_storageNumel", &storageNumel);
   m.def("_npu_aliasStorageLike", &aliasStorageLike);
-  m.def("_npu_formatName", [](int64_t f) { return formatName(static_cast<aclFormat>(f)); });
   m.def("_npu_allowInternalFormat", &allowInternalFormat);
   m.def("_npu_setAllowInternalFormat", &setAllowInternalFormat);
 }

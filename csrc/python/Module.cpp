@@ -156,8 +156,6 @@ void bindRandomAndQueue(py::module& m) {
   });
   m.def("_npu_setTaskQueueEnabled", &TaskQueue::setEnabled);
   m.def("_npu_taskQueueEnabled", &TaskQueue::enabled);
-  m.def("_npu_setLaunchBlocking", &TaskQueue::setLaunchBlocking);
-  m.def("_npu_launchBlocking", &TaskQueue::launchBlocking);
 }
 
 }  // namespace
