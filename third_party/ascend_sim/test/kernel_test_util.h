@@ -149,5 +149,16 @@ inline void expectNearReference(const std::vector<float>& got, const std::vector
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol(want[i])) << what << " element " << i;
 }
 
+// got and want hold the same fp32 bit patterns (-0 differs from 0, NaNs compare by payload).
+inline void expectSameBits(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    uint32_t a, b;
+    std::memcpy(&a, &got[i], 4);
+    std::memcpy(&b, &want[i], 4);
+    ASSERT_EQ(a, b) << what << " at " << i << ": got " << got[i] << " want " << want[i];
+  }
+}
+
 }  // namespace test
 }  // namespace ascend_sim

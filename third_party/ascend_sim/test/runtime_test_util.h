@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "ascend_sim/acl.h"
 
 // Expects an ACL call to succeed and shows the simulator's message otherwise.
@@ -29,4 +31,22 @@ class ScopedPrecisionMode {
 
  private:
   char saved_[64] = {};
+};
+
+// A test on device 0 whose device buffers (devAlloc) are freed when it ends.
+class DeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_ACL_OK(aclrtSetDevice(0)); }
+  void TearDown() override {
+    for (void* p : device_buffers_) aclrtFree(p);
+  }
+  void* devAlloc(size_t n) {
+    void* p = nullptr;
+    EXPECT_ACL_OK(aclrtMalloc(&p, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    device_buffers_.push_back(p);
+    return p;
+  }
+
+ private:
+  std::vector<void*> device_buffers_;
 };

@@ -14,8 +14,7 @@
 
 #include "aicore/thread_pool.h"
 #include "common/dtype.h"
-#include "format/format_access.h"
-#include "format/format_registry.h"
+#include "format_test_util.h"
 #include "kernel_test_util.h"
 #include "runtime_test_util.h"
 
@@ -24,82 +23,19 @@ using namespace ascend_sim::test;
 
 namespace {
 
-// A host tensor of logical shape `logical` (NCHW order) stored in format f.
-struct FTensor {
-  TensorArg arg;
-  std::vector<uint8_t> buf;
-  FTensor(aclFormat f, aclDataType dt, const Shape& logical) {
-    Shape storage;
-    std::string err;
-    EXPECT_TRUE(formatStorageShape(f, dt, logical, &storage, &err)) << err;
-    buf.assign(static_cast<size_t>(numelOf(storage)) * dtypeSize(dt) + 1, 0xCD);
-    arg.dtype = dt;
-    arg.format = f;
-    arg.shape = storage;
-    arg.origin_format = logical.size() == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
-    arg.origin_shape = logical;
-    arg.data = buf.data();
-    arg.bytes = buf.size() - 1;
-  }
-  const Shape& logical() const { return arg.origin_shape; }
-  // Logical values (row-major), for base-format tensors.
-  std::vector<float> values() const {
-    std::vector<float> v(static_cast<size_t>(numelOf(logical())));
-    StorageMap m;
-    std::string err;
-    EXPECT_TRUE(makeStorageMap(arg.format, arg.dtype, logical(), &m, &err));
-    loadLogicalFloat(arg, m, v.data());
-    return v;
-  }
-  std::vector<uint8_t> bytes() const { return std::vector<uint8_t>(buf.begin(), buf.end() - 1); }
-};
-
-FTensor nchw(aclDataType dt, const Shape& s, uint32_t seed, float lo = -1, float hi = 1) {
-  FTensor t(s.size() == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_ND, dt, s);
+FormatTensor nchw(aclDataType dt, const Shape& s, uint32_t seed, float lo = -1, float hi = 1) {
+  FormatTensor t(s.size() == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_ND, dt, s);
   std::vector<float> v = randomFloats(static_cast<size_t>(numelOf(s)), lo, hi, seed);
   storeFloat(dt, t.arg.data, 0, static_cast<int64_t>(v.size()), v.data());
   return t;
 }
 
-FTensor transTo(const FTensor& src, aclFormat to) {
-  FTensor dst(to, src.arg.dtype, src.logical());
-  OpCall c;
-  c.op_type = "TransData";
-  c.inputs.push_back(src.arg);
-  c.outputs.push_back(dst.arg);
-  const KernelDef& k = kernel("TransData");
-  k.validate(c);
-  k.compute(c);
-  return dst;
-}
-
 // Fills every pad element of a private-format tensor with NaN bytes (0xFF).
-void poisonPads(FTensor& t) {
-  StorageMap m;
-  std::string err;
-  ASSERT_TRUE(makeStorageMap(t.arg.format, t.arg.dtype, t.logical(), &m, &err));
-  std::vector<uint8_t> logical(static_cast<size_t>(m.storageNumel()), 0);
-  forEachLogicalRow(m.logical, {&m}, [&](int64_t, const int64_t* base, int64_t len, const int64_t* const* inner) {
-    for (int64_t i = 0; i < len; ++i) logical[static_cast<size_t>(base[0] + inner[0][i])] = 1;
-  });
-  const size_t sz = dtypeSize(t.arg.dtype);
+void poisonPads(FormatTensor& t) {
+  const std::vector<bool> logical = logicalElementMask(t);
+  const size_t sz = t.itemSize();
   for (size_t e = 0; e < logical.size(); ++e)
     if (!logical[e]) std::memset(t.buf.data() + e * sz, 0xFF, sz);
-}
-
-// Every pad element is zero.
-void expectZeroPads(const FTensor& t) {
-  StorageMap m;
-  std::string err;
-  ASSERT_TRUE(makeStorageMap(t.arg.format, t.arg.dtype, t.logical(), &m, &err));
-  std::vector<uint8_t> logical(static_cast<size_t>(m.storageNumel()), 0);
-  forEachLogicalRow(m.logical, {&m}, [&](int64_t, const int64_t* base, int64_t len, const int64_t* const* inner) {
-    for (int64_t i = 0; i < len; ++i) logical[static_cast<size_t>(base[0] + inner[0][i])] = 1;
-  });
-  const size_t sz = dtypeSize(t.arg.dtype);
-  for (size_t e = 0; e < logical.size(); ++e)
-    if (!logical[e])
-      for (size_t b = 0; b < sz; ++b) ASSERT_EQ(t.buf[e * sz + b], 0) << "pad element " << e;
 }
 
 struct Cfg {
@@ -274,45 +210,13 @@ Ref refBackpropFilter(const Cfg& c, const std::vector<float>& x, const std::vect
   return r;
 }
 
-// ---- running kernels -------------------------------------------------------------------------
-
-OpCall opCall(const std::string& op, std::initializer_list<const FTensor*> ins, std::initializer_list<const FTensor*> outs,
-              AttrMap attrs, LaunchContext ctx = {}) {
-  OpCall c;
-  c.op_type = op;
-  for (const FTensor* t : ins) c.inputs.push_back(t->arg);
-  for (const FTensor* t : outs) c.outputs.push_back(t->arg);
-  c.attrs = std::move(attrs);
-  c.ctx = ctx;
-  return c;
-}
-
-void runOk(const OpCall& c) {
-  const KernelDef& k = kernel(c.op_type);
-  try {
-    k.validate(c);
-    k.compute(c);
-    (void)k.cost(c);
-  } catch (const KernelError& e) {
-    FAIL() << "kernel error " << e.code() << ": " << e.what();
-  }
-}
+// ---- comparing results -----------------------------------------------------------------------
 
 void expectNear(const std::vector<float>& got, const Ref& ref, const std::string& what) {
   ASSERT_EQ(got.size(), ref.dbl.size());
   for (size_t i = 0; i < got.size(); ++i) {
     const double tol = 2e-6 * ref.mag[i] + 1e-7;
     ASSERT_NEAR(got[i], ref.dbl[i], tol) << what << " at " << i;
-  }
-}
-
-void expectBits(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    uint32_t a, b;
-    std::memcpy(&a, &got[i], 4);
-    std::memcpy(&b, &want[i], 4);
-    ASSERT_EQ(a, b) << what << " at " << i << ": got " << got[i] << " want " << want[i];
   }
 }
 
@@ -332,41 +236,41 @@ TEST(KernelConv, ForwardMatchesReferences) {
   uint32_t seed = 100;
   for (const Cfg& c : configs())
     for (bool with_bias : {false, true}) {
-      FTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), w = nchw(ACL_FLOAT, c.fs(), ++seed);
-      FTensor b = nchw(ACL_FLOAT, {c.co}, ++seed);
-      FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
+      FormatTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), w = nchw(ACL_FLOAT, c.fs(), ++seed);
+      FormatTensor b = nchw(ACL_FLOAT, {c.co}, ++seed);
+      FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
       if (with_bias)
-        runOk(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c)));
+        run(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c)));
       else
-        runOk(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
+        run(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
       const std::vector<float> bv = b.values();
       const Ref r = refForward(c, x.values(), w.values(), with_bias ? &bv : nullptr);
       expectNear(y.values(), r, "fwd " + c.name());
-      expectBits(y.values(), r.exact, "fwd exact " + c.name());
+      expectSameBits(y.values(), r.exact, "fwd exact " + c.name());
     }
 }
 
 TEST(KernelConv, BackpropInputMatchesReferences) {
   uint32_t seed = 200;
   for (const Cfg& c : configs()) {
-    FTensor w = nchw(ACL_FLOAT, c.fs(), ++seed), dy = nchw(ACL_FLOAT, c.ys(), ++seed);
-    FTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
-    runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
+    FormatTensor w = nchw(ACL_FLOAT, c.fs(), ++seed), dy = nchw(ACL_FLOAT, c.ys(), ++seed);
+    FormatTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
+    run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
     const Ref r = refBackpropInput(c, w.values(), dy.values());
     expectNear(dx.values(), r, "bpi " + c.name());
-    expectBits(dx.values(), r.exact, "bpi exact " + c.name());
+    expectSameBits(dx.values(), r.exact, "bpi exact " + c.name());
   }
 }
 
 TEST(KernelConv, BackpropFilterMatchesReferences) {
   uint32_t seed = 300;
   for (const Cfg& c : configs()) {
-    FTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), dy = nchw(ACL_FLOAT, c.ys(), ++seed);
-    FTensor dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
-    runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
+    FormatTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), dy = nchw(ACL_FLOAT, c.ys(), ++seed);
+    FormatTensor dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+    run(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
     const Ref r = refBackpropFilter(c, x.values(), dy.values());
     expectNear(dw.values(), r, "bpf " + c.name());
-    expectBits(dw.values(), r.exact, "bpf exact " + c.name());
+    expectSameBits(dw.values(), r.exact, "bpf exact " + c.name());
   }
 }
 
@@ -374,11 +278,13 @@ TEST(KernelConv, BackpropFilterMatchesReferences) {
 TEST(KernelConv, BackwardIsAdjointOfForward) {
   uint32_t seed = 400;
   for (const Cfg& c : configs()) {
-    FTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), w = nchw(ACL_FLOAT, c.fs(), ++seed), dy = nchw(ACL_FLOAT, c.ys(), ++seed);
-    FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
-    runOk(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
-    runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
-    runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
+    FormatTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), w = nchw(ACL_FLOAT, c.fs(), ++seed),
+                 dy = nchw(ACL_FLOAT, c.ys(), ++seed);
+    FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()),
+                 dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+    run(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
+    run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
+    run(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
     auto dot = [](const std::vector<float>& a, const std::vector<float>& b) {
       double s = 0;
       for (size_t i = 0; i < a.size(); ++i) s += double(a[i]) * b[i];
@@ -400,13 +306,13 @@ TEST(KernelConv, CroppedOutputsAreTheLeadingWindows) {
   Cfg c{2, 4, 12, 11, 6, 3, 2};
   c.sh = 2, c.sw = 1, c.dh = 1, c.dw = 3, c.pt = c.pb = 1, c.groups = 2;
   const Shape full = c.ys(), cropped = {c.n, c.co, c.ho() - 1, c.wo() - 2};  // < max(2, 1) and < max(1, 3)
-  FTensor x = nchw(ACL_FLOAT, c.xs(), 11), w = nchw(ACL_FLOAT, c.fs(), 12);
-  FTensor y_full(ACL_FORMAT_NCHW, ACL_FLOAT, full), y_crop(ACL_FORMAT_NCHW, ACL_FLOAT, cropped);
-  runOk(opCall("Conv2D", {&x, &w}, {&y_full}, convAttrs(c)));
-  runOk(opCall("Conv2D", {&x, &w}, {&y_crop}, convAttrs(c)));
+  FormatTensor x = nchw(ACL_FLOAT, c.xs(), 11), w = nchw(ACL_FLOAT, c.fs(), 12);
+  FormatTensor y_full(ACL_FORMAT_NCHW, ACL_FLOAT, full), y_crop(ACL_FORMAT_NCHW, ACL_FLOAT, cropped);
+  run(opCall("Conv2D", {&x, &w}, {&y_full}, convAttrs(c)));
+  run(opCall("Conv2D", {&x, &w}, {&y_crop}, convAttrs(c)));
   const std::vector<float> yf = y_full.values(), yc = y_crop.values();
   // dy: random on the cropped shape, and the same values zero-padded to the full shape
-  FTensor dy_crop = nchw(ACL_FLOAT, cropped, 13);
+  FormatTensor dy_crop = nchw(ACL_FLOAT, cropped, 13);
   const std::vector<float> dyc = dy_crop.values();
   std::vector<float> dyf(static_cast<size_t>(numelOf(full)), 0.0f);
   for (int64_t nc = 0; nc < c.n * c.co; ++nc)
@@ -416,21 +322,22 @@ TEST(KernelConv, CroppedOutputsAreTheLeadingWindows) {
         ASSERT_EQ(crop_y, yf[(nc * full[2] + h) * full[3] + x0]) << "y at " << nc << "," << h << "," << x0;
         dyf[(nc * full[2] + h) * full[3] + x0] = dyc[(nc * cropped[2] + h) * cropped[3] + x0];
       }
-  FTensor dy_full(ACL_FORMAT_NCHW, ACL_FLOAT, full);
+  FormatTensor dy_full(ACL_FORMAT_NCHW, ACL_FLOAT, full);
   storeFloat(ACL_FLOAT, dy_full.arg.data, 0, static_cast<int64_t>(dyf.size()), dyf.data());
   for (const char* op : {"Conv2DBackpropInput", "Conv2DBackpropFilter"}) {
     const bool bpi = std::string(op) == "Conv2DBackpropInput";
-    FTensor out_crop(ACL_FORMAT_NCHW, ACL_FLOAT, bpi ? c.xs() : c.fs()), out_full(ACL_FORMAT_NCHW, ACL_FLOAT, bpi ? c.xs() : c.fs());
+    FormatTensor out_crop(ACL_FORMAT_NCHW, ACL_FLOAT, bpi ? c.xs() : c.fs()),
+                 out_full(ACL_FORMAT_NCHW, ACL_FLOAT, bpi ? c.xs() : c.fs());
     const AttrMap a = bpi ? withShape(convAttrs(c), "input_size", c.xs()) : withShape(convAttrs(c), "filter_size", c.fs());
-    runOk(opCall(op, {bpi ? &w : &x, &dy_crop}, {&out_crop}, a));
-    runOk(opCall(op, {bpi ? &w : &x, &dy_full}, {&out_full}, a));
-    expectBits(out_crop.values(), out_full.values(), op);
+    run(opCall(op, {bpi ? &w : &x, &dy_crop}, {&out_crop}, a));
+    run(opCall(op, {bpi ? &w : &x, &dy_full}, {&out_full}, a));
+    expectSameBits(out_crop.values(), out_full.values(), op);
   }
   // Cropping by max(stride, dilation) or more is a shape error.
-  FTensor y_short(ACL_FORMAT_NCHW, ACL_FLOAT, {c.n, c.co, c.ho() - 2, c.wo()});
+  FormatTensor y_short(ACL_FORMAT_NCHW, ACL_FLOAT, {c.n, c.co, c.ho() - 2, c.wo()});
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&y_short}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH,
                       "(N, Co, Ho, Wo)");
-  FTensor y_long(ACL_FORMAT_NCHW, ACL_FLOAT, {c.n, c.co, c.ho(), c.wo() + 1});
+  FormatTensor y_long(ACL_FORMAT_NCHW, ACL_FLOAT, {c.n, c.co, c.ho(), c.wo() + 1});
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&y_long}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH,
                       "(N, Co, Ho, Wo)");
 }
@@ -439,31 +346,33 @@ TEST(KernelConv, Fp16IsOneRoundingOfTheFp32Accumulator) {
   uint32_t seed = 500;
   for (aclDataType dt : {ACL_FLOAT16, ACL_BF16})
     for (const Cfg& c : configs()) {
-      FTensor x = nchw(dt, c.xs(), ++seed, -2, 2), w = nchw(dt, c.fs(), ++seed, -2, 2), dy = nchw(dt, c.ys(), ++seed, -2, 2);
-      FTensor b = nchw(dt, {c.co}, ++seed);
-      FTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()), dw(ACL_FORMAT_NCHW, dt, c.fs());
-      runOk(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c)));
-      runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
-      runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
+      FormatTensor x = nchw(dt, c.xs(), ++seed, -2, 2), w = nchw(dt, c.fs(), ++seed, -2, 2),
+                   dy = nchw(dt, c.ys(), ++seed, -2, 2);
+      FormatTensor b = nchw(dt, {c.co}, ++seed);
+      FormatTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()), dw(ACL_FORMAT_NCHW, dt, c.fs());
+      run(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c)));
+      run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
+      run(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
       const std::vector<float> bv = b.values();
-      expectBits(y.values(), roundAll(dt, refForward(c, x.values(), w.values(), &bv).exact), "fwd " + c.name());
-      expectBits(dx.values(), roundAll(dt, refBackpropInput(c, w.values(), dy.values()).exact), "bpi " + c.name());
-      expectBits(dw.values(), roundAll(dt, refBackpropFilter(c, x.values(), dy.values()).exact), "bpf " + c.name());
+      expectSameBits(y.values(), roundAll(dt, refForward(c, x.values(), w.values(), &bv).exact), "fwd " + c.name());
+      expectSameBits(dx.values(), roundAll(dt, refBackpropInput(c, w.values(), dy.values()).exact), "bpi " + c.name());
+      expectSameBits(dw.values(), roundAll(dt, refBackpropFilter(c, x.values(), dy.values()).exact), "bpf " + c.name());
     }
 }
 
 TEST(KernelConv, PrecisionModes) {
   const Cfg c = configs()[1];
-  FTensor x = nchw(ACL_FLOAT, c.xs(), 601), w = nchw(ACL_FLOAT, c.fs(), 602), dy = nchw(ACL_FLOAT, c.ys(), 603);
+  FormatTensor x = nchw(ACL_FLOAT, c.xs(), 601), w = nchw(ACL_FLOAT, c.fs(), 602), dy = nchw(ACL_FLOAT, c.ys(), 603);
   const std::vector<float> xh = roundAll(ACL_FLOAT16, x.values()), wh = roundAll(ACL_FLOAT16, w.values()),
                            dyh = roundAll(ACL_FLOAT16, dy.values());
   for (PrecisionMode pm : {PrecisionMode::kMustKeepOriginDtype, PrecisionMode::kAllowFp32ToFp16, PrecisionMode::kForceFp16}) {
     LaunchContext ctx;
     ctx.precision = pm;
-    FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
-    runOk(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c), ctx));
-    runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs()), ctx));
-    runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs()), ctx));
+    FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()),
+                 dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+    run(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c), ctx));
+    run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs()), ctx));
+    run(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs()), ctx));
     const bool keep = pm == PrecisionMode::kMustKeepOriginDtype;
     std::vector<float> ey = refForward(c, keep ? x.values() : xh, keep ? w.values() : wh, nullptr).exact;
     std::vector<float> edx = refBackpropInput(c, keep ? w.values() : wh, keep ? dy.values() : dyh).exact;
@@ -473,28 +382,28 @@ TEST(KernelConv, PrecisionModes) {
       edx = roundAll(ACL_FLOAT16, edx);
       edw = roundAll(ACL_FLOAT16, edw);
     }
-    expectBits(y.values(), ey, "fwd");
-    expectBits(dx.values(), edx, "bpi");
-    expectBits(dw.values(), edw, "bpf");
+    expectSameBits(y.values(), ey, "fwd");
+    expectSameBits(dx.values(), edx, "bpi");
+    expectSameBits(dw.values(), edw, "bpf");
     if (!keep) {  // the mode has a visible effect on random fp32 data
       const std::vector<float> plain = refForward(c, x.values(), w.values(), nullptr).exact;
       EXPECT_NE(std::memcmp(plain.data(), y.values().data(), plain.size() * 4), 0);
     }
   }
   // Saturation mode: an operand beyond fp16 range saturates and raises the overflow flag.
-  FTensor big = nchw(ACL_FLOAT, c.xs(), 604);
+  FormatTensor big = nchw(ACL_FLOAT, c.xs(), 604);
   storeFloat(ACL_FLOAT, big.arg.data, 3, 1, std::vector<float>{1e6f}.data());
   LaunchContext ctx;
   ctx.precision = PrecisionMode::kAllowFp32ToFp16;
   ctx.fp16_saturation = true;
   bool ovf = false;
   ctx.overflow = &ovf;
-  FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
-  runOk(opCall("Conv2D", {&big, &w}, {&y}, convAttrs(c), ctx));
+  FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
+  run(opCall("Conv2D", {&big, &w}, {&y}, convAttrs(c), ctx));
   EXPECT_TRUE(ovf);
   std::vector<float> xs = roundAll(ACL_FLOAT16, big.values());
   xs[3] = 65504.0f;
-  expectBits(y.values(), refForward(c, xs, wh, nullptr).exact, "saturated");
+  expectSameBits(y.values(), refForward(c, xs, wh, nullptr).exact, "saturated");
 }
 
 // Every operand in NC1HWC0 / FRACTAL_Z (pads poisoned) gives the NCHW result bit for bit; output
@@ -503,44 +412,46 @@ TEST(KernelConv, PrivateFormatsBitIdenticalToNchw) {
   uint32_t seed = 700;
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
     for (const Cfg& c : configs()) {
-      FTensor x = nchw(dt, c.xs(), ++seed), w = nchw(dt, c.fs(), ++seed), dy = nchw(dt, c.ys(), ++seed);
-      FTensor b = nchw(dt, {c.co}, ++seed);
-      FTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()), dw(ACL_FORMAT_NCHW, dt, c.fs());
+      FormatTensor x = nchw(dt, c.xs(), ++seed), w = nchw(dt, c.fs(), ++seed), dy = nchw(dt, c.ys(), ++seed);
+      FormatTensor b = nchw(dt, {c.co}, ++seed);
+      FormatTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()), dw(ACL_FORMAT_NCHW, dt, c.fs());
       const AttrMap bpi_attrs = withShape(convAttrs(c), "input_size", c.xs());
       const AttrMap bpf_attrs = withShape(convAttrs(c), "filter_size", c.fs());
-      runOk(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c)));
-      runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, bpi_attrs));
-      runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, bpf_attrs));
-      FTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0), wz = transTo(w, ACL_FORMAT_FRACTAL_Z),
-              dy5 = transTo(dy, ACL_FORMAT_NC1HWC0), b5 = transTo(b, ACL_FORMAT_NC1HWC0);
-      for (FTensor* t : {&x5, &wz, &dy5, &b5}) poisonPads(*t);
-      FTensor y5(ACL_FORMAT_NC1HWC0, dt, c.ys()), dx5(ACL_FORMAT_NC1HWC0, dt, c.xs()), dwz(ACL_FORMAT_FRACTAL_Z, dt, c.fs());
-      runOk(opCall("Conv2D", {&x5, &wz, &b5}, {&y5}, convAttrs(c)));
-      runOk(opCall("Conv2DBackpropInput", {&wz, &dy5}, {&dx5}, bpi_attrs));
-      runOk(opCall("Conv2DBackpropFilter", {&x5, &dy5}, {&dwz}, bpf_attrs));
+      run(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c)));
+      run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, bpi_attrs));
+      run(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, bpf_attrs));
+      FormatTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0), wz = transTo(w, ACL_FORMAT_FRACTAL_Z),
+                   dy5 = transTo(dy, ACL_FORMAT_NC1HWC0), b5 = transTo(b, ACL_FORMAT_NC1HWC0);
+      for (FormatTensor* t : {&x5, &wz, &dy5, &b5}) poisonPads(*t);
+      FormatTensor y5(ACL_FORMAT_NC1HWC0, dt, c.ys()), dx5(ACL_FORMAT_NC1HWC0, dt, c.xs()),
+                   dwz(ACL_FORMAT_FRACTAL_Z, dt, c.fs());
+      run(opCall("Conv2D", {&x5, &wz, &b5}, {&y5}, convAttrs(c)));
+      run(opCall("Conv2DBackpropInput", {&wz, &dy5}, {&dx5}, bpi_attrs));
+      run(opCall("Conv2DBackpropFilter", {&x5, &dy5}, {&dwz}, bpf_attrs));
       EXPECT_EQ(transTo(y5, ACL_FORMAT_NCHW).bytes(), y.bytes()) << c.name();
       EXPECT_EQ(transTo(dx5, ACL_FORMAT_NCHW).bytes(), dx.bytes()) << c.name();
       EXPECT_EQ(transTo(dwz, ACL_FORMAT_NCHW).bytes(), dw.bytes()) << c.name();
-      expectZeroPads(y5);
-      expectZeroPads(dx5);
-      expectZeroPads(dwz);
+      expectZeroPads(y5, "y " + c.name());
+      expectZeroPads(dx5, "dx " + c.name());
+      expectZeroPads(dwz, "dw " + c.name());
       // Mixed: NCHW x with a FRACTAL_Z filter into an NC1HWC0 y.
-      FTensor y5b(ACL_FORMAT_NC1HWC0, dt, c.ys());
-      runOk(opCall("Conv2D", {&x, &wz, &b}, {&y5b}, convAttrs(c)));
+      FormatTensor y5b(ACL_FORMAT_NC1HWC0, dt, c.ys());
+      run(opCall("Conv2D", {&x, &wz, &b}, {&y5b}, convAttrs(c)));
       EXPECT_EQ(transTo(y5b, ACL_FORMAT_NCHW).bytes(), y.bytes()) << c.name();
     }
 }
 
 TEST(KernelConv, DeterministicAcrossHostThreadCounts) {
   const Cfg c{3, 32, 15, 17, 48, 3, 3, 1, 1, 1, 1, 1, 1};
-  FTensor x = nchw(ACL_FLOAT, c.xs(), 801), w = nchw(ACL_FLOAT, c.fs(), 802), dy = nchw(ACL_FLOAT, c.ys(), 803);
+  FormatTensor x = nchw(ACL_FLOAT, c.xs(), 801), w = nchw(ACL_FLOAT, c.fs(), 802), dy = nchw(ACL_FLOAT, c.ys(), 803);
   std::vector<std::vector<uint8_t>> results;
   for (int threads : {1, 2, 3, 0}) {
     setHostThreadLimitForTesting(threads);
-    FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
-    runOk(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
-    runOk(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
-    runOk(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
+    FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()),
+                 dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+    run(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
+    run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
+    run(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
     std::vector<uint8_t> all = y.bytes();
     for (const auto& v : {dx.bytes(), dw.bytes()}) all.insert(all.end(), v.begin(), v.end());
     results.push_back(all);
@@ -551,7 +462,8 @@ TEST(KernelConv, DeterministicAcrossHostThreadCounts) {
 
 TEST(KernelConv, Cost) {
   const Cfg c{2, 64, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1};
-  FTensor x(ACL_FORMAT_NCHW, ACL_FLOAT16, c.xs()), w(ACL_FORMAT_NCHW, ACL_FLOAT16, c.fs()), y(ACL_FORMAT_NCHW, ACL_FLOAT16, c.ys());
+  FormatTensor x(ACL_FORMAT_NCHW, ACL_FLOAT16, c.xs()), w(ACL_FORMAT_NCHW, ACL_FLOAT16, c.fs()),
+               y(ACL_FORMAT_NCHW, ACL_FLOAT16, c.ys());
   KernelCost k = kernel("Conv2D").cost(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
   EXPECT_EQ(k.core, CoreType::kCube);
   EXPECT_EQ(k.cube_macs, 512.0 * 576 * 64);  // M = N*Ho*Wo, K = Ci*kh*kw, N = Co
@@ -561,12 +473,13 @@ TEST(KernelConv, Cost) {
   EXPECT_LE(k.block_dim, 32u);
   // Depthwise: per group M = 512 (padded 512), K = 9 -> 16, N = 1 -> 16.
   const Cfg d{2, 64, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64};
-  FTensor wd(ACL_FORMAT_NCHW, ACL_FLOAT16, d.fs());
+  FormatTensor wd(ACL_FORMAT_NCHW, ACL_FLOAT16, d.fs());
   k = kernel("Conv2D").cost(opCall("Conv2D", {&x, &wd}, {&y}, convAttrs(d)));
   EXPECT_EQ(k.cube_macs, 64.0 * 512 * 16 * 16);
   // Backprop filter: M = Co = 64, K = N*Ho*Wo = 512, N = Ci*kh*kw = 576; private formats count padded bytes.
-  FTensor x5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 20, 16, 16}), dy5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 20, 16, 16});
-  FTensor dwz(ACL_FORMAT_FRACTAL_Z, ACL_FLOAT16, {20, 20, 3, 3});
+  FormatTensor x5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 20, 16, 16}),
+               dy5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 20, 16, 16});
+  FormatTensor dwz(ACL_FORMAT_FRACTAL_Z, ACL_FLOAT16, {20, 20, 3, 3});
   const Cfg e{2, 20, 16, 16, 20, 3, 3, 1, 1, 1, 1, 1, 1};
   k = kernel("Conv2DBackpropFilter").cost(opCall("Conv2DBackpropFilter", {&x5, &dy5}, {&dwz}, withShape(convAttrs(e), "filter_size", e.fs())));
   EXPECT_EQ(k.core, CoreType::kCube);
@@ -576,24 +489,24 @@ TEST(KernelConv, Cost) {
 
 TEST(KernelConv, ValidationErrors) {
   const Cfg c{2, 8, 6, 6, 4, 3, 3};
-  FTensor x(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
-  FTensor w3(ACL_FORMAT_NCHW, ACL_FLOAT, {4, 3, 3, 3});
+  FormatTensor x(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
+  FormatTensor w3(ACL_FORMAT_NCHW, ACL_FLOAT, {4, 3, 3, 3});
   AttrMap g2 = convAttrs(c);
   g2.set("groups", int64_t{2});
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w3}, {&y}, g2), ACL_ERROR_OP_INPUT_NOT_MATCH,
                       "filter channels 3 x groups 2 != input channels 8");
-  FTensor w(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs()), ybad(ACL_FORMAT_NCHW, ACL_FLOAT, {2, 4, 5, 4});
+  FormatTensor w(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs()), ybad(ACL_FORMAT_NCHW, ACL_FLOAT, {2, 4, 5, 4});
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&ybad}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "must be [2,4,4,4]");
-  FTensor w5(ACL_FORMAT_NCHW, ACL_FLOAT, {5, 4, 3, 3});
+  FormatTensor w5(ACL_FORMAT_NCHW, ACL_FLOAT, {5, 4, 3, 3});
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w5}, {&y}, g2), ACL_ERROR_OP_INPUT_NOT_MATCH, "not divisible by groups 2");
-  FTensor wh(ACL_FORMAT_NCHW, ACL_FLOAT16, c.fs());
+  FormatTensor wh(ACL_FORMAT_NCHW, ACL_FLOAT16, c.fs());
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &wh}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH,
                       "input filter dtype float16 does not match input x dtype float32");
-  FTensor xi(ACL_FORMAT_NCHW, ACL_INT32, c.xs());
+  FormatTensor xi(ACL_FORMAT_NCHW, ACL_INT32, c.xs());
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&xi, &w}, {&y}, convAttrs(c)), ACL_ERROR_OP_UNSUPPORTED_DTYPE, "int32");
-  FTensor xz(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, c.xs());
+  FormatTensor xz(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, c.xs());
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&xz, &w}, {&y}, convAttrs(c)), ACL_ERROR_OP_UNSUPPORTED_FORMAT, "NC1HWC0");
-  FTensor bias(ACL_FORMAT_ND, ACL_FLOAT, {5});
+  FormatTensor bias(ACL_FORMAT_ND, ACL_FLOAT, {5});
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w, &bias}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "bias shape [5]");
   AttrMap bad = convAttrs(c);
   bad.set("strides", std::vector<int64_t>{0, 1});
@@ -601,17 +514,17 @@ TEST(KernelConv, ValidationErrors) {
   bad = convAttrs(c);
   bad.set("pads", std::vector<int64_t>{1, 1});
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&y}, bad), ACL_ERROR_OP_ATTR_NOT_MATCH, "'pads' must have 4 values");
-  FTensor wbig(ACL_FORMAT_NCHW, ACL_FLOAT, {4, 8, 7, 7});
+  FormatTensor wbig(ACL_FORMAT_NCHW, ACL_FLOAT, {4, 8, 7, 7});
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &wbig}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "larger than the padded input");
-  FTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
+  FormatTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
   EXPECT_KERNEL_ERROR(opCall("Conv2DBackpropInput", {&w, &y}, {&dx}, convAttrs(c)), ACL_ERROR_OP_ATTR_NOT_MATCH, "input_size");
   EXPECT_KERNEL_ERROR(opCall("Conv2DBackpropInput", {&w, &y}, {&dx}, withShape(convAttrs(c), "input_size", {2, 8, 6, 7})),
                       ACL_ERROR_OP_INPUT_NOT_MATCH, "does not match input_size [2,8,6,7]");
-  FTensor dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+  FormatTensor dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
   EXPECT_KERNEL_ERROR(opCall("Conv2DBackpropFilter", {&x, &y}, {&dw}, withShape(convAttrs(c), "filter_size", {4, 8, 3, 2})),
                       ACL_ERROR_OP_INPUT_NOT_MATCH, "filter_size");
   // Wrong storage shape for a private-format descriptor.
-  FTensor x5(ACL_FORMAT_NC1HWC0, ACL_FLOAT, c.xs());
+  FormatTensor x5(ACL_FORMAT_NC1HWC0, ACL_FLOAT, c.xs());
   x5.arg.shape = {2, 1, 6, 6, 8};
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x5, &w}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "storage shape");
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "expected 2..3 inputs");
@@ -622,12 +535,12 @@ TEST(KernelConv, ValidationErrors) {
 TEST(KernelConv, RuntimeConv2DOn5hdWithFractalZFilter) {
   ASSERT_ACL_OK(aclrtSetDevice(0));
   const Cfg c{1, 20, 5, 6, 18, 3, 3, 1, 1, 1, 1, 1, 1};
-  FTensor x = nchw(ACL_FLOAT16, c.xs(), 1001), w = nchw(ACL_FLOAT16, c.fs(), 1002);
-  FTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0), wz = transTo(w, ACL_FORMAT_FRACTAL_Z);
-  FTensor y(ACL_FORMAT_NCHW, ACL_FLOAT16, c.ys());
-  runOk(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
+  FormatTensor x = nchw(ACL_FLOAT16, c.xs(), 1001), w = nchw(ACL_FLOAT16, c.fs(), 1002);
+  FormatTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0), wz = transTo(w, ACL_FORMAT_FRACTAL_Z);
+  FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT16, c.ys());
+  run(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
   const Shape xs = c.xs(), fs = c.fs(), ys = c.ys();
-  auto devCopy = [](const FTensor& t) {
+  auto devCopy = [](const FormatTensor& t) {
     void* p = nullptr;
     EXPECT_ACL_OK(aclrtMalloc(&p, t.arg.bytes, ACL_MEM_MALLOC_HUGE_FIRST));
     EXPECT_ACL_OK(aclrtMemcpy(p, t.arg.bytes, t.arg.data, t.arg.bytes, ACL_MEMCPY_HOST_TO_DEVICE));
@@ -635,7 +548,7 @@ TEST(KernelConv, RuntimeConv2DOn5hdWithFractalZFilter) {
   };
   void* dx = devCopy(x5);
   void* dwp = devCopy(wz);
-  FTensor y5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, ys);
+  FormatTensor y5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, ys);
   void* dy = devCopy(y5);
   aclTensorDesc* xd = aclCreateTensorDesc(ACL_FLOAT16, 5, x5.arg.shape.data(), ACL_FORMAT_NC1HWC0);
   ASSERT_ACL_OK(aclSetTensorOriginShape(xd, 4, xs.data()));

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "common/dtype.h"
-#include "format/format_access.h"
 #include "format/format_registry.h"
+#include "format_test_util.h"
 #include "kernel_test_util.h"
 #include "runtime_test_util.h"
 
@@ -25,35 +25,10 @@ using namespace ascend_sim::test;
 
 namespace {
 
-// A host tensor of logical shape `logical` stored in format `f` (0-d: ND scalar).
-struct FmtTensor {
-  TensorArg arg;
-  std::vector<uint8_t> buf;
-  FmtTensor(aclFormat f, aclDataType dt, const Shape& logical, uint8_t fill = 0xCD) {
-    Shape storage;
-    std::string err;
-    EXPECT_TRUE(formatStorageShape(f, dt, logical, &storage, &err)) << err;
-    buf.assign(static_cast<size_t>(numelOf(storage)) * dtypeSize(dt) + 1, fill);
-    arg.dtype = dt;
-    arg.format = f;
-    arg.shape = storage;
-    arg.origin_format = findFormat(f)->base;
-    arg.origin_shape = logical;
-    arg.data = buf.data();
-    arg.bytes = buf.size() - 1;
-  }
-  const Shape& logical() const { return arg.origin_shape; }
-  size_t itemSize() const { return dtypeSize(arg.dtype); }
-};
-
-aclFormat baseFor(size_t rank) {
-  return rank == 4 ? ACL_FORMAT_NCHW : rank == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND;
-}
-
 // A base-format tensor with deterministic values in [lo, hi) (bools 0/1;
 // `coarse` rounds to integers so comparisons see equal values).
-FmtTensor baseTensor(aclDataType dt, const Shape& logical, float lo, float hi, uint32_t seed, bool coarse = false) {
-  FmtTensor t(baseFor(logical.size()), dt, logical);
+FormatTensor baseTensor(aclDataType dt, const Shape& logical, float lo, float hi, uint32_t seed, bool coarse = false) {
+  FormatTensor t(baseFor(logical.size()), dt, logical);
   std::vector<float> v = randomFloats(static_cast<size_t>(numelOf(logical)), lo, hi, seed);
   if (dt == ACL_BOOL || coarse)
     for (float& x : v) x = std::floor(x);
@@ -64,96 +39,45 @@ FmtTensor baseTensor(aclDataType dt, const Shape& logical, float lo, float hi, u
 }
 
 // A 0-d host scalar.
-FmtTensor hostScalar(aclDataType dt, float v) {
-  FmtTensor t(ACL_FORMAT_ND, dt, {});
+FormatTensor hostScalar(aclDataType dt, float v) {
+  FormatTensor t(ACL_FORMAT_ND, dt, {});
   storeFloat(dt, t.arg.data, 0, 1, &v);
   t.arg.placement = ACL_MEMTYPE_HOST;
   return t;
-}
-
-FmtTensor trans(const FmtTensor& src, aclFormat to) {
-  FmtTensor dst(to, src.arg.dtype, src.logical());
-  OpCall c;
-  c.op_type = "TransData";
-  c.inputs.push_back(src.arg);
-  c.outputs.push_back(dst.arg);
-  run(c);
-  return dst;
-}
-
-OpCall opCall(const std::string& op, const std::vector<const FmtTensor*>& ins, const FmtTensor& out,
-              AttrMap a = {}) {
-  OpCall c;
-  c.op_type = op;
-  for (const FmtTensor* t : ins) c.inputs.push_back(t->arg);
-  c.outputs.push_back(out.arg);
-  c.attrs = std::move(a);
-  return c;
-}
-
-// Every storage element of t that holds no logical element must be zero.
-void expectZeroPads(const FmtTensor& t, const std::string& what) {
-  const Shape& s = t.logical();
-  const size_t size = t.itemSize();
-  const int64_t sn = numelOf(t.arg.shape);
-  std::vector<bool> used(static_cast<size_t>(sn), false);
-  Shape idx(s.size(), 0);
-  for (int64_t l = 0; l < numelOf(s); ++l) {
-    int64_t rem = l;
-    for (size_t d = s.size(); d-- > 0;) {
-      idx[d] = rem % s[d];
-      rem /= s[d];
-    }
-    used[static_cast<size_t>(formatElementOffset(t.arg.format, t.arg.dtype, s, idx.data()))] = true;
-  }
-  const std::vector<uint8_t> zero(size, 0);
-  int64_t pads = 0;
-  for (int64_t k = 0; k < sn; ++k) {
-    if (used[static_cast<size_t>(k)]) continue;
-    ++pads;
-    ASSERT_EQ(std::memcmp(&t.buf[static_cast<size_t>(k) * size], zero.data(), size), 0)
-        << what << ": pad element " << k << " is not zero";
-  }
-  (void)pads;
 }
 
 double storageBytes(const TensorArg& t) {
   return static_cast<double>(numelOf(t.shape)) * static_cast<double>(dtypeSize(t.dtype));
 }
 
-struct PoisonEnv {
-  PoisonEnv() { setenv("ASCEND_SIM_TRANSDATA_POISON", "1", 1); }
-  ~PoisonEnv() { unsetenv("ASCEND_SIM_TRANSDATA_POISON"); }
-};
-
 // Runs `op` on the base-format inputs (reference) and on their TransData to
 // `f` (0-d inputs stay as they are), then compares.
-void checkOp(const std::string& op, aclFormat f, const std::vector<const FmtTensor*>& base_ins, aclDataType out_dt,
+void checkOp(const std::string& op, aclFormat f, const std::vector<const FormatTensor*>& base_ins, aclDataType out_dt,
              AttrMap a = {}, bool poison_inputs = false) {
   const std::string what = op + " in " + formatToString(f) + " " + shapeToString(base_ins.back()->logical());
   SCOPED_TRACE(what + (poison_inputs ? " (poisoned input pads)" : ""));
   Shape logical;
-  for (const FmtTensor* t : base_ins)
+  for (const FormatTensor* t : base_ins)
     if (!t->logical().empty()) logical = t->logical();
-  FmtTensor ref(baseFor(logical.size()), out_dt, logical);
-  run(opCall(op, base_ins, ref, a));
+  FormatTensor ref(baseFor(logical.size()), out_dt, logical);
+  run(opCall(op, base_ins, {&ref}, a));
 
-  std::vector<FmtTensor> priv;
+  std::vector<FormatTensor> priv;
   priv.reserve(base_ins.size());
   {
     std::unique_ptr<PoisonEnv> env(poison_inputs ? new PoisonEnv : nullptr);
-    for (const FmtTensor* t : base_ins) priv.push_back(t->logical().empty() ? *t : trans(*t, f));
+    for (const FormatTensor* t : base_ins) priv.push_back(t->logical().empty() ? *t : transTo(*t, f));
   }
-  std::vector<const FmtTensor*> pins;
-  for (FmtTensor& t : priv) {
+  std::vector<const FormatTensor*> pins;
+  for (FormatTensor& t : priv) {
     t.arg.data = t.buf.data();  // re-point after the copy
     pins.push_back(&t);
   }
-  FmtTensor out(f, out_dt, logical, 0xCD);  // garbage everywhere before the op
-  const OpCall call = opCall(op, pins, out, a);
+  FormatTensor out(f, out_dt, logical, 0xCD);  // garbage everywhere before the op
+  const OpCall call = opCall(op, pins, {&out}, a);
   run(call);
   expectZeroPads(out, what);
-  FmtTensor back = trans(out, baseFor(logical.size()));
+  FormatTensor back = transTo(out, baseFor(logical.size()));
   const size_t bytes = static_cast<size_t>(numelOf(logical)) * dtypeSize(out_dt);
   EXPECT_EQ(std::memcmp(back.buf.data(), ref.buf.data(), bytes), 0) << what << ": results differ from ND";
   // The cost counts storage bytes, padding included.
@@ -176,41 +100,42 @@ void checkOp(const std::string& op, aclFormat f, const std::vector<const FmtTens
 TEST(KernelFormats, BinaryOps) {
   for (aclFormat f : {ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_NHWC}) {
     const Shape s{2, 20, 3, 5};  // C = 20: the second C1 block is mostly padding
-    FmtTensor a = baseTensor(ACL_FLOAT, s, -2, 2, 1), b = baseTensor(ACL_FLOAT, s, -2, 2, 2);
+    FormatTensor a = baseTensor(ACL_FLOAT, s, -2, 2, 1), b = baseTensor(ACL_FLOAT, s, -2, 2, 2);
     checkOp("Add", f, {&a, &b}, ACL_FLOAT);
     checkOp("Sub", f, {&a, &b}, ACL_FLOAT);
     checkOp("Maximum", f, {&a, &b}, ACL_FLOAT);
     checkOp("Axpy", f, {&a, &b}, ACL_FLOAT, attrs({{"alpha", 0.5f}}));
     // RealDiv: 0/0 = NaN in the pads of the storage walk must not survive.
     checkOp("RealDiv", f, {&a, &b}, ACL_FLOAT);
-    FmtTensor h1 = baseTensor(ACL_FLOAT16, s, -2, 2, 3), h2 = baseTensor(ACL_FLOAT16, s, -2, 2, 4);
+    FormatTensor h1 = baseTensor(ACL_FLOAT16, s, -2, 2, 3), h2 = baseTensor(ACL_FLOAT16, s, -2, 2, 4);
     checkOp("Mul", f, {&h1, &h2}, ACL_FLOAT16);
   }
   // Rank < 4 lifted into 5HD ([C, H] -> [1, C, H, 1]) and the 5-D formats.
-  FmtTensor a2 = baseTensor(ACL_FLOAT, {19, 7}, -1, 1, 5), b2 = baseTensor(ACL_FLOAT, {19, 7}, -1, 1, 6);
+  FormatTensor a2 = baseTensor(ACL_FLOAT, {19, 7}, -1, 1, 5), b2 = baseTensor(ACL_FLOAT, {19, 7}, -1, 1, 6);
   checkOp("Add", ACL_FORMAT_NC1HWC0, {&a2, &b2}, ACL_FLOAT);
   for (aclFormat f : {ACL_FORMAT_NDC1HWC0, ACL_FRACTAL_Z_3D}) {
-    FmtTensor a = baseTensor(ACL_FLOAT, {17, 3, 2, 2, 3}, -1, 1, 7), b = baseTensor(ACL_FLOAT, {17, 3, 2, 2, 3}, -1, 1, 8);
+    FormatTensor a = baseTensor(ACL_FLOAT, {17, 3, 2, 2, 3}, -1, 1, 7),
+                 b = baseTensor(ACL_FLOAT, {17, 3, 2, 2, 3}, -1, 1, 8);
     checkOp("Add", f, {&a, &b}, ACL_FLOAT);
   }
 }
 
 TEST(KernelFormats, MulWithHostScalar) {
   const Shape s{3, 21, 2, 3};
-  FmtTensor a = baseTensor(ACL_FLOAT, s, -3, 3, 11);
-  FmtTensor k = hostScalar(ACL_FLOAT, 1.5f);
+  FormatTensor a = baseTensor(ACL_FLOAT, s, -3, 3, 11);
+  FormatTensor k = hostScalar(ACL_FLOAT, 1.5f);
   for (aclFormat f : {ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_NHWC}) {
     checkOp("Mul", f, {&a, &k}, ACL_FLOAT);
     checkOp("Add", f, {&k, &a}, ACL_FLOAT);  // scalar first: pads would be 1.5 before zeroing
   }
-  FmtTensor m = baseTensor(ACL_FLOAT16, {2, 17, 31}, -3, 3, 12);
-  FmtTensor kh = hostScalar(ACL_FLOAT16, -2.0f);
+  FormatTensor m = baseTensor(ACL_FLOAT16, {2, 17, 31}, -3, 3, 12);
+  FormatTensor kh = hostScalar(ACL_FLOAT16, -2.0f);
   checkOp("Mul", ACL_FORMAT_FRACTAL_NZ, {&m, &kh}, ACL_FLOAT16);
 }
 
 TEST(KernelFormats, UnaryOpsDoNotLeakIntoPads) {
-  FmtTensor x = baseTensor(ACL_FLOAT, {2, 20, 3, 5}, -2, 2, 21);
-  FmtTensor pos = baseTensor(ACL_FLOAT, {2, 20, 3, 5}, 0.1f, 4, 22);
+  FormatTensor x = baseTensor(ACL_FLOAT, {2, 20, 3, 5}, -2, 2, 21);
+  FormatTensor pos = baseTensor(ACL_FLOAT, {2, 20, 3, 5}, 0.1f, 4, 22);
   for (aclFormat f : {ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_NHWC}) {
     checkOp("Exp", f, {&x}, ACL_FLOAT);  // Exp(0) = 1 in the pads
     checkOp("Relu", f, {&x}, ACL_FLOAT);
@@ -220,45 +145,46 @@ TEST(KernelFormats, UnaryOpsDoNotLeakIntoPads) {
     checkOp("Power", f, {&x}, ACL_FLOAT, attrs({{"power", 2.0f}, {"scale", 1.0f}, {"shift", 1.0f}}));
   }
   // FRACTAL_NZ fp16 with odd M and N.
-  FmtTensor h = baseTensor(ACL_FLOAT16, {3, 17, 33}, -2, 2, 23);
+  FormatTensor h = baseTensor(ACL_FLOAT16, {3, 17, 33}, -2, 2, 23);
   checkOp("Exp", ACL_FORMAT_FRACTAL_NZ, {&h}, ACL_FLOAT16);
   checkOp("Relu", ACL_FORMAT_FRACTAL_NZ, {&h}, ACL_FLOAT16);
   checkOp("Tanh", ACL_FORMAT_FRACTAL_NZ, {&h}, ACL_FLOAT16);
   // Integers.
-  FmtTensor i = baseTensor(ACL_INT32, {2, 20, 3, 5}, -50, 50, 24);
+  FormatTensor i = baseTensor(ACL_INT32, {2, 20, 3, 5}, -50, 50, 24);
   checkOp("Neg", ACL_FORMAT_NC1HWC0, {&i}, ACL_INT32);
   checkOp("Abs", ACL_FORMAT_NC1HWC0, {&i}, ACL_INT32);
 }
 
 TEST(KernelFormats, PoisonedInputPadsDoNotMatter) {
-  FmtTensor x = baseTensor(ACL_FLOAT, {2, 20, 3, 5}, -2, 2, 31), y = baseTensor(ACL_FLOAT, {2, 20, 3, 5}, -2, 2, 32);
+  FormatTensor x = baseTensor(ACL_FLOAT, {2, 20, 3, 5}, -2, 2, 31), y = baseTensor(ACL_FLOAT, {2, 20, 3, 5}, -2, 2, 32);
   checkOp("Add", ACL_FORMAT_NC1HWC0, {&x, &y}, ACL_FLOAT, {}, true);
   checkOp("Exp", ACL_FORMAT_FRACTAL_Z, {&x}, ACL_FLOAT, {}, true);
-  FmtTensor h = baseTensor(ACL_FLOAT16, {17, 33}, -2, 2, 33);
+  FormatTensor h = baseTensor(ACL_FLOAT16, {17, 33}, -2, 2, 33);
   checkOp("Relu", ACL_FORMAT_FRACTAL_NZ, {&h}, ACL_FLOAT16, {}, true);
-  FmtTensor i = baseTensor(ACL_INT32, {2, 20, 3, 5}, -9, 9, 34);
+  FormatTensor i = baseTensor(ACL_INT32, {2, 20, 3, 5}, -9, 9, 34);
   checkOp("Square", ACL_FORMAT_NC1HWC0, {&i}, ACL_INT32, {}, true);
 }
 
 TEST(KernelFormats, ActivationGradients) {
   const Shape s{2, 20, 3, 5};
-  FmtTensor g = baseTensor(ACL_FLOAT, s, -2, 2, 41), feat = baseTensor(ACL_FLOAT, s, -2, 2, 42);
-  FmtTensor y = baseTensor(ACL_FLOAT, s, 0, 1, 43);
+  FormatTensor g = baseTensor(ACL_FLOAT, s, -2, 2, 41), feat = baseTensor(ACL_FLOAT, s, -2, 2, 42);
+  FormatTensor y = baseTensor(ACL_FLOAT, s, 0, 1, 43);
   for (aclFormat f : {ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_NHWC}) {
     checkOp("ReluGrad", f, {&g, &feat}, ACL_FLOAT);
     checkOp("ThresholdGradV2D", f, {&g, &feat}, ACL_FLOAT, attrs({{"threshold", -0.5f}}));  // pads: 0 > -0.5
     checkOp("SigmoidGrad", f, {&y, &g}, ACL_FLOAT);
     checkOp("TanhGrad", f, {&y, &g}, ACL_FLOAT);
   }
-  FmtTensor gh = baseTensor(ACL_FLOAT16, {5, 17, 33}, -2, 2, 44), fh = baseTensor(ACL_FLOAT16, {5, 17, 33}, -2, 2, 45);
+  FormatTensor gh = baseTensor(ACL_FLOAT16, {5, 17, 33}, -2, 2, 44),
+               fh = baseTensor(ACL_FLOAT16, {5, 17, 33}, -2, 2, 45);
   checkOp("ReluGrad", ACL_FORMAT_FRACTAL_NZ, {&gh, &fh}, ACL_FLOAT16);
 }
 
 TEST(KernelFormats, SelectComparisonsLogicalAndCast) {
   const Shape s{2, 20, 3, 5};
-  FmtTensor cond = baseTensor(ACL_BOOL, s, -1, 1, 51);
-  FmtTensor a = baseTensor(ACL_FLOAT, s, -3, 3, 52, true), b = baseTensor(ACL_FLOAT, s, -3, 3, 53, true);
-  FmtTensor p = baseTensor(ACL_BOOL, s, -1, 1, 54);
+  FormatTensor cond = baseTensor(ACL_BOOL, s, -1, 1, 51);
+  FormatTensor a = baseTensor(ACL_FLOAT, s, -3, 3, 52, true), b = baseTensor(ACL_FLOAT, s, -3, 3, 53, true);
+  FormatTensor p = baseTensor(ACL_BOOL, s, -1, 1, 54);
   for (aclFormat f : {ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_NHWC}) {
     checkOp("SelectV2", f, {&cond, &a, &b}, ACL_FLOAT);
     checkOp("Equal", f, {&a, &b}, ACL_BOOL);
@@ -269,40 +195,41 @@ TEST(KernelFormats, SelectComparisonsLogicalAndCast) {
     checkOp("Cast", f, {&a}, ACL_INT32);
   }
   // FRACTAL_NZ: fp32 -> fp16 keeps C0 = 16 (storage walk) ...
-  FmtTensor m = baseTensor(ACL_FLOAT, {3, 17, 33}, -3, 3, 55, true), n = baseTensor(ACL_FLOAT, {3, 17, 33}, -3, 3, 56, true);
+  FormatTensor m = baseTensor(ACL_FLOAT, {3, 17, 33}, -3, 3, 55, true),
+               n = baseTensor(ACL_FLOAT, {3, 17, 33}, -3, 3, 56, true);
   checkOp("Cast", ACL_FORMAT_FRACTAL_NZ, {&m}, ACL_FLOAT16);
   // ... while bool / int8 have C0 = 32: storage shapes differ, handled through logical order.
   checkOp("Equal", ACL_FORMAT_FRACTAL_NZ, {&m, &n}, ACL_BOOL);
   checkOp("Cast", ACL_FORMAT_FRACTAL_NZ, {&m}, ACL_INT8);
-  FmtTensor c8 = baseTensor(ACL_BOOL, {3, 17, 33}, -1, 1, 57);
+  FormatTensor c8 = baseTensor(ACL_BOOL, {3, 17, 33}, -1, 1, 57);
   checkOp("SelectV2", ACL_FORMAT_FRACTAL_NZ, {&c8, &m, &n}, ACL_FLOAT);
-  FmtTensor i8 = baseTensor(ACL_INT8, {3, 17, 33}, -9, 9, 58);
+  FormatTensor i8 = baseTensor(ACL_INT8, {3, 17, 33}, -9, 9, 58);
   checkOp("Cast", ACL_FORMAT_FRACTAL_NZ, {&i8}, ACL_FLOAT16);
   checkOp("Abs", ACL_FORMAT_FRACTAL_NZ, {&i8}, ACL_INT8);  // int8 everywhere: C0 32, storage walk
 }
 
 TEST(KernelFormats, IntegerFloorDivDoesNotFaultOnPads) {
   const Shape s{2, 20, 3, 5};
-  FmtTensor a = baseTensor(ACL_INT32, s, -50, 50, 61), b = baseTensor(ACL_INT32, s, 1, 9, 62);
+  FormatTensor a = baseTensor(ACL_INT32, s, -50, 50, 61), b = baseTensor(ACL_INT32, s, 1, 9, 62);
   checkOp("FloorDiv", ACL_FORMAT_NC1HWC0, {&a, &b}, ACL_INT32);  // x2 pads are 0
   // A zero divisor among the logical elements is still a device fault.
-  FmtTensor z(ACL_FORMAT_NCHW, ACL_INT32, s, 0);
-  FmtTensor ah = trans(a, ACL_FORMAT_NC1HWC0), zh = trans(z, ACL_FORMAT_NC1HWC0);
-  FmtTensor out(ACL_FORMAT_NC1HWC0, ACL_INT32, s);
-  EXPECT_KERNEL_ERROR(opCall("FloorDiv", {&ah, &zh}, out), ACL_ERROR_RT_AICORE_EXCEPTION, "division by zero");
+  FormatTensor z(ACL_FORMAT_NCHW, ACL_INT32, s, 0);
+  FormatTensor ah = transTo(a, ACL_FORMAT_NC1HWC0), zh = transTo(z, ACL_FORMAT_NC1HWC0);
+  FormatTensor out(ACL_FORMAT_NC1HWC0, ACL_INT32, s);
+  EXPECT_KERNEL_ERROR(opCall("FloorDiv", {&ah, &zh}, {&out}), ACL_ERROR_RT_AICORE_EXCEPTION, "division by zero");
   // In place (y aliases x1): the logical path copies the inputs before writing y.
-  FmtTensor bh = trans(b, ACL_FORMAT_NC1HWC0);
-  FmtTensor ref(ACL_FORMAT_NCHW, ACL_INT32, s);
-  run(opCall("FloorDiv", {&a, &b}, ref));
-  run(opCall("FloorDiv", {&ah, &bh}, ah));
+  FormatTensor bh = transTo(b, ACL_FORMAT_NC1HWC0);
+  FormatTensor ref(ACL_FORMAT_NCHW, ACL_INT32, s);
+  run(opCall("FloorDiv", {&a, &b}, {&ref}));
+  run(opCall("FloorDiv", {&ah, &bh}, {&ah}));
   expectZeroPads(ah, "in-place FloorDiv");
-  FmtTensor back = trans(ah, ACL_FORMAT_NCHW);
+  FormatTensor back = transTo(ah, ACL_FORMAT_NCHW);
   EXPECT_EQ(std::memcmp(back.buf.data(), ref.buf.data(), static_cast<size_t>(numelOf(s)) * 4), 0);
 }
 
 TEST(KernelFormats, Fill) {
-  FmtTensor v = hostScalar(ACL_FLOAT, 2.5f);
-  FmtTensor vi = hostScalar(ACL_INT32, 7);
+  FormatTensor v = hostScalar(ACL_FLOAT, 2.5f);
+  FormatTensor vi = hostScalar(ACL_INT32, 7);
   struct Case {
     aclFormat f;
     aclDataType dt;
@@ -312,13 +239,13 @@ TEST(KernelFormats, Fill) {
                         {ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT16, {3, 17, 33}}, {ACL_FORMAT_FRACTAL_NZ, ACL_INT8, {17, 33}},
                         {ACL_FORMAT_NHWC, ACL_FLOAT, {2, 5, 3, 4}},        {ACL_FRACTAL_Z_3D, ACL_FLOAT, {17, 3, 2, 2, 3}}};
   for (const Case& c : cases) {
-    for (const FmtTensor* value : {&v, &vi}) {
-      FmtTensor ref(baseFor(c.s.size()), c.dt, c.s);
-      run(opCall("Fill", {value}, ref));
-      FmtTensor out(c.f, c.dt, c.s, 0xCD);
-      run(opCall("Fill", {value}, out));
+    for (const FormatTensor* value : {&v, &vi}) {
+      FormatTensor ref(baseFor(c.s.size()), c.dt, c.s);
+      run(opCall("Fill", {value}, {&ref}));
+      FormatTensor out(c.f, c.dt, c.s, 0xCD);
+      run(opCall("Fill", {value}, {&out}));
       expectZeroPads(out, "Fill " + formatToString(c.f));
-      FmtTensor back = trans(out, baseFor(c.s.size()));
+      FormatTensor back = transTo(out, baseFor(c.s.size()));
       EXPECT_EQ(std::memcmp(back.buf.data(), ref.buf.data(), static_cast<size_t>(numelOf(c.s)) * dtypeSize(c.dt)), 0)
           << "Fill " << formatToString(c.f);
     }
@@ -327,60 +254,54 @@ TEST(KernelFormats, Fill) {
 
 TEST(KernelFormats, FormatRuleErrors) {
   const Shape s{2, 20, 3, 5};
-  FmtTensor hd(ACL_FORMAT_NC1HWC0, ACL_FLOAT, s), nchw(ACL_FORMAT_NCHW, ACL_FLOAT, s);
-  FmtTensor out_hd(ACL_FORMAT_NC1HWC0, ACL_FLOAT, s), out_nchw(ACL_FORMAT_NCHW, ACL_FLOAT, s);
+  FormatTensor hd(ACL_FORMAT_NC1HWC0, ACL_FLOAT, s), nchw(ACL_FORMAT_NCHW, ACL_FLOAT, s);
+  FormatTensor out_hd(ACL_FORMAT_NC1HWC0, ACL_FLOAT, s), out_nchw(ACL_FORMAT_NCHW, ACL_FLOAT, s);
   // Mixed formats.
-  EXPECT_KERNEL_ERROR(opCall("Add", {&hd, &nchw}, out_hd), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
+  EXPECT_KERNEL_ERROR(opCall("Add", {&hd, &nchw}, {&out_hd}), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
                       "all operands must share one format");
-  EXPECT_KERNEL_ERROR(opCall("Add", {&hd, &nchw}, out_hd), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
+  EXPECT_KERNEL_ERROR(opCall("Add", {&hd, &nchw}, {&out_hd}), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
                       "input 0 is NC1HWC0 (format 3), input 1 is NCHW (format 0), output 0 is NC1HWC0 (format 3)");
-  EXPECT_KERNEL_ERROR(opCall("Exp", {&hd}, out_nchw), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
+  EXPECT_KERNEL_ERROR(opCall("Exp", {&hd}, {&out_nchw}), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
                       "all operands must share one format");
-  EXPECT_KERNEL_ERROR(opCall("Exp", {&nchw}, out_hd), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
+  EXPECT_KERNEL_ERROR(opCall("Exp", {&nchw}, {&out_hd}), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
                       "all operands must share one format");
-  FmtTensor fz(ACL_FORMAT_FRACTAL_Z, ACL_FLOAT, s);
-  EXPECT_KERNEL_ERROR(opCall("Mul", {&hd, &fz}, out_hd), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
+  FormatTensor fz(ACL_FORMAT_FRACTAL_Z, ACL_FLOAT, s);
+  EXPECT_KERNEL_ERROR(opCall("Mul", {&hd, &fz}, {&out_hd}), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
                       "all operands must share one format");
   // A 1-element tensor that is not 0-d does not broadcast into a private format.
-  FmtTensor one(ACL_FORMAT_ND, ACL_FLOAT, {1});
-  EXPECT_KERNEL_ERROR(opCall("Mul", {&hd, &one}, out_hd), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
+  FormatTensor one(ACL_FORMAT_ND, ACL_FLOAT, {1});
+  EXPECT_KERNEL_ERROR(opCall("Mul", {&hd, &one}, {&out_hd}), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
                       "all operands must share one format");
   // Same storage shape, different origin shape (C = 20 vs C = 30: both C1 = 2).
-  FmtTensor hd30(ACL_FORMAT_NC1HWC0, ACL_FLOAT, {2, 30, 3, 5});
+  FormatTensor hd30(ACL_FORMAT_NC1HWC0, ACL_FLOAT, {2, 30, 3, 5});
   EXPECT_EQ(hd30.arg.shape, hd.arg.shape);
-  EXPECT_KERNEL_ERROR(opCall("Add", {&hd, &hd30}, out_hd), ACL_ERROR_OP_INPUT_NOT_MATCH,
+  EXPECT_KERNEL_ERROR(opCall("Add", {&hd, &hd30}, {&out_hd}), ACL_ERROR_OP_INPUT_NOT_MATCH,
                       "input 1 origin shape [2,30,3,5] does not match output 0 origin shape [2,20,3,5]");
   // Broadcasting between private-format operands is not supported.
-  FmtTensor hd1(ACL_FORMAT_NC1HWC0, ACL_FLOAT, {1, 20, 3, 5});
-  EXPECT_KERNEL_ERROR(opCall("Add", {&hd, &hd1}, out_hd), ACL_ERROR_OP_INPUT_NOT_MATCH, "no broadcasting");
+  FormatTensor hd1(ACL_FORMAT_NC1HWC0, ACL_FLOAT, {1, 20, 3, 5});
+  EXPECT_KERNEL_ERROR(opCall("Add", {&hd, &hd1}, {&out_hd}), ACL_ERROR_OP_INPUT_NOT_MATCH, "no broadcasting");
   // A storage shape that does not fit the origin shape (direct kernel calls).
-  FmtTensor bad(ACL_FORMAT_NC1HWC0, ACL_FLOAT, s);
+  FormatTensor bad(ACL_FORMAT_NC1HWC0, ACL_FLOAT, s);
   bad.arg.shape = {2, 1, 3, 5, 16};
-  EXPECT_KERNEL_ERROR(opCall("Relu", {&bad}, out_hd), ACL_ERROR_OP_INPUT_NOT_MATCH, "must have storage shape [2,2,3,5,16]");
+  EXPECT_KERNEL_ERROR(opCall("Relu", {&bad}, {&out_hd}), ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      "must have storage shape [2,2,3,5,16]");
   // Dtype rules are unchanged.
-  FmtTensor hd16(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, s);
-  EXPECT_KERNEL_ERROR(opCall("Add", {&hd, &hd16}, out_hd), ACL_ERROR_OP_INPUT_NOT_MATCH, "float16");
+  FormatTensor hd16(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, s);
+  EXPECT_KERNEL_ERROR(opCall("Add", {&hd, &hd16}, {&out_hd}), ACL_ERROR_OP_INPUT_NOT_MATCH, "float16");
   // Base formats keep working as before (row-major, broadcasting).
-  FmtTensor row(ACL_FORMAT_ND, ACL_FLOAT, {5});
-  run(opCall("Add", {&nchw, &row}, out_nchw));
+  FormatTensor row(ACL_FORMAT_ND, ACL_FLOAT, {5});
+  run(opCall("Add", {&nchw, &row}, {&out_nchw}));
   // Fill: the value must be in a base format.
-  FmtTensor vhd(ACL_FORMAT_NC1HWC0, ACL_FLOAT, {1});
-  EXPECT_KERNEL_ERROR(opCall("Fill", {&vhd}, out_hd), ACL_ERROR_OP_UNSUPPORTED_FORMAT, "private format 3");
+  FormatTensor vhd(ACL_FORMAT_NC1HWC0, ACL_FLOAT, {1});
+  EXPECT_KERNEL_ERROR(opCall("Fill", {&vhd}, {&out_hd}), ACL_ERROR_OP_UNSUPPORTED_FORMAT, "private format 3");
 }
 
 // ---- through aclopExecuteV2 with device buffers ---------------------------------------------
 
-class FormatsRuntime : public ::testing::Test {
+class FormatsRuntime : public DeviceTest {
  protected:
-  void SetUp() override { ASSERT_ACL_OK(aclrtSetDevice(0)); }
-  void* devAlloc(size_t n) {
-    void* p = nullptr;
-    EXPECT_ACL_OK(aclrtMalloc(&p, n, ACL_MEM_MALLOC_HUGE_FIRST));
-    ptrs_.push_back(p);
-    return p;
-  }
   void TearDown() override {
-    for (void* p : ptrs_) aclrtFree(p);
+    DeviceTest::TearDown();
     for (aclTensorDesc* d : descs_) aclDestroyTensorDesc(d);
     for (aclDataBuffer* b : bufs_) aclDestroyDataBuffer(b);
   }
@@ -398,7 +319,6 @@ class FormatsRuntime : public ::testing::Test {
     bufs_.push_back(b);
     return b;
   }
-  std::vector<void*> ptrs_;
   std::vector<aclTensorDesc*> descs_;
   std::vector<aclDataBuffer*> bufs_;
 };

@@ -15,8 +15,7 @@
 
 #include "aicore/thread_pool.h"
 #include "common/dtype.h"
-#include "format/format_access.h"
-#include "format/format_registry.h"
+#include "format_test_util.h"
 #include "kernel_test_util.h"
 
 using namespace ascend_sim;
@@ -24,78 +23,10 @@ using namespace ascend_sim::test;
 
 namespace {
 
-struct PTensor {
-  TensorArg arg;
-  std::vector<uint8_t> buf;
-  PTensor(aclFormat f, aclDataType dt, const Shape& logical) {
-    Shape storage;
-    std::string err;
-    EXPECT_TRUE(formatStorageShape(f, dt, logical, &storage, &err)) << err;
-    buf.assign(static_cast<size_t>(numelOf(storage)) * dtypeSize(dt) + 1, 0xCD);
-    arg.dtype = dt;
-    arg.format = f;
-    arg.shape = storage;
-    arg.origin_format = ACL_FORMAT_NCHW;
-    arg.origin_shape = logical;
-    arg.data = buf.data();
-    arg.bytes = buf.size() - 1;
-  }
-  StorageMap map() const {
-    StorageMap m;
-    std::string err;
-    EXPECT_TRUE(makeStorageMap(arg.format, arg.dtype, arg.origin_shape, &m, &err));
-    return m;
-  }
-  std::vector<float> values() const {
-    std::vector<float> v(static_cast<size_t>(numelOf(arg.origin_shape)));
-    loadLogicalFloat(arg, map(), v.data());
-    return v;
-  }
-  std::vector<int64_t> ints() const {
-    std::vector<int64_t> v(static_cast<size_t>(numelOf(arg.origin_shape)));
-    loadLogicalInt(arg, map(), v.data());
-    return v;
-  }
-  void set(const std::vector<float>& v) { storeLogicalFloat(arg, map(), v.data()); }
-  std::vector<uint8_t> bytes() const { return std::vector<uint8_t>(buf.begin(), buf.end() - 1); }
-};
-
-PTensor randomTensor(aclDataType dt, const Shape& s, uint32_t seed, aclFormat f = ACL_FORMAT_NCHW) {
-  PTensor t(f, dt, s);
+FormatTensor randomTensor(aclDataType dt, const Shape& s, uint32_t seed, aclFormat f = ACL_FORMAT_NCHW) {
+  FormatTensor t(f, dt, s);
   t.set(randomFloats(static_cast<size_t>(numelOf(s)), -2, 2, seed));
   return t;
-}
-
-PTensor transTo(const PTensor& src, aclFormat to) {
-  PTensor dst(to, src.arg.dtype, src.arg.origin_shape);
-  OpCall c;
-  c.op_type = "TransData";
-  c.inputs.push_back(src.arg);
-  c.outputs.push_back(dst.arg);
-  kernel("TransData").validate(c);
-  kernel("TransData").compute(c);
-  return dst;
-}
-
-OpCall opCall(const std::string& op, std::initializer_list<const PTensor*> ins, std::initializer_list<const PTensor*> outs,
-              AttrMap attrs) {
-  OpCall c;
-  c.op_type = op;
-  for (const PTensor* t : ins) c.inputs.push_back(t->arg);
-  for (const PTensor* t : outs) c.outputs.push_back(t->arg);
-  c.attrs = std::move(attrs);
-  return c;
-}
-
-void runOk(const OpCall& c) {
-  const KernelDef& k = kernel(c.op_type);
-  try {
-    k.validate(c);
-    k.compute(c);
-    (void)k.cost(c);
-  } catch (const KernelError& e) {
-    FAIL() << "kernel error " << e.code() << ": " << e.what();
-  }
 }
 
 struct PoolCfg {
@@ -246,16 +177,6 @@ void expectNear(const std::vector<float>& got, const std::vector<double>& want, 
   for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], rel * (1 + std::fabs(want[i]))) << what << " at " << i;
 }
 
-void expectBits(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    uint32_t a, b;
-    std::memcpy(&a, &got[i], 4);
-    std::memcpy(&b, &want[i], 4);
-    ASSERT_EQ(a, b) << what << " at " << i << ": " << got[i] << " vs " << want[i];
-  }
-}
-
 const std::vector<PoolCfg>& maxConfigs() {
   static const std::vector<PoolCfg> v = {
       PoolCfg{2, 3, 9, 9, 3, 3, 2, 2, 1, 1, 1, 1},                        // ResNet stem pool
@@ -274,17 +195,17 @@ TEST(KernelPool, MaxPoolMatchesReference) {
   uint32_t seed = 10;
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
     for (const PoolCfg& c : maxConfigs()) {
-      PTensor x = randomTensor(dt, c.xs(), ++seed);
-      PTensor y(ACL_FORMAT_NCHW, dt, c.ys()), idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
-      runOk(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, c.attrs()));
+      FormatTensor x = randomTensor(dt, c.xs(), ++seed);
+      FormatTensor y(ACL_FORMAT_NCHW, dt, c.ys()), idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
+      run(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, c.attrs()));
       std::vector<float> ry;
       std::vector<int64_t> ri;
       refMax(c, x.values(), &ry, &ri);
-      expectBits(y.values(), ry, "max " + c.name());
+      expectSameBits(y.values(), ry, "max " + c.name());
       EXPECT_EQ(idx.ints(), ri) << c.name();
       // Grad: scatter-add of dy at argmax.
-      PTensor dy = randomTensor(dt, c.ys(), ++seed), dx(ACL_FORMAT_NCHW, dt, c.xs());
-      runOk(opCall("MaxPoolGradWithArgmaxV1", {&x, &dy, &idx}, {&dx}, c.attrs()));
+      FormatTensor dy = randomTensor(dt, c.ys(), ++seed), dx(ACL_FORMAT_NCHW, dt, c.xs());
+      run(opCall("MaxPoolGradWithArgmaxV1", {&x, &dy, &idx}, {&dx}, c.attrs()));
       std::vector<double> want(static_cast<size_t>(numelOf(c.xs())), 0.0);
       const std::vector<float> dyv = dy.values();
       for (size_t o = 0; o < ri.size(); ++o) {
@@ -300,14 +221,14 @@ TEST(KernelPool, MaxPoolMatchesReference) {
 TEST(KernelPool, MaxPoolNanTiesInfAndPadding) {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   // One 4x4 plane, 2x2 windows stride 2 (4 windows), plus pad 1 windows below.
-  PTensor x(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 1, 4, 4});
+  FormatTensor x(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 1, 4, 4});
   x.set({1, nan, 3, 3,     //
          nan, 0, 3, 2,     //
          -inf, -inf, -5, -5,  //
          -inf, -inf, -5, -6});
   PoolCfg c{1, 1, 4, 4, 2, 2, 2, 2};
-  PTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
-  runOk(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, c.attrs()));
+  FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
+  run(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, c.attrs()));
   std::vector<float> yv = y.values();
   EXPECT_TRUE(std::isnan(yv[0]));
   EXPECT_EQ(idx.ints(), (std::vector<int64_t>{1, 2, 8, 10}));  // first NaN; first of tied 3s; first -inf; first -5
@@ -316,24 +237,24 @@ TEST(KernelPool, MaxPoolNanTiesInfAndPadding) {
   EXPECT_EQ(yv[3], -5.0f);
   // With padding 1 (k3 s2): negative values never lose to the (implicit) padding.
   PoolCfg cp{1, 1, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1};
-  PTensor neg(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 1, 4, 4});
+  FormatTensor neg(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 1, 4, 4});
   std::vector<float> nv(16);
   for (int i = 0; i < 16; ++i) nv[i] = -1.0f - i;
   neg.set(nv);
-  PTensor y2(ACL_FORMAT_NCHW, ACL_FLOAT, cp.ys()), i2(ACL_FORMAT_NCHW, ACL_INT64, cp.ys());
-  runOk(opCall("MaxPoolWithArgmaxV1", {&neg}, {&y2, &i2}, cp.attrs()));
+  FormatTensor y2(ACL_FORMAT_NCHW, ACL_FLOAT, cp.ys()), i2(ACL_FORMAT_NCHW, ACL_INT64, cp.ys());
+  run(opCall("MaxPoolWithArgmaxV1", {&neg}, {&y2, &i2}, cp.attrs()));
   EXPECT_EQ(y2.values(), (std::vector<float>{-1, -2, -5, -6}));
   EXPECT_EQ(i2.ints(), (std::vector<int64_t>{0, 1, 4, 5}));
   // Grad: overlapping windows with the same argmax accumulate.
   PoolCfg co{1, 1, 3, 3, 2, 2, 1, 1};
-  PTensor xo(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 1, 3, 3});
+  FormatTensor xo(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 1, 3, 3});
   xo.set({0, 0, 0, 0, 9, 0, 0, 0, 0});
-  PTensor yo(ACL_FORMAT_NCHW, ACL_FLOAT, co.ys()), io(ACL_FORMAT_NCHW, ACL_INT64, co.ys());
-  runOk(opCall("MaxPoolWithArgmaxV1", {&xo}, {&yo, &io}, co.attrs()));
+  FormatTensor yo(ACL_FORMAT_NCHW, ACL_FLOAT, co.ys()), io(ACL_FORMAT_NCHW, ACL_INT64, co.ys());
+  run(opCall("MaxPoolWithArgmaxV1", {&xo}, {&yo, &io}, co.attrs()));
   EXPECT_EQ(io.ints(), (std::vector<int64_t>{4, 4, 4, 4}));
-  PTensor dyo(ACL_FORMAT_NCHW, ACL_FLOAT, co.ys()), dxo(ACL_FORMAT_NCHW, ACL_FLOAT, co.xs());
+  FormatTensor dyo(ACL_FORMAT_NCHW, ACL_FLOAT, co.ys()), dxo(ACL_FORMAT_NCHW, ACL_FLOAT, co.xs());
   dyo.set({1, 2, 3, 4});
-  runOk(opCall("MaxPoolGradWithArgmaxV1", {&xo, &dyo, &io}, {&dxo}, co.attrs()));
+  run(opCall("MaxPoolGradWithArgmaxV1", {&xo, &dyo, &io}, {&dxo}, co.attrs()));
   EXPECT_EQ(dxo.values(), (std::vector<float>{0, 0, 0, 0, 10, 0, 0, 0, 0}));
 }
 
@@ -355,19 +276,19 @@ TEST(KernelPool, AvgPoolVariantsMatchReference) {
   uint32_t seed = 50;
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
     for (const PoolCfg& c : cfgs) {
-      PTensor x = randomTensor(dt, c.xs(), ++seed);
-      PTensor y(ACL_FORMAT_NCHW, dt, c.ys());
-      runOk(opCall("AvgPoolV2", {&x}, {&y}, c.avgAttrs()));
+      FormatTensor x = randomTensor(dt, c.xs(), ++seed);
+      FormatTensor y(ACL_FORMAT_NCHW, dt, c.ys());
+      run(opCall("AvgPoolV2", {&x}, {&y}, c.avgAttrs()));
       std::vector<float> exact;
       std::vector<double> dbl;
       refAvg(c, x.values(), &exact, &dbl);
       if (dt == ACL_FLOAT) expectNear(y.values(), dbl, "avg " + c.name());
       for (float& v : exact) v = roundTo(dt, v);
-      expectBits(y.values(), exact, "avg exact " + c.name());
-      PTensor dy = randomTensor(dt, c.ys(), ++seed), dx(ACL_FORMAT_NCHW, dt, c.xs());
+      expectSameBits(y.values(), exact, "avg exact " + c.name());
+      FormatTensor dy = randomTensor(dt, c.ys(), ++seed), dx(ACL_FORMAT_NCHW, dt, c.xs());
       AttrMap ga = c.avgAttrs();
       ga.set("orig_input_shape", c.xs());
-      runOk(opCall("AvgPoolV2Grad", {&dy}, {&dx}, ga));
+      run(opCall("AvgPoolV2Grad", {&dy}, {&dx}, ga));
       expectNear(dx.values(), refAvgGrad(c, dy.values()), "avg grad " + c.name(), dt == ACL_FLOAT ? 2e-6 : 2e-3);
     }
 }
@@ -375,19 +296,19 @@ TEST(KernelPool, AvgPoolVariantsMatchReference) {
 TEST(KernelPool, AvgPoolCeilModeWindowBeyondPadding) {
   // 5 wide, k2 s2, ceil: 3 outputs; the last window covers only column 4 (no padding at all).
   PoolCfg c{1, 1, 1, 5, 1, 2, 1, 2, 0, 0, 0, 0, 1, 1, true, true};
-  PTensor x(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
+  FormatTensor x(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
   x.set({1, 2, 3, 4, 10});
-  PTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
+  FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
   ASSERT_EQ(c.ys(), (Shape{1, 1, 1, 3}));
-  runOk(opCall("AvgPoolV2", {&x}, {&y}, c.avgAttrs()));
+  run(opCall("AvgPoolV2", {&x}, {&y}, c.avgAttrs()));
   EXPECT_EQ(y.values(), (std::vector<float>{1.5f, 3.5f, 10.0f}));  // PyTorch: the clipped window divides by 1
   c.pl = c.pr = 1;  // with padding, count_include_pad counts the pad column but not beyond it
-  PTensor y2(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
+  FormatTensor y2(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
   ASSERT_EQ(c.ys(), (Shape{1, 1, 1, 3}));
-  runOk(opCall("AvgPoolV2", {&x}, {&y2}, c.avgAttrs()));
+  run(opCall("AvgPoolV2", {&x}, {&y2}, c.avgAttrs()));
   EXPECT_EQ(y2.values(), (std::vector<float>{0.5f, 2.5f, 7.0f}));
   c.include_pad = false;
-  runOk(opCall("AvgPoolV2", {&x}, {&y2}, c.avgAttrs()));
+  run(opCall("AvgPoolV2", {&x}, {&y2}, c.avgAttrs()));
   EXPECT_EQ(y2.values(), (std::vector<float>{1.0f, 2.5f, 7.0f}));
 }
 
@@ -401,24 +322,24 @@ TEST(KernelPool, AdaptiveAvgPoolUpAndDown) {
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
     for (const A& a : {A{13, 11, 4, 5}, A{2, 2, 7, 7}, A{5, 5, 5, 5}, A{7, 7, 1, 1}, A{6, 9, 4, 3}, A{3, 10, 7, 4}}) {
       const Shape xs{2, 3, a.h, a.w}, ys{2, 3, a.ho, a.wo};
-      PTensor x = randomTensor(dt, xs, ++seed), y(ACL_FORMAT_NCHW, dt, ys);
+      FormatTensor x = randomTensor(dt, xs, ++seed), y(ACL_FORMAT_NCHW, dt, ys);
       AttrMap at;
       at.set("output_size", std::vector<int64_t>{a.ho, a.wo});
-      runOk(opCall("AdaptiveAvgPool2d", {&x}, {&y}, at));
+      run(opCall("AdaptiveAvgPool2d", {&x}, {&y}, at));
       const double tol = dt == ACL_FLOAT ? 2e-6 : 1e-3;
       expectNear(y.values(), refAdaptive(x.values(), 6, a.h, a.w, a.ho, a.wo), "adaptive", tol);
-      PTensor dy = randomTensor(dt, ys, ++seed), dx(ACL_FORMAT_NCHW, dt, xs);
+      FormatTensor dy = randomTensor(dt, ys, ++seed), dx(ACL_FORMAT_NCHW, dt, xs);
       AttrMap ga;
       ga.set("orig_input_shape", xs);
-      runOk(opCall("AdaptiveAvgPool2dGrad", {&dy}, {&dx}, ga));
+      run(opCall("AdaptiveAvgPool2dGrad", {&dy}, {&dx}, ga));
       expectNear(dx.values(), refAdaptiveGrad(dy.values(), 6, a.h, a.w, a.ho, a.wo), "adaptive grad", dt == ACL_FLOAT ? 2e-6 : 2e-3);
     }
   // 2x2 -> 3x3: output (1,1) averages all four inputs; PyTorch divides by kh then kw.
-  PTensor x(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 1, 2, 2}), y(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 1, 3, 3});
+  FormatTensor x(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 1, 2, 2}), y(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 1, 3, 3});
   x.set({1, 2, 3, 5});
   AttrMap at;
   at.set("output_size", std::vector<int64_t>{3, 3});
-  runOk(opCall("AdaptiveAvgPool2d", {&x}, {&y}, at));
+  run(opCall("AdaptiveAvgPool2d", {&x}, {&y}, at));
   EXPECT_EQ(y.values(), (std::vector<float>{1, 1.5f, 2, 2, 11.0f / 2 / 2, 3.5f, 3, 4, 5}));
 }
 
@@ -427,16 +348,17 @@ TEST(KernelPool, AdaptiveAvgPoolUpAndDown) {
 TEST(KernelPool, Nc1hwc0OperandsBitIdentical) {
   const PoolCfg c{2, 20, 9, 7, 3, 3, 2, 2, 1, 1, 1, 0, 1, 1, true};
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
-    PTensor x = randomTensor(dt, c.xs(), 91), dy = randomTensor(dt, c.ys(), 92);
-    PTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0), dy5 = transTo(dy, ACL_FORMAT_NC1HWC0);
+    FormatTensor x = randomTensor(dt, c.xs(), 91), dy = randomTensor(dt, c.ys(), 92);
+    FormatTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0), dy5 = transTo(dy, ACL_FORMAT_NC1HWC0);
     // Max + grad.
-    PTensor y(ACL_FORMAT_NCHW, dt, c.ys()), idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs());
-    runOk(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, c.attrs()));
-    runOk(opCall("MaxPoolGradWithArgmaxV1", {&x, &dy, &idx}, {&dx}, c.attrs()));
-    PTensor y5(ACL_FORMAT_NC1HWC0, dt, c.ys()), dx5(ACL_FORMAT_NC1HWC0, dt, c.xs());
-    PTensor idx2(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
-    runOk(opCall("MaxPoolWithArgmaxV1", {&x5}, {&y5, &idx2}, c.attrs()));
-    runOk(opCall("MaxPoolGradWithArgmaxV1", {&x5, &dy5, &idx2}, {&dx5}, c.attrs()));
+    FormatTensor y(ACL_FORMAT_NCHW, dt, c.ys()), idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys()),
+                 dx(ACL_FORMAT_NCHW, dt, c.xs());
+    run(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, c.attrs()));
+    run(opCall("MaxPoolGradWithArgmaxV1", {&x, &dy, &idx}, {&dx}, c.attrs()));
+    FormatTensor y5(ACL_FORMAT_NC1HWC0, dt, c.ys()), dx5(ACL_FORMAT_NC1HWC0, dt, c.xs());
+    FormatTensor idx2(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
+    run(opCall("MaxPoolWithArgmaxV1", {&x5}, {&y5, &idx2}, c.attrs()));
+    run(opCall("MaxPoolGradWithArgmaxV1", {&x5, &dy5, &idx2}, {&dx5}, c.attrs()));
     EXPECT_EQ(transTo(y5, ACL_FORMAT_NCHW).bytes(), y.bytes());
     EXPECT_EQ(idx2.bytes(), idx.bytes());
     EXPECT_EQ(transTo(dx5, ACL_FORMAT_NCHW).bytes(), dx.bytes());
@@ -456,9 +378,9 @@ TEST(KernelPool, Nc1hwc0OperandsBitIdentical) {
     };
     for (const Run& r : {Run{"AvgPoolV2", ca.avgAttrs(), true}, Run{"AvgPoolV2Grad", ga, false},
                          Run{"AdaptiveAvgPool2d", aa, true}, Run{"AdaptiveAvgPool2dGrad", agr, false}}) {
-      PTensor o(ACL_FORMAT_NCHW, dt, r.fwd ? c.ys() : c.xs()), o5(ACL_FORMAT_NC1HWC0, dt, r.fwd ? c.ys() : c.xs());
-      runOk(opCall(r.op, {r.fwd ? &x : &dy}, {&o}, r.attrs));
-      runOk(opCall(r.op, {r.fwd ? &x5 : &dy5}, {&o5}, r.attrs));
+      FormatTensor o(ACL_FORMAT_NCHW, dt, r.fwd ? c.ys() : c.xs()), o5(ACL_FORMAT_NC1HWC0, dt, r.fwd ? c.ys() : c.xs());
+      run(opCall(r.op, {r.fwd ? &x : &dy}, {&o}, r.attrs));
+      run(opCall(r.op, {r.fwd ? &x5 : &dy5}, {&o5}, r.attrs));
       EXPECT_EQ(transTo(o5, ACL_FORMAT_NCHW).bytes(), o.bytes()) << r.op;
       EXPECT_EQ(transTo(transTo(o5, ACL_FORMAT_NCHW), ACL_FORMAT_NC1HWC0).bytes(), o5.bytes()) << r.op << " pads";
     }
@@ -467,20 +389,21 @@ TEST(KernelPool, Nc1hwc0OperandsBitIdentical) {
 
 TEST(KernelPool, DeterministicAcrossHostThreadCounts) {
   const PoolCfg c{4, 40, 17, 15, 3, 3, 2, 2, 1, 1, 1, 1};
-  PTensor x = randomTensor(ACL_FLOAT, c.xs(), 95), dy = randomTensor(ACL_FLOAT, c.ys(), 96);
+  FormatTensor x = randomTensor(ACL_FLOAT, c.xs(), 95), dy = randomTensor(ACL_FLOAT, c.ys(), 96);
   std::vector<std::vector<uint8_t>> res;
   for (int threads : {1, 2, 0}) {
     setHostThreadLimitForTesting(threads);
-    PTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
-    PTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), ya(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dxa(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
-    runOk(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, c.attrs()));
-    runOk(opCall("MaxPoolGradWithArgmaxV1", {&x, &dy, &idx}, {&dx}, c.attrs()));
-    runOk(opCall("AvgPoolV2", {&x}, {&ya}, c.avgAttrs()));
+    FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
+    FormatTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), ya(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()),
+                 dxa(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
+    run(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, c.attrs()));
+    run(opCall("MaxPoolGradWithArgmaxV1", {&x, &dy, &idx}, {&dx}, c.attrs()));
+    run(opCall("AvgPoolV2", {&x}, {&ya}, c.avgAttrs()));
     AttrMap ga = c.avgAttrs();
     ga.set("orig_input_shape", c.xs());
-    runOk(opCall("AvgPoolV2Grad", {&dy}, {&dxa}, ga));
+    run(opCall("AvgPoolV2Grad", {&dy}, {&dxa}, ga));
     std::vector<uint8_t> all;
-    for (const PTensor* t : {&y, &idx, &dx, &ya, &dxa}) {
+    for (const FormatTensor* t : {&y, &idx, &dx, &ya, &dxa}) {
       auto b = t->bytes();
       all.insert(all.end(), b.begin(), b.end());
     }
@@ -495,43 +418,45 @@ TEST(KernelPool, DeterministicAcrossHostThreadCounts) {
 
 TEST(KernelPool, ValidationErrors) {
   const PoolCfg c{1, 2, 6, 6, 3, 3, 2, 2, 1, 1, 1, 1};
-  PTensor x(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
+  FormatTensor x(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()), y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()),
+               idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
   AttrMap a = c.attrs();
   a.set("pads", std::vector<int64_t>{2, 2, 2, 2});
   EXPECT_KERNEL_ERROR(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, a), ACL_ERROR_OP_ATTR_NOT_MATCH, "at most half");
-  PTensor ybad(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 2, 4, 4});
+  FormatTensor ybad(ACL_FORMAT_NCHW, ACL_FLOAT, {1, 2, 4, 4});
   EXPECT_KERNEL_ERROR(opCall("MaxPoolWithArgmaxV1", {&x}, {&ybad, &idx}, c.attrs()), ACL_ERROR_OP_INPUT_NOT_MATCH,
                       "output y shape [1,2,4,4] must be [1,2,3,3]");
   AttrMap nok = c.attrs();
   nok.set("ksize", std::vector<int64_t>{3});
   EXPECT_KERNEL_ERROR(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, nok), ACL_ERROR_OP_ATTR_NOT_MATCH, "'ksize' must have 2 values");
-  PTensor xi(ACL_FORMAT_NCHW, ACL_INT32, c.xs());
+  FormatTensor xi(ACL_FORMAT_NCHW, ACL_INT32, c.xs());
   EXPECT_KERNEL_ERROR(opCall("AvgPoolV2", {&xi}, {&y}, c.avgAttrs()), ACL_ERROR_OP_UNSUPPORTED_DTYPE, "int32");
-  PTensor x3(ACL_FORMAT_ND, ACL_FLOAT, {2, 6, 6});
+  FormatTensor x3(ACL_FORMAT_ND, ACL_FLOAT, {2, 6, 6});
   EXPECT_KERNEL_ERROR(opCall("AvgPoolV2", {&x3}, {&y}, c.avgAttrs()), ACL_ERROR_OP_INPUT_NOT_MATCH, "must be 4-D");
   AttrMap dil = c.avgAttrs();
   dil.set("dilations", std::vector<int64_t>{2, 2});
   EXPECT_KERNEL_ERROR(opCall("AvgPoolV2", {&x}, {&y}, dil), ACL_ERROR_OP_ATTR_NOT_MATCH, "dilations");
-  PTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
+  FormatTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
   EXPECT_KERNEL_ERROR(opCall("AvgPoolV2Grad", {&y}, {&dx}, c.avgAttrs()), ACL_ERROR_OP_ATTR_NOT_MATCH, "orig_input_shape");
   AttrMap ad;
   ad.set("output_size", std::vector<int64_t>{2, 2});
   EXPECT_KERNEL_ERROR(opCall("AdaptiveAvgPool2d", {&x}, {&y}, ad), ACL_ERROR_OP_INPUT_NOT_MATCH, "must be [1,2,2,2]");
   // argmax out of range: a device fault at compute.
-  PTensor dy(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
-  PTensor bad = PTensor(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
+  FormatTensor dy(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys());
+  FormatTensor bad = FormatTensor(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
   std::vector<int64_t> iv(9, 0);
   iv[4] = 36;
   storeInt(ACL_INT64, bad.arg.data, 0, 9, iv.data());
   EXPECT_KERNEL_ERROR(opCall("MaxPoolGradWithArgmaxV1", {&x, &dy, &bad}, {&dx}, c.attrs()), ACL_ERROR_RT_AICORE_EXCEPTION,
                       "argmax 36");
-  PTensor nz(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, c.xs());
+  FormatTensor nz(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, c.xs());
   EXPECT_KERNEL_ERROR(opCall("AvgPoolV2", {&nz}, {&y}, c.avgAttrs()), ACL_ERROR_OP_UNSUPPORTED_FORMAT, "FRACTAL_NZ");
 }
 
 TEST(KernelPool, CostIsVector) {
   const PoolCfg c{2, 64, 32, 32, 3, 3, 2, 2, 1, 1, 1, 1};
-  PTensor x(ACL_FORMAT_NCHW, ACL_FLOAT16, c.xs()), y(ACL_FORMAT_NCHW, ACL_FLOAT16, c.ys()), idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
+  FormatTensor x(ACL_FORMAT_NCHW, ACL_FLOAT16, c.xs()), y(ACL_FORMAT_NCHW, ACL_FLOAT16, c.ys()),
+               idx(ACL_FORMAT_NCHW, ACL_INT64, c.ys());
   KernelCost k = kernel("MaxPoolWithArgmaxV1").cost(opCall("MaxPoolWithArgmaxV1", {&x}, {&y, &idx}, c.attrs()));
   EXPECT_EQ(k.core, CoreType::kVector);
   EXPECT_EQ(k.mte_bytes, 2.0 * 2 * 64 * 32 * 32 + 2.0 * 2 * 64 * 16 * 16 + 8.0 * 2 * 64 * 16 * 16);

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "common/dtype.h"
-#include "format/format_access.h"
 #include "format/format_registry.h"
+#include "format_test_util.h"
 #include "kernel_test_util.h"
 #include "runtime_test_util.h"
 
@@ -22,56 +22,16 @@ using namespace ascend_sim::test;
 
 namespace {
 
-// A host tensor of logical shape `logical` stored in format `f`.
-struct FmtTensor {
-  TensorArg arg;
-  std::vector<uint8_t> buf;
-  FmtTensor(aclFormat f, aclDataType dt, const Shape& logical, uint8_t fill = 0xCD) {
-    Shape storage;
-    std::string err;
-    EXPECT_TRUE(formatStorageShape(f, dt, logical, &storage, &err)) << err;
-    buf.assign(static_cast<size_t>(numelOf(storage)) * dtypeSize(dt) + 1, fill);
-    arg.dtype = dt;
-    arg.format = f;
-    arg.shape = storage;
-    arg.origin_format = findFormat(f)->base;
-    arg.origin_shape = logical;
-    arg.data = buf.data();
-    arg.bytes = buf.size() - 1;
-  }
-  size_t bytes() const { return buf.size() - 1; }
-};
-
-OpCall transCall(const FmtTensor& src, const FmtTensor& dst) {
-  OpCall c;
-  c.op_type = "TransData";
-  c.inputs.push_back(src.arg);
-  c.outputs.push_back(dst.arg);
-  return c;
-}
-
-// Runs TransData src -> a fresh tensor in format `to`.
-FmtTensor trans(const FmtTensor& src, aclFormat to) {
-  FmtTensor dst(to, src.arg.dtype, src.arg.origin_shape);
-  run(transCall(src, dst));
-  return dst;
-}
-
 // Random bits in every byte of a row-major base tensor.
-void fillRandom(FmtTensor& t, uint32_t seed) {
+void fillRandom(FormatTensor& t, uint32_t seed) {
   std::mt19937 rng(seed);
-  for (size_t i = 0; i < t.bytes(); ++i) t.buf[i] = static_cast<uint8_t>(rng());
+  for (size_t i = 0; i < t.byteCount(); ++i) t.buf[i] = static_cast<uint8_t>(rng());
   if (t.arg.dtype == ACL_BOOL)
-    for (size_t i = 0; i < t.bytes(); ++i) t.buf[i] &= 1;
+    for (size_t i = 0; i < t.byteCount(); ++i) t.buf[i] &= 1;
 }
 
 const std::vector<aclDataType> kAllDtypes = {ACL_FLOAT,  ACL_FLOAT16, ACL_BF16,  ACL_INT8,
                                              ACL_UINT8,  ACL_INT32,   ACL_INT64, ACL_BOOL};
-
-// The base format logical shapes of this rank are given in.
-aclFormat baseFor(size_t rank) {
-  return rank == 4 ? ACL_FORMAT_NCHW : rank == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND;
-}
 
 bool holds(aclFormat f, aclDataType dt, const Shape& s) {
   Shape st;
@@ -81,33 +41,21 @@ bool holds(aclFormat f, aclDataType dt, const Shape& s) {
 
 // Checks dst against the closed form: every logical element of the row-major
 // `base` buffer is at its offset, every other storage element equals `pad`.
-void expectLayout(const FmtTensor& base, const FmtTensor& dst, const std::vector<uint8_t>& pad) {
+void expectLayout(const FormatTensor& base, const FormatTensor& dst, const std::vector<uint8_t>& pad) {
   const size_t size = dtypeSize(dst.arg.dtype);
-  const Shape& s = base.arg.origin_shape;
-  const int64_t n = numelOf(s), sn = numelOf(dst.arg.shape);
-  std::vector<bool> hit(static_cast<size_t>(sn), false);
-  Shape idx(s.size(), 0);
-  for (int64_t l = 0; l < n; ++l) {
-    int64_t rem = l;
-    for (size_t d = s.size(); d-- > 0;) {
-      idx[d] = rem % s[d];
-      rem /= s[d];
-    }
-    const int64_t o = formatElementOffset(dst.arg.format, dst.arg.dtype, s, idx.data());
-    ASSERT_EQ(std::memcmp(&dst.buf[static_cast<size_t>(o) * size], &base.buf[static_cast<size_t>(l) * size], size), 0)
-        << formatToString(dst.arg.format) << " " << shapeToString(s) << " element " << l;
-    hit[static_cast<size_t>(o)] = true;
+  const std::vector<int64_t> offsets = storageOffsets(dst);
+  std::vector<bool> hit(static_cast<size_t>(numelOf(dst.arg.shape)), false);
+  for (size_t l = 0; l < offsets.size(); ++l) {
+    const size_t o = static_cast<size_t>(offsets[l]);
+    ASSERT_EQ(std::memcmp(&dst.buf[o * size], &base.buf[l * size], size), 0)
+        << formatToString(dst.arg.format) << " " << shapeToString(base.arg.origin_shape) << " element " << l;
+    hit[o] = true;
   }
-  for (int64_t k = 0; k < sn; ++k)
-    if (!hit[static_cast<size_t>(k)])
-      ASSERT_EQ(std::memcmp(&dst.buf[static_cast<size_t>(k) * size], pad.data(), size), 0)
-          << formatToString(dst.arg.format) << " pad " << k;
+  for (size_t k = 0; k < hit.size(); ++k) {
+    if (hit[k]) continue;
+    ASSERT_EQ(std::memcmp(&dst.buf[k * size], pad.data(), size), 0) << formatToString(dst.arg.format) << " pad " << k;
+  }
 }
-
-struct PoisonEnv {
-  explicit PoisonEnv(const char* v) { setenv("ASCEND_SIM_TRANSDATA_POISON", v, 1); }
-  ~PoisonEnv() { unsetenv("ASCEND_SIM_TRANSDATA_POISON"); }
-};
 
 }  // namespace
 
@@ -124,11 +72,11 @@ TEST(TransData, RoundTripEveryFormatAndDtype) {
           for (auto& d : s) d = 1 + static_cast<int64_t>(rng() % (rank >= 4 ? 7 : 40));
           if (rank >= 2 && trial == 1) s[1] = 17 + static_cast<int64_t>(rng() % 20);  // C beyond one block
           if (!holds(fi.format, dt, s)) continue;
-          FmtTensor base(baseFor(s.size()), dt, s);
+          FormatTensor base(baseFor(s.size()), dt, s);
           fillRandom(base, static_cast<uint32_t>(rng()));
-          FmtTensor mid = trans(base, fi.format);
+          FormatTensor mid = transTo(base, fi.format);
           expectLayout(base, mid, std::vector<uint8_t>(dtypeSize(dt), 0));
-          FmtTensor back = trans(mid, base.arg.format);
+          FormatTensor back = transTo(mid, base.arg.format);
           ASSERT_EQ(back.buf, base.buf) << fi.name << " " << dtypeName(dt) << " " << shapeToString(s);
           ++checked;
         }
@@ -139,15 +87,15 @@ TEST(TransData, RoundTripEveryFormatAndDtype) {
 TEST(TransData, EveryPairGoesThroughTheBaseLayout) {
   for (const Shape& s : {Shape{3, 37, 5, 18}, Shape{18, 20, 2, 3, 17}, Shape{37, 33}})
     for (aclDataType dt : {ACL_FLOAT16, ACL_INT8, ACL_INT64}) {
-      FmtTensor base(baseFor(s.size()), dt, s);
+      FormatTensor base(baseFor(s.size()), dt, s);
       fillRandom(base, 99);
       for (const FormatInfo& a : allFormats()) {
         if (!holds(a.format, dt, s)) continue;
-        FmtTensor in = trans(base, a.format);
+        FormatTensor in = transTo(base, a.format);
         for (const FormatInfo& b : allFormats()) {
           if (!holds(b.format, dt, s)) continue;
-          FmtTensor direct = trans(base, b.format);
-          FmtTensor via = trans(in, b.format);
+          FormatTensor direct = transTo(base, b.format);
+          FormatTensor via = transTo(in, b.format);
           ASSERT_EQ(via.buf, direct.buf) << a.name << " -> " << b.name << " " << shapeToString(s) << " "
                                          << dtypeName(dt);
         }
@@ -157,11 +105,11 @@ TEST(TransData, EveryPairGoesThroughTheBaseLayout) {
 
 TEST(TransData, PrivateToPrivate5hdToNz) {
   const Shape s{2, 33, 20, 17};
-  FmtTensor base(ACL_FORMAT_NCHW, ACL_FLOAT, s);
+  FormatTensor base(ACL_FORMAT_NCHW, ACL_FLOAT, s);
   std::vector<float> v = randomFloats(static_cast<size_t>(numelOf(s)), -4, 4, 5);
   std::memcpy(base.buf.data(), v.data(), v.size() * 4);
-  FmtTensor hd = trans(base, ACL_FORMAT_NC1HWC0);
-  FmtTensor nz = trans(hd, ACL_FORMAT_FRACTAL_NZ);
+  FormatTensor hd = transTo(base, ACL_FORMAT_NC1HWC0);
+  FormatTensor nz = transTo(hd, ACL_FORMAT_FRACTAL_NZ);
   EXPECT_EQ(nz.arg.shape, (Shape{2, 33, 2, 2, 16, 16}));
   expectLayout(base, nz, std::vector<uint8_t>(4, 0));
 }
@@ -187,15 +135,15 @@ TEST(TransData, NhwcDescriptorWithDefaultOrigin) {
 TEST(TransData, PadsZeroThenPoisonPerCall) {
   const Shape s{2, 3, 4, 5};
   for (aclDataType dt : kAllDtypes) {
-    FmtTensor base(ACL_FORMAT_NCHW, dt, s);
+    FormatTensor base(ACL_FORMAT_NCHW, dt, s);
     fillRandom(base, 3);
     // Pads are zero even when the output buffer held garbage.
-    FmtTensor hd(ACL_FORMAT_NC1HWC0, dt, s, 0xEE);
+    FormatTensor hd(ACL_FORMAT_NC1HWC0, dt, s, 0xEE);
     run(transCall(base, hd));
     expectLayout(base, hd, std::vector<uint8_t>(dtypeSize(dt), 0));
     {
       PoisonEnv on("1");
-      FmtTensor p(ACL_FORMAT_NC1HWC0, dt, s, 0);
+      FormatTensor p(ACL_FORMAT_NC1HWC0, dt, s, 0);
       run(transCall(base, p));
       std::vector<uint8_t> pad(dtypeSize(dt), 0x7F);
       if (dt == ACL_FLOAT) pad = {0x00, 0x00, 0xC0, 0x7F};
@@ -213,12 +161,12 @@ TEST(TransData, PadsZeroThenPoisonPerCall) {
         EXPECT_EQ(i, 0x7F7F7F7F);
       }
       // The poisoned tensor still converts back exactly (pads are never read).
-      FmtTensor back = trans(p, ACL_FORMAT_NCHW);
+      FormatTensor back = transTo(p, ACL_FORMAT_NCHW);
       EXPECT_EQ(back.buf, base.buf);
     }
     {
       PoisonEnv off("0");
-      FmtTensor z(ACL_FORMAT_FRACTAL_Z, dt, s, 0x55);
+      FormatTensor z(ACL_FORMAT_FRACTAL_Z, dt, s, 0x55);
       run(transCall(base, z));
       expectLayout(base, z, std::vector<uint8_t>(dtypeSize(dt), 0));
     }
@@ -227,15 +175,15 @@ TEST(TransData, PadsZeroThenPoisonPerCall) {
 
 TEST(TransData, ZeroSizeAndScalar) {
   for (const Shape& s : {Shape{2, 0, 4, 5}, Shape{0, 3}}) {
-    FmtTensor base(baseFor(s.size()), ACL_FLOAT, s);
-    FmtTensor nz = trans(base, ACL_FORMAT_FRACTAL_NZ);
-    FmtTensor back = trans(nz, base.arg.format);
+    FormatTensor base(baseFor(s.size()), ACL_FLOAT, s);
+    FormatTensor nz = transTo(base, ACL_FORMAT_FRACTAL_NZ);
+    FormatTensor back = transTo(nz, base.arg.format);
     EXPECT_EQ(back.buf, base.buf);
   }
-  FmtTensor scalar(ACL_FORMAT_ND, ACL_FLOAT, {});
+  FormatTensor scalar(ACL_FORMAT_ND, ACL_FLOAT, {});
   const float x = 3.5f;
   std::memcpy(scalar.buf.data(), &x, 4);
-  FmtTensor nz = trans(scalar, ACL_FORMAT_FRACTAL_NZ);
+  FormatTensor nz = transTo(scalar, ACL_FORMAT_FRACTAL_NZ);
   EXPECT_EQ(nz.arg.shape, Shape{});
   float y = 0;
   std::memcpy(&y, nz.buf.data(), 4);
@@ -244,34 +192,34 @@ TEST(TransData, ZeroSizeAndScalar) {
 
 TEST(TransData, ValidationErrors) {
   const Shape s{2, 3, 4, 5};
-  FmtTensor x(ACL_FORMAT_NCHW, ACL_FLOAT16, s);
-  FmtTensor y(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, s);
+  FormatTensor x(ACL_FORMAT_NCHW, ACL_FLOAT16, s);
+  FormatTensor y(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, s);
   // Storage shape does not match the format for the origin shape.
-  FmtTensor bad = y;
+  FormatTensor bad = y;
   bad.arg.data = bad.buf.data();
   bad.arg.shape = {2, 3, 4, 5, 16};
   EXPECT_KERNEL_ERROR(transCall(x, bad), ACL_ERROR_OP_INPUT_NOT_MATCH,
                       "output dst in format NC1HWC0 with origin shape [2,3,4,5] must have storage shape "
                       "[2,1,4,5,16], but its descriptor has [2,3,4,5,16]");
-  FmtTensor badin = y;
+  FormatTensor badin = y;
   badin.arg.data = badin.buf.data();
   badin.arg.shape = {2, 1, 4, 5};
   EXPECT_KERNEL_ERROR(transCall(badin, x), ACL_ERROR_OP_INPUT_NOT_MATCH, "input src in format NC1HWC0");
   // Origin shapes differ.
-  FmtTensor other(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 3, 4, 6});
+  FormatTensor other(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 3, 4, 6});
   EXPECT_KERNEL_ERROR(transCall(x, other), ACL_ERROR_OP_INPUT_NOT_MATCH,
                       "output dst origin shape [2,3,4,6] (NCHW) does not match input src origin shape [2,3,4,5]");
   // dtype mismatch.
-  FmtTensor f32(ACL_FORMAT_NC1HWC0, ACL_FLOAT, s);
+  FormatTensor f32(ACL_FORMAT_NC1HWC0, ACL_FLOAT, s);
   EXPECT_KERNEL_ERROR(transCall(x, f32), ACL_ERROR_OP_INPUT_NOT_MATCH, "output dst dtype float32 does not match");
   // A rank the format cannot hold.
-  FmtTensor r5(ACL_FORMAT_NCDHW, ACL_FLOAT16, {1, 2, 3, 4, 5});
-  FmtTensor r5out = r5;
+  FormatTensor r5(ACL_FORMAT_NCDHW, ACL_FLOAT16, {1, 2, 3, 4, 5});
+  FormatTensor r5out = r5;
   r5out.arg.data = r5out.buf.data();
   r5out.arg.format = ACL_FORMAT_NC1HWC0;
   EXPECT_KERNEL_ERROR(transCall(r5, r5out), ACL_ERROR_OP_INPUT_NOT_MATCH, "NC1HWC0 cannot hold a tensor of rank 5");
   // Unknown format.
-  FmtTensor unk = x;
+  FormatTensor unk = x;
   unk.arg.data = unk.buf.data();
   unk.arg.format = static_cast<aclFormat>(77);
   EXPECT_KERNEL_ERROR(transCall(x, unk), ACL_ERROR_OP_INPUT_NOT_MATCH, "unknown format 77");
@@ -287,23 +235,23 @@ TEST(TransData, ValidationErrors) {
   // Bits of any sized dtype are moved (float64, int16, ...), pads of float64 poison to NaN.
   {
     PoisonEnv on("1");
-    FmtTensor f64(ACL_FORMAT_ND, ACL_DOUBLE, {3, 5});
+    FormatTensor f64(ACL_FORMAT_ND, ACL_DOUBLE, {3, 5});
     fillRandom(f64, 8);
-    FmtTensor nz = trans(f64, ACL_FORMAT_FRACTAL_NZ);
+    FormatTensor nz = transTo(f64, ACL_FORMAT_FRACTAL_NZ);
     double pad = 0;
     std::memcpy(&pad, &nz.buf[5 * 8], 8);
     EXPECT_TRUE(std::isnan(pad));
-    FmtTensor back = trans(nz, ACL_FORMAT_ND);
+    FormatTensor back = transTo(nz, ACL_FORMAT_ND);
     EXPECT_EQ(back.buf, f64.buf);
-    FmtTensor i16(ACL_FORMAT_NCHW, ACL_INT16, {2, 3, 4, 5});
+    FormatTensor i16(ACL_FORMAT_NCHW, ACL_INT16, {2, 3, 4, 5});
     fillRandom(i16, 9);
-    EXPECT_EQ(trans(trans(i16, ACL_FORMAT_FRACTAL_Z), ACL_FORMAT_NCHW).buf, i16.buf);
+    EXPECT_EQ(transTo(transTo(i16, ACL_FORMAT_FRACTAL_Z), ACL_FORMAT_NCHW).buf, i16.buf);
   }
 }
 
 TEST(TransData, Cost) {
-  FmtTensor x(ACL_FORMAT_NCHW, ACL_FLOAT16, {2, 3, 4, 5});
-  FmtTensor y(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 3, 4, 5});
+  FormatTensor x(ACL_FORMAT_NCHW, ACL_FLOAT16, {2, 3, 4, 5});
+  FormatTensor y(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 3, 4, 5});
   KernelCost c = kernel("TransData").cost(transCall(x, y));
   EXPECT_EQ(c.core, CoreType::kVector);
   EXPECT_DOUBLE_EQ(c.mte_bytes, 1.25 * (120 * 2 + 640 * 2));
@@ -311,20 +259,7 @@ TEST(TransData, Cost) {
 
 // ---- through aclopExecuteV2: descriptor validation of private formats ------------------------
 
-class TransDataRuntime : public ::testing::Test {
- protected:
-  void SetUp() override { ASSERT_ACL_OK(aclrtSetDevice(0)); }
-  void* devAlloc(size_t n) {
-    void* p = nullptr;
-    EXPECT_ACL_OK(aclrtMalloc(&p, n, ACL_MEM_MALLOC_HUGE_FIRST));
-    ptrs_.push_back(p);
-    return p;
-  }
-  void TearDown() override {
-    for (void* p : ptrs_) aclrtFree(p);
-  }
-  std::vector<void*> ptrs_;
-};
+using TransDataRuntime = DeviceTest;
 
 TEST_F(TransDataRuntime, NchwTo5hdAndBack) {
   const int64_t origin[] = {2, 20, 3, 3};

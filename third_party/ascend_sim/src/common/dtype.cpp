@@ -7,34 +7,43 @@
 
 namespace ascend_sim {
 
-size_t dtypeSize(aclDataType dt) {
-  switch (dt) {
-    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: return 4;
-    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: return 2;
-    case ACL_INT8: case ACL_UINT8: case ACL_BOOL: return 1;
-    case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: return 8;
-    default: return 0;
-  }
+namespace {
+
+// Note [One dtype table]
+// Every fact the simulator keeps per element type is one row here: the C API
+// (aclCreateTensorDesc, aclopExecuteV2's buffer checks), the kernels, the
+// format rules and the plan keys all read it, so a new dtype is one new row
+// (plus its load/store cases below). A dtype without a row is one the
+// simulator does not model: size 0, names "undefined" / "UNDEFINED".
+struct DtypeRow {
+  aclDataType dtype;
+  size_t size;
+  const char* name;      // dtypeName: error messages, op dump
+  const char* acl_name;  // aclDtypeName: plan and binary keys, op descriptions
+};
+
+constexpr DtypeRow kDtypes[] = {
+    {ACL_FLOAT, 4, "float32", "FLOAT"},   {ACL_FLOAT16, 2, "float16", "FLOAT16"}, {ACL_BF16, 2, "bfloat16", "BF16"},
+    {ACL_DOUBLE, 8, "float64", "DOUBLE"}, {ACL_BOOL, 1, "bool", "BOOL"},
+    {ACL_INT8, 1, "int8", "INT8"},        {ACL_INT16, 2, "int16", "INT16"},       {ACL_INT32, 4, "int32", "INT32"},
+    {ACL_INT64, 8, "int64", "INT64"},     {ACL_UINT8, 1, "uint8", "UINT8"},       {ACL_UINT16, 2, "uint16", "UINT16"},
+    {ACL_UINT32, 4, "uint32", "UINT32"},  {ACL_UINT64, 8, "uint64", "UINT64"},
+};
+constexpr DtypeRow kUnmodelledDtype = {ACL_DT_UNDEFINED, 0, "undefined", "UNDEFINED"};
+
+const DtypeRow& rowOf(aclDataType dt) {
+  for (const DtypeRow& r : kDtypes)
+    if (r.dtype == dt) return r;
+  return kUnmodelledDtype;
 }
 
-const char* dtypeName(aclDataType dt) {
-  switch (dt) {
-    case ACL_FLOAT: return "float32";
-    case ACL_FLOAT16: return "float16";
-    case ACL_BF16: return "bfloat16";
-    case ACL_INT8: return "int8";
-    case ACL_UINT8: return "uint8";
-    case ACL_INT16: return "int16";
-    case ACL_UINT16: return "uint16";
-    case ACL_INT32: return "int32";
-    case ACL_UINT32: return "uint32";
-    case ACL_INT64: return "int64";
-    case ACL_UINT64: return "uint64";
-    case ACL_DOUBLE: return "float64";
-    case ACL_BOOL: return "bool";
-    default: return "undefined";
-  }
-}
+}  // namespace
+
+size_t dtypeSize(aclDataType dt) { return rowOf(dt).size; }
+
+const char* dtypeName(aclDataType dt) { return rowOf(dt).name; }
+
+const char* aclDtypeName(aclDataType dt) { return rowOf(dt).acl_name; }
 
 namespace {
 uint32_t floatBits(float f) {

@@ -23,10 +23,12 @@
 // Exported (ASCEND_SIM_API) so the GoogleTest suites can build and read tensors.
 namespace ascend_sim {
 
-// Bytes per element; 0 for dtypes the simulator does not model.
+// Bytes per element; 0 for dtypes the simulator does not model (Note [One dtype table] in dtype.cpp).
 ASCEND_SIM_API size_t dtypeSize(aclDataType dt);
-// "float32", "float16", "bfloat16", "int8", ... for error messages.
+// "float32", "float16", "bfloat16", "int8", ... for error messages; "undefined" for others.
 ASCEND_SIM_API const char* dtypeName(aclDataType dt);
+// "FLOAT", "FLOAT16", "BF16", "INT8", ... (ACL's names: plan keys, op descriptions); "UNDEFINED" for others.
+const char* aclDtypeName(aclDataType dt);
 
 // Floating dtypes (computed in the fp32 domain; float64 appears only in Cast).
 inline bool isFloatDtype(aclDataType dt) {

@@ -1,9 +1,13 @@
-// C API: the collectives. Each validates at once and submits one task, see
-// Note [A collective is one task] in collective_submit.h.
+// C API: the collectives. Each states what it is as a CollectiveCall; one
+// path checks and submits it (Note [One check-and-submit path] in
+// collective_call.h) as one task (Note [A collective is one task] in
+// collective_submit.h).
+#include <algorithm>
 #include <limits>
 #include <vector>
 
 #include "ascend_sim/hccl.h"
+#include "hccl/collective_call.h"
 #include "hccl/collective_submit.h"
 #include "hccl/comm_registry.h"
 #include "hccl/hccl_guard.h"
@@ -13,14 +17,6 @@ using namespace ascend_sim;
 using namespace ascend_sim::hccl;
 
 namespace {
-
-// count * p elements, HCCL_E_PARA if that overflows.
-uint64_t timesRanks(uint64_t count, int p, const char* what) {
-  if (count > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(p))
-    throwHccl(HCCL_E_PARA, std::string(what) + " " + std::to_string(count) + " times " + std::to_string(p) +
-                               " ranks overflows");
-  return count * static_cast<uint64_t>(p);
-}
 
 std::vector<uint64_t> hostCounts(const void* p, int n, const char* what) {
   if (!p) throwHccl(HCCL_E_PTR, std::string(what) + " must not be null (a host array of nRanks uint64_t)");
@@ -46,97 +42,51 @@ extern "C" {
 
 ASCEND_SIM_API HcclResult HcclAllReduce(void* sendBuf, void* recvBuf, uint64_t count, HcclDataType dataType,
                                         HcclReduceOp op, HcclComm comm, aclrtStream stream) {
-  return guardHccl("HcclAllReduce", [&] {
-    auto c = lookupComm(comm);
-    const uint64_t bytes = checkedBytes(dataType, count, true, "HcclAllReduce");
-    checkOp(op);
-    auto s = collectiveStream(*c, stream);
-    CollectiveArgs a;
-    a.kind = CollectiveKind::kAllReduce;
-    a.dtype = dataType;
-    a.op = op;
-    a.count = count;
-    a.send = deviceView(*c, sendBuf, bytes, "sendBuf");
-    a.recv = deviceView(*c, recvBuf, bytes, "recvBuf");
-    submitCollective(c, *s, std::move(a));
-  });
+  CollectiveCall call("HcclAllReduce", CollectiveKind::kAllReduce, dataType, count);
+  call.op = op;
+  call.send = {sendBuf, "sendBuf"};
+  call.recv = {recvBuf, "recvBuf"};
+  return checkAndSubmit(comm, stream, call);
 }
 
 ASCEND_SIM_API HcclResult HcclBroadcast(void* buf, uint64_t count, HcclDataType dataType, uint32_t root,
                                         HcclComm comm, aclrtStream stream) {
-  return guardHccl("HcclBroadcast", [&] {
-    auto c = lookupComm(comm);
-    const uint64_t bytes = checkedBytes(dataType, count, false, "HcclBroadcast");
-    checkRank(*c, root, "root");
-    auto s = collectiveStream(*c, stream);
-    CollectiveArgs a;
-    a.kind = CollectiveKind::kBroadcast;
-    a.dtype = dataType;
-    a.count = count;
-    a.root = static_cast<int>(root);
-    a.recv = deviceView(*c, buf, bytes, "buf");
-    a.send = a.recv;
-    submitCollective(c, *s, std::move(a));
-  });
+  CollectiveCall call("HcclBroadcast", CollectiveKind::kBroadcast, dataType, count);
+  call.root = RankArg{root, "root"};
+  call.recv = {buf, "buf"};
+  call.send_is_recv = true;
+  return checkAndSubmit(comm, stream, call);
 }
 
 ASCEND_SIM_API HcclResult HcclReduce(void* sendBuf, void* recvBuf, uint64_t count, HcclDataType dataType,
                                      HcclReduceOp op, uint32_t root, HcclComm comm, aclrtStream stream) {
-  return guardHccl("HcclReduce", [&] {
-    auto c = lookupComm(comm);
-    const uint64_t bytes = checkedBytes(dataType, count, true, "HcclReduce");
-    checkOp(op);
-    checkRank(*c, root, "root");
-    auto s = collectiveStream(*c, stream);
-    CollectiveArgs a;
-    a.kind = CollectiveKind::kReduce;
-    a.dtype = dataType;
-    a.op = op;
-    a.count = count;
-    a.root = static_cast<int>(root);
-    a.send = deviceView(*c, sendBuf, bytes, "sendBuf");
-    if (static_cast<int>(root) == c->rank()) a.recv = deviceView(*c, recvBuf, bytes, "recvBuf (on the root)");
-    submitCollective(c, *s, std::move(a));
-  });
+  CollectiveCall call("HcclReduce", CollectiveKind::kReduce, dataType, count);
+  call.op = op;
+  call.root = RankArg{root, "root"};
+  call.send = {sendBuf, "sendBuf"};
+  call.recv = {recvBuf, "recvBuf (on the root)", BufferSpan::kCount, 0, /*root_only=*/true};
+  return checkAndSubmit(comm, stream, call);
 }
 
 ASCEND_SIM_API HcclResult HcclAllGather(void* sendBuf, void* recvBuf, uint64_t sendCount, HcclDataType dataType,
                                         HcclComm comm, aclrtStream stream) {
-  return guardHccl("HcclAllGather", [&] {
-    auto c = lookupComm(comm);
-    const uint64_t bytes = checkedBytes(dataType, sendCount, false, "HcclAllGather");
-    const uint64_t all = checkedBytes(dataType, timesRanks(sendCount, c->size(), "sendCount"), false, "HcclAllGather");
-    auto s = collectiveStream(*c, stream);
-    CollectiveArgs a;
-    a.kind = CollectiveKind::kAllGather;
-    a.dtype = dataType;
-    a.count = sendCount;
-    a.send = deviceView(*c, sendBuf, bytes, "sendBuf");
-    a.recv = deviceView(*c, recvBuf, all, "recvBuf (nRanks * sendCount elements)");
-    submitCollective(c, *s, std::move(a));
-  });
+  CollectiveCall call("HcclAllGather", CollectiveKind::kAllGather, dataType, sendCount, "sendCount");
+  call.send = {sendBuf, "sendBuf"};
+  call.recv = {recvBuf, "recvBuf (nRanks * sendCount elements)", BufferSpan::kCountPerRank};
+  return checkAndSubmit(comm, stream, call);
 }
 
 ASCEND_SIM_API HcclResult HcclReduceScatter(void* sendBuf, void* recvBuf, uint64_t recvCount, HcclDataType dataType,
                                             HcclReduceOp op, HcclComm comm, aclrtStream stream) {
-  return guardHccl("HcclReduceScatter", [&] {
-    auto c = lookupComm(comm);
-    const uint64_t bytes = checkedBytes(dataType, recvCount, true, "HcclReduceScatter");
-    const uint64_t all =
-        checkedBytes(dataType, timesRanks(recvCount, c->size(), "recvCount"), true, "HcclReduceScatter");
-    checkOp(op);
-    auto s = collectiveStream(*c, stream);
-    CollectiveArgs a;
-    a.kind = CollectiveKind::kReduceScatter;
-    a.dtype = dataType;
-    a.op = op;
-    a.count = recvCount;
-    a.send = deviceView(*c, sendBuf, all, "sendBuf (nRanks * recvCount elements)");
-    a.recv = deviceView(*c, recvBuf, bytes, "recvBuf");
-    submitCollective(c, *s, std::move(a));
-  });
+  CollectiveCall call("HcclReduceScatter", CollectiveKind::kReduceScatter, dataType, recvCount, "recvCount");
+  call.op = op;
+  call.send = {sendBuf, "sendBuf (nRanks * recvCount elements)", BufferSpan::kCountPerRank};
+  call.recv = {recvBuf, "recvBuf"};
+  return checkAndSubmit(comm, stream, call);
 }
 
+// The one collective with checks of its own (the host arrays), between the
+// common checks and the submission.
 ASCEND_SIM_API HcclResult HcclAlltoAllV(const void* sendBuf, const void* sendCounts, const void* sdispls,
                                         HcclDataType sendType, const void* recvBuf, const void* recvCounts,
                                         const void* rdispls, HcclDataType recvType, HcclComm comm,
@@ -144,7 +94,8 @@ ASCEND_SIM_API HcclResult HcclAlltoAllV(const void* sendBuf, const void* sendCou
   return guardHccl("HcclAlltoAllV", [&] {
     auto c = lookupComm(comm);
     const int p = c->size(), r = c->rank();
-    checkedBytes(sendType, 0, false, "HcclAlltoAllV");
+    CollectiveCall call("HcclAlltoAllV", CollectiveKind::kAlltoAllV, sendType, 0);
+    checkCall(*c, &call);
     if (recvType != sendType)
       throwHccl(HCCL_E_PARA, "recvType " + hcclDtypeName(recvType) + " differs from sendType " +
                                  hcclDtypeName(sendType) + " (the types must be equal)");
@@ -160,53 +111,28 @@ ASCEND_SIM_API HcclResult HcclAlltoAllV(const void* sendBuf, const void* sendCou
         checkedBytes(sendType, extent(layout->send_counts, layout->sdispls, "sendCounts/sdispls"), false, "HcclAlltoAllV");
     const uint64_t recv_bytes =
         checkedBytes(recvType, extent(layout->recv_counts, layout->rdispls, "recvCounts/rdispls"), false, "HcclAlltoAllV");
-    auto s = collectiveStream(*c, stream);
-    CollectiveArgs a;
-    a.kind = CollectiveKind::kAlltoAllV;
-    a.dtype = sendType;
-    a.send = deviceView(*c, sendBuf, send_bytes, "sendBuf");
-    a.recv = deviceView(*c, recvBuf, recv_bytes, "recvBuf");
-    a.alltoallv = std::move(layout);
-    submitCollective(c, *s, std::move(a));
+    call.send = {sendBuf, "sendBuf", BufferSpan::kBytes, send_bytes};
+    call.recv = {recvBuf, "recvBuf", BufferSpan::kBytes, recv_bytes};
+    CollectiveArgs args;
+    args.alltoallv = std::move(layout);
+    submitCall(c, stream, call, std::move(args));
   });
 }
 
 ASCEND_SIM_API HcclResult HcclSend(void* sendBuf, uint64_t count, HcclDataType dataType, uint32_t destRank,
                                    HcclComm comm, aclrtStream stream) {
-  return guardHccl("HcclSend", [&] {
-    auto c = lookupComm(comm);
-    const uint64_t bytes = checkedBytes(dataType, count, false, "HcclSend");
-    checkRank(*c, destRank, "destRank");
-    if (static_cast<int>(destRank) == c->rank())
-      throwHccl(HCCL_E_PARA, "destRank " + std::to_string(destRank) + " is this rank (a rank cannot send to itself)");
-    auto s = collectiveStream(*c, stream);
-    CollectiveArgs a;
-    a.kind = CollectiveKind::kSend;
-    a.dtype = dataType;
-    a.count = count;
-    a.root = static_cast<int>(destRank);
-    a.send = deviceView(*c, sendBuf, bytes, "sendBuf");
-    submitCollective(c, *s, std::move(a));
-  });
+  CollectiveCall call("HcclSend", CollectiveKind::kSend, dataType, count);
+  call.root = RankArg{destRank, "destRank", "a rank cannot send to itself"};
+  call.send = {sendBuf, "sendBuf"};
+  return checkAndSubmit(comm, stream, call);
 }
 
 ASCEND_SIM_API HcclResult HcclRecv(void* recvBuf, uint64_t count, HcclDataType dataType, uint32_t srcRank,
                                    HcclComm comm, aclrtStream stream) {
-  return guardHccl("HcclRecv", [&] {
-    auto c = lookupComm(comm);
-    const uint64_t bytes = checkedBytes(dataType, count, false, "HcclRecv");
-    checkRank(*c, srcRank, "srcRank");
-    if (static_cast<int>(srcRank) == c->rank())
-      throwHccl(HCCL_E_PARA, "srcRank " + std::to_string(srcRank) + " is this rank (a rank cannot receive from itself)");
-    auto s = collectiveStream(*c, stream);
-    CollectiveArgs a;
-    a.kind = CollectiveKind::kRecv;
-    a.dtype = dataType;
-    a.count = count;
-    a.root = static_cast<int>(srcRank);
-    a.recv = deviceView(*c, recvBuf, bytes, "recvBuf");
-    submitCollective(c, *s, std::move(a));
-  });
+  CollectiveCall call("HcclRecv", CollectiveKind::kRecv, dataType, count);
+  call.root = RankArg{srcRank, "srcRank", "a rank cannot receive from itself"};
+  call.recv = {recvBuf, "recvBuf"};
+  return checkAndSubmit(comm, stream, call);
 }
 
 ASCEND_SIM_API HcclResult HcclBatchSendRecv(HcclSendRecvItem* sendRecvInfo, uint32_t itemNum, HcclComm comm,
@@ -241,13 +167,7 @@ ASCEND_SIM_API HcclResult HcclBatchSendRecv(HcclSendRecvItem* sendRecvInfo, uint
 }
 
 ASCEND_SIM_API HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
-  return guardHccl("HcclBarrier", [&] {
-    auto c = lookupComm(comm);
-    auto s = collectiveStream(*c, stream);
-    CollectiveArgs a;
-    a.kind = CollectiveKind::kBarrier;
-    submitCollective(c, *s, std::move(a));
-  });
+  return checkAndSubmit(comm, stream, CollectiveCall("HcclBarrier", CollectiveKind::kBarrier));
 }
 
 }  // extern "C"

@@ -17,8 +17,9 @@
 #include <sstream>
 
 #include "ascend_sim/acl_sim.h"
-#include "format/format_registry.h"
 #include "aicore/units.h"
+#include "common/dtype.h"
+#include "format/format_registry.h"
 #include "runtime/compile_cache.h"
 #include "runtime/compile_options.h"
 #include "runtime/error_state.h"
@@ -27,18 +28,6 @@
 #include "runtime/runtime.h"
 
 using namespace ascend_sim;
-
-namespace ascend_sim {
-size_t aclDataTypeByteSize(aclDataType dtype) {
-  switch (dtype) {
-    case ACL_BOOL: case ACL_INT8: case ACL_UINT8: return 1;
-    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: return 2;
-    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: return 4;
-    case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: return 8;
-    default: return 0;
-  }
-}
-}  // namespace ascend_sim
 
 namespace {
 
@@ -138,7 +127,7 @@ void checkStorageFormat(const std::string& op, const char* role, int index, cons
 void* checkBuffer(const std::string& op, const char* role, int index, const TensorArg& t, const aclDataBuffer* b,
                   int device, bool is_output) {
   const std::string who = op + ": " + role + " " + std::to_string(index);
-  const size_t item = aclDataTypeByteSize(t.dtype);
+  const size_t item = dtypeSize(t.dtype);
   if (item == 0)
     throwAcl(ACL_ERROR_OP_UNSUPPORTED_DTYPE, who + " has unknown dtype " + std::to_string(static_cast<int>(t.dtype)));
   const size_t need = static_cast<size_t>(t.numel()) * item;
@@ -210,7 +199,7 @@ ASCEND_SIM_API aclTensorDesc* aclCreateTensorDesc(aclDataType dataType, int numD
   aclTensorDesc* out = nullptr;
   guardApi("aclCreateTensorDesc", [&] {
     checkDims(numDims, dims);
-    if (dataType != ACL_DT_UNDEFINED && aclDataTypeByteSize(dataType) == 0)
+    if (dataType != ACL_DT_UNDEFINED && dtypeSize(dataType) == 0)
       throwAcl(ACL_ERROR_INVALID_PARAM, "unknown dtype " + std::to_string(static_cast<int>(dataType)));
     auto d = std::make_unique<aclTensorDesc>();
     d->dtype = dataType;

@@ -17,6 +17,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "common/dtype.h"
 #include "runtime/compile_options.h"
 #include "runtime/disk_cache.h"
 #include "runtime/fnv_hash.h"
@@ -307,25 +308,6 @@ void forgetCompiledPlansForTesting() {
   std::unique_lock<std::shared_mutex> lock(pc.mu);
   pc.plans.clear();
   pc.binaries.clear();
-}
-
-const char* aclDtypeName(aclDataType dt) {
-  switch (dt) {
-    case ACL_FLOAT: return "FLOAT";
-    case ACL_FLOAT16: return "FLOAT16";
-    case ACL_INT8: return "INT8";
-    case ACL_INT32: return "INT32";
-    case ACL_UINT8: return "UINT8";
-    case ACL_INT16: return "INT16";
-    case ACL_UINT16: return "UINT16";
-    case ACL_UINT32: return "UINT32";
-    case ACL_INT64: return "INT64";
-    case ACL_UINT64: return "UINT64";
-    case ACL_DOUBLE: return "DOUBLE";
-    case ACL_BOOL: return "BOOL";
-    case ACL_BF16: return "BF16";
-    default: return "UNDEFINED";
-  }
 }
 
 std::string describeTensors(const OpCall& call) {

@@ -51,8 +51,6 @@ ASCEND_SIM_API void forgetCompiledPlansForTesting();
 // 64-bit key hash of a call (tests).
 ASCEND_SIM_API uint64_t opPlanHash(const OpCall& call);
 
-// "FLOAT16", "INT8", ... (ACL names).
-const char* aclDtypeName(aclDataType dt);
 // "[2,3]:FLOAT16:ND;[3]:FLOAT16:ND->[2,3]:FLOAT16:ND" of a call.
 std::string describeTensors(const OpCall& call);
 

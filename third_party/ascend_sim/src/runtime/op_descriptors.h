@@ -26,8 +26,3 @@ struct aclDataBuffer {
 struct aclopAttr {
   ascend_sim::AttrMap attrs;
 };
-
-namespace ascend_sim {
-// Bytes per element of an ACL dtype; 0 if unknown.
-size_t aclDataTypeByteSize(aclDataType dtype);
-}  // namespace ascend_sim
