@@ -125,11 +125,9 @@ TEST(NpuLayerNormOps, ForwardBackwardMatchCpu) {
     const double rtol = rtolTwoRoundings(dtype) * 2, atol = atolTwoRoundings(dtype) * 4;
     for (bool affine : {true, false}) {
       const at::Tensor x = randnOf({3, 5, 16}, dtype).mul(2).add(1);
-      std::vector<at::Tensor> inputs{x};
-      if (affine) {
-        inputs.push_back(at::rand({16}).add(0.5).to(dtype));
-        inputs.push_back(at::randn({16}).to(dtype));
-      }
+      const std::vector<at::Tensor> inputs =
+          affine ? std::vector<at::Tensor>{x, at::rand({16}).add(0.5).to(dtype), at::randn({16}).to(dtype)}
+                 : std::vector<at::Tensor>{x};
       expectSameAutograd(
           [affine](const std::vector<at::Tensor>& v) {
             return at::layer_norm(v[0], {16}, affine ? v[1] : at::Tensor(), affine ? v[2] : at::Tensor(), 1e-5);

@@ -189,7 +189,7 @@ TEST(NpuActivationGrad, BaseGradMeetsPrivateSavedTensor) {
       {
         OpRecorder rec;
         out = c.npu_fn();
-        if (allow) EXPECT_EQ(rec.count("TransData"), 1) << rec.summary();
+        if (allow) { EXPECT_EQ(rec.count("TransData"), 1) << rec.summary(); }
       }
       expectFormatWhenAllowed(allow, ACL_FORMAT_NC1HWC0)(out);
       expectClose(out, c.expected, 1e-6, 1e-7);

@@ -109,9 +109,10 @@ void checkReduce(Group& g, const std::vector<HcclDataType>& dts, const std::vect
                 << what("HcclReduce", dt, n, r) << " op " << op << " root " << root;
           } else {  // only the root's receive buffer is written; inputs stay
             EXPECT_EQ(firstMismatch(send.download(bytes), input, elemSize(dt)), "") << what("HcclReduce", dt, n, r);
-            if (!in_place)
+            if (!in_place) {
               EXPECT_EQ(firstMismatch(recv.download(bytes), std::vector<uint8_t>(bytes, 0xee), 1), "")
                   << what("HcclReduce", dt, n, r);
+            }
           }
         }
   });
@@ -236,10 +237,11 @@ void checkSendRecvOrder(Group& g, const std::vector<uint64_t>& counts) {
       }
     }
     ASSERT_ACL_OK(aclrtSynchronizeStream(g.stream(r)));
-    if (!sender)
+    if (!sender) {
       for (size_t m = 0; m < counts.size(); ++m)
         EXPECT_EQ(firstMismatch(bufs[m]->download(counts[m] * 4), patternBytes(peer, counts[m] * 4, 0, int(m)), 4), "")
             << "message " << m << " on rank " << r;
+    }
   });
 }
 

@@ -114,8 +114,8 @@ class Group {
   }
   ~Group() {
     runRanks(p_, [&](int r) {
-      if (comms_[r]) EXPECT_HCCL_OK(HcclCommDestroy(comms_[r]));
-      if (streams_[r]) EXPECT_EQ(aclrtDestroyStream(streams_[r]), ACL_SUCCESS);
+      if (comms_[r]) { EXPECT_HCCL_OK(HcclCommDestroy(comms_[r])); }
+      if (streams_[r]) { EXPECT_EQ(aclrtDestroyStream(streams_[r]), ACL_SUCCESS); }
     });
   }
   Group(const Group&) = delete;
@@ -155,11 +155,13 @@ class DevBuf {
   void* get() const { return p_; }
   char* at(size_t offset) const { return static_cast<char*>(p_) + offset; }
   void upload(const std::vector<uint8_t>& v) const {
-    if (!v.empty()) EXPECT_EQ(aclrtMemcpy(p_, bytes_, v.data(), v.size(), ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    if (!v.empty()) { EXPECT_EQ(aclrtMemcpy(p_, bytes_, v.data(), v.size(), ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS); }
   }
   std::vector<uint8_t> download(size_t n) const {
     std::vector<uint8_t> v(n);
-    if (n) EXPECT_EQ(aclrtMemcpy(v.data(), n, p_, n, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS) << aclGetRecentErrMsg();
+    if (n) {
+      EXPECT_EQ(aclrtMemcpy(v.data(), n, p_, n, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS) << aclGetRecentErrMsg();
+    }
     return v;
   }
 

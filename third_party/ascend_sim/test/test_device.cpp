@@ -15,9 +15,9 @@ using namespace ascend_sim;
 TEST(Device, DefaultCountAndSocName) {
   uint32_t count = 0;
   ASSERT_ACL_OK(aclrtGetDeviceCount(&count));
-  if (!getenv("ASCEND_SIM_DEVICE_COUNT") && !getenv("ASCEND_RT_VISIBLE_DEVICES")) EXPECT_EQ(count, 8u);
+  if (!getenv("ASCEND_SIM_DEVICE_COUNT") && !getenv("ASCEND_RT_VISIBLE_DEVICES")) { EXPECT_EQ(count, 8u); }
   ASSERT_NE(aclrtGetSocName(), nullptr);
-  if (!getenv("ASCEND_SIM_SOC_VERSION")) EXPECT_STREQ(aclrtGetSocName(), "Ascend910A");
+  if (!getenv("ASCEND_SIM_SOC_VERSION")) { EXPECT_STREQ(aclrtGetSocName(), "Ascend910A"); }
 }
 
 TEST(Device, SetAndGetCurrentDevice) {

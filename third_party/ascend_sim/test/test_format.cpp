@@ -179,7 +179,7 @@ TEST(Format, OffsetsAreInjectiveAndInBounds) {
           seen.insert(o);
         }
         EXPECT_EQ(static_cast<int64_t>(seen.size()), numelOf(s)) << fi.name << " " << shapeToString(s);
-        if (!fi.padded) EXPECT_EQ(numelOf(st), numelOf(s)) << fi.name;
+        if (!fi.padded) { EXPECT_EQ(numelOf(st), numelOf(s)) << fi.name; }
       }
 }
 
@@ -255,7 +255,7 @@ TEST(Format, LoadAndStoreLogical) {
       hit[static_cast<size_t>(o)] = true;
     }
     for (size_t k = 0; k < raw.size(); ++k)
-      if (!hit[k]) ASSERT_EQ(raw[k], 0.0f) << "pad " << k;
+      if (!hit[k]) { ASSERT_EQ(raw[k], 0.0f) << "pad " << k; }
     std::vector<float> back(static_cast<size_t>(n));
     loadLogicalFloat(t, m, back.data());
     EXPECT_EQ(back, v);

@@ -55,7 +55,7 @@ TEST_P(HcclBatch, OrdersWithSingleSendRecv) {
                                 {HCCL_RECV, got_b.get(), 16, HCCL_DATA_TYPE_FP32, static_cast<uint32_t>(peer)}};
     ASSERT_HCCL_OK(HcclBatchSendRecv(items, 2, g.comm(r), g.stream(r)));
     ASSERT_ACL_OK(aclrtSynchronizeStream(g.stream(r)));
-    if (r > peer) EXPECT_EQ(firstMismatch(got_a.download(64), patternBytes(peer, 64, 0, 1), 4), "");
+    if (r > peer) { EXPECT_EQ(firstMismatch(got_a.download(64), patternBytes(peer, 64, 0, 1), 4), ""); }
     EXPECT_EQ(firstMismatch(got_b.download(64), patternBytes(peer, 64, 0, 2), 4), "");
   });
 }

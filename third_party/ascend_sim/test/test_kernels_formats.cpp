@@ -389,6 +389,6 @@ TEST_F(FormatsRuntime, MulBy0dHostScalarThenExpOn5hd) {
   for (size_t blk = 0; blk < sn / 16; ++blk) {
     const size_t c1 = (blk / 9) % 2;
     for (size_t c0 = 0; c0 < 16; ++c0)
-      if (c1 * 16 + c0 >= 20) ASSERT_EQ(hd_host[blk * 16 + c0], 0.0f) << blk << " " << c0;
+      if (c1 * 16 + c0 >= 20) { ASSERT_EQ(hd_host[blk * 16 + c0], 0.0f) << blk << " " << c0; }
   }
 }

@@ -116,8 +116,8 @@ TEST(KernelLinalgLuUnpack, ReassemblesTheMatrix) {
       const Mat lm = matOf(l, b, m, k), um = matOf(u, b, k, n);
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < k; ++j) {
-          if (i == j) EXPECT_EQ(lm(i, j), 1.0);
-          if (i < j) EXPECT_EQ(lm(i, j), 0.0);
+          if (i == j) { EXPECT_EQ(lm(i, j), 1.0); }
+          if (i < j) { EXPECT_EQ(lm(i, j), 0.0); }
         }
       for (int64_t i = 0; i < k; ++i)
         for (int64_t j = 0; j < i; ++j) EXPECT_EQ(um(i, j), 0.0);

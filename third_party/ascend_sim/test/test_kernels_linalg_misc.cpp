@@ -54,7 +54,7 @@ TEST(KernelLinalgSolveLs, FullRankEveryDriver) {
               EXPECT_NEAR(sv[static_cast<size_t>(j)], want_s[static_cast<size_t>(j)], 5 * tolFor(dt));
           }
         }
-        if (has_rank) EXPECT_EQ(rank.toInts(), (std::vector<int64_t>{mn, mn}));
+        if (has_rank) { EXPECT_EQ(rank.toInts(), (std::vector<int64_t>{mn, mn})); }
         EXPECT_EQ(info.toInts(), (std::vector<int64_t>{0, 0}));
       }
 }

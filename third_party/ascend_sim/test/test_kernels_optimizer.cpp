@@ -111,7 +111,7 @@ TEST(KernelOptimizer, ApplyRMSPropIsRmsprop) {
       }
       const auto got = var.toFloats();
       for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(got[i], p[i], 2e-5) << i;
-      if (momentum == 0) EXPECT_EQ(mom.toFloats(), std::vector<float>(n, 0.0f)) << "mom untouched";
+      if (momentum == 0) { EXPECT_EQ(mom.toFloats(), std::vector<float>(n, 0.0f)) << "mom untouched"; }
     }
   }
 }

@@ -161,7 +161,7 @@ TEST(KernelSpecialBessel, OrthogonalPolynomials) {
     const auto y = runFloatOp(op, ACL_FLOAT, {{0.5f, 0.5f, 0.5f}, {-1, NAN, 1000}});
     EXPECT_EQ(y[0], 0.0f);
     EXPECT_EQ(y[1], 0.0f);
-    if (op.rfind("Hermite", 0) != 0) EXPECT_TRUE(std::isfinite(y[2])) << op;
+    if (op.rfind("Hermite", 0) != 0) { EXPECT_TRUE(std::isfinite(y[2])) << op; }
   }
 }
 

@@ -75,8 +75,9 @@ TEST(HbmArena, PunchHoleKeepsMemoryUsable) {
 TEST(Memory, MallocFreeAndMemInfo) {
   size_t free0 = 0, total = 0;
   ASSERT_ACL_OK(aclrtGetMemInfo(&free0, &total));
-  if (!getenv("ASCEND_SIM_HBM_SIZE"))
+  if (!getenv("ASCEND_SIM_HBM_SIZE")) {
     EXPECT_EQ(total, ChipConfig::preset(aclrtGetSocName()).hbm_bytes);  // 32 GiB on the default 910A
+  }
   void* p = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&p, 1000, ACL_MEM_MALLOC_HUGE_FIRST));
   size_t free1 = 0;

@@ -104,6 +104,7 @@ void computeTransData(const OpCall& call) {
 
 KernelCost costTransData(const OpCall& call) {
   // OPS.md (TransData) and Note [Op cost]: (src + dst storage bytes, padding included) / bandwidth x 1.25.
+  // 1.25 is assumed (no published figure): strided C0-block access gets ~80 % of HBM bandwidth (docs/simulator.md §4.6).
   KernelCost c;
   c.core = CoreType::kVector;
   c.mte_bytes = 1.25 * (tensorBytes(call.inputs[0]) + tensorBytes(call.outputs[0]));

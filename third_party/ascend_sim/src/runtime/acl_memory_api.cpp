@@ -114,6 +114,7 @@ void waitDevice(int id) {
 extern "C" {
 
 ASCEND_SIM_API aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  (void)policy;  // huge or normal pages: the simulated HBM is one arena, every policy allocates alike
   return guardApi("aclrtMalloc", [&] {
     if (!devPtr) throwAcl(ACL_ERROR_INVALID_PARAM, "devPtr must not be null");
     if (FaultInjector::get().onMalloc())
