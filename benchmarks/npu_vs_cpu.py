@@ -37,8 +37,14 @@ NPU = torch.device("npu:0")
 
 def timed(fn, sync, repeat):
     """Best per-call seconds over `repeat` samples of a burst of calls + one sync."""
-    fn()
-    sync()  # warm-up: first launches "compile"
+    # Note [Warm-up before timing]: the first calls are not the steady state on either side (the NPU
+    # "compiles" its op plans; the CPU backend's first training steps of a model run at up to 3-6x their
+    # steady time while its allocator and thread pools warm up). Warm up for 3 calls and 0.3 s.
+    warm_start, warm_calls = time.perf_counter(), 0
+    while warm_calls < 3 or time.perf_counter() - warm_start < 0.3:
+        fn()
+        sync()
+        warm_calls += 1
     start = time.perf_counter()
     fn()
     sync()
