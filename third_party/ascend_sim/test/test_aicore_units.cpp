@@ -200,6 +200,52 @@ TEST(MteUnit, PackedImg2colEqualsPlainImg2col) {
     }
 }
 
+// Note [The Cube reads a padded input]: reading A from the zero-padded input in
+// place gives the bits of packing img2col and multiplying, for strides 1 and 2,
+// dilation, output rows that end in partial tiles, an odd number of 16-column
+// panels, K over one block, a bias, and rows split anywhere.
+TEST(CubeUnit, PaddedInputEqualsPackedImg2col) {
+  if (!cubeUnit().implicit_takes_stride(1)) GTEST_SKIP() << "this host packs img2col (no AVX-512)";
+  struct Geometry {
+    int64_t c, h, w, k, stride, pad, dil, cout;
+  };
+  for (const Geometry& t : {Geometry{5, 9, 30, 3, 1, 1, 1, 40}, Geometry{32, 6, 27, 3, 2, 1, 1, 16},
+                            Geometry{3, 12, 40, 7, 2, 3, 1, 64}, Geometry{4, 10, 26, 3, 1, 2, 2, 33}}) {
+    Img2colParams p;
+    p.n = 1, p.c = t.c, p.h = t.h, p.w = t.w, p.kh = t.k, p.kw = t.k, p.stride_h = t.stride, p.stride_w = t.stride;
+    p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = t.pad;
+    p.dilation_h = p.dilation_w = t.dil;
+    const int64_t ho = p.outH(), wo = p.outW(), rows = ho * wo, k = t.c * t.k * t.k, mr = kCubePanelRows;
+    const int64_t hp = t.h + 2 * t.pad, wp = t.w + 2 * t.pad, panels = (t.cout + 15) / 16;
+    const std::vector<float> x = randomFloats(t.c * t.h * t.w, -1, 1, 12), w = randomFloats(k * t.cout, -1, 1, 13);
+    const std::vector<float> bias = randomFloats(t.cout, -1, 1, 14);
+    std::vector<float> bl(static_cast<size_t>(panels * k * 16));
+    cubeUnit().load_b(GmMatrix{ACL_FLOAT, w.data(), 0, t.cout, 1}, k, t.cout, CubeRounding::kNone, bl.data(), nullptr);
+    std::vector<float> packed(static_cast<size_t>((rows + mr - 1) / mr * mr * k));
+    mteUnit().img2col_packed(p, x.data(), 0, rows, packed.data(), nullptr);
+    std::vector<float> want(static_cast<size_t>(rows * t.cout), -1.0f), got(want.size(), -2.0f);
+    cubeUnit().mmad_f32(CubeOperands{packed.data(), bl.data(), rows, t.cout, k, /*a_packed=*/true}, bias.data(), 0,
+                        rows, 0, panels, want.data(), nullptr);
+    std::vector<float> xp(static_cast<size_t>(t.c * hp * wp + 32), 0.0f);
+    for (int64_t c = 0; c < t.c; ++c)
+      for (int64_t h = 0; h < t.h; ++h)
+        for (int64_t j = 0; j < t.w; ++j) xp[(c * hp + h + t.pad) * wp + j + t.pad] = x[(c * t.h + h) * t.w + j];
+    std::vector<int64_t> k_offset;
+    for (int64_t c = 0; c < t.c; ++c)
+      for (int64_t i = 0; i < t.k; ++i)
+        for (int64_t j = 0; j < t.k; ++j) k_offset.push_back(c * hp * wp + i * t.dil * wp + j * t.dil);
+    const CubeImplicitA a{xp.data(), k_offset.data(), wp, wo, t.stride, t.stride};
+    UnitCounters cnt;
+    const int64_t split = rows / 2 + 5;  // inside an output row: tiles end at the split
+    cubeUnit().mmad_f32_implicit(a, bl.data(), t.cout, k, bias.data(), 0, split, got.data(), &cnt);
+    cubeUnit().mmad_f32_implicit(a, bl.data(), t.cout, k, bias.data(), split, rows, got.data(), &cnt);
+    for (int64_t i = 0; i < rows * t.cout; ++i)
+      ASSERT_EQ(got[i], want[i]) << "c" << t.c << " w" << t.w << " stride " << t.stride << " at row " << i / t.cout
+                                 << " col " << i % t.cout;
+    EXPECT_GE(cnt.cube_macs, static_cast<double>(rows) * t.cout * k);
+  }
+}
+
 // A packed A operand gives the same bits as the row-major one, for any
 // row split on panel boundaries.
 TEST(CubeUnit, PackedOperandGivesSameBits) {

@@ -25,20 +25,24 @@
 #include <cmath>
 #include <vector>
 
+#include "aicore/cube_tiles.h"
 #include "aicore/units.h"
 #include "common/dtype.h"
 #include "common/dtype_simd.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef ASCEND_SIM_HAVE_AVX2_PATH
 #include <immintrin.h>
-#define ASCEND_SIM_HAVE_AVX2_PATH 1
 #endif
 
 namespace ascend_sim {
 namespace {
 
+using cube_tiles::hostHasAvx512;
+using cube_tiles::tileFromC;
+using cube_tiles::tileToC;
+
 constexpr int64_t kFractal = 16;  // M0 = K0 = N0
-constexpr int64_t kPanel = 16;    // output columns per micro tile (= N0)
+constexpr int64_t kPanel = cube_tiles::kPanel;  // output columns per micro tile (= N0)
 constexpr int64_t kMr = kCubePanelRows;  // output rows per micro tile
 constexpr int64_t kMc = 96;       // rows per packed A block (kept in L2)
 constexpr int64_t kKc = 256;      // reduction steps per block (B slice: 16 KiB, in L1)
@@ -133,10 +137,6 @@ __attribute__((target("avx512f"))) void microAvx512(const float* ap, const float
   }
   _mm512_storeu_ps(c + 0, c0), _mm512_storeu_ps(c + 16, c1), _mm512_storeu_ps(c + 32, c2);
   _mm512_storeu_ps(c + 48, c3), _mm512_storeu_ps(c + 64, c4), _mm512_storeu_ps(c + 80, c5);
-}
-bool hostHasAvx512() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
 }
 
 // Note [Wide Cube tiles]
@@ -247,25 +247,6 @@ void loadB(const GmMatrix& b, int64_t k, int64_t n, CubeRounding rnd, float* bp,
     }
   }
   if (cnt) cnt->mte_in_bytes += static_cast<double>(k * n) * static_cast<double>(dtypeSize(b.dtype));
-}
-
-// Copies rows [i, i + rows) x columns [j0, j0 + jn) between the row-major
-// result c (row length n) and a tile of row stride ldt.
-void tileFromC(const float* c, int64_t n, int64_t i, int64_t rows, int64_t j0, int64_t jn, float* tile,
-               int64_t ldt = kPanel) {
-  for (int64_t r = 0; r < rows; ++r) std::copy(c + (i + r) * n + j0, c + (i + r) * n + j0 + jn, tile + r * ldt);
-}
-void tileToC(const float* tile, const float* bias, int64_t n, int64_t i, int64_t rows, int64_t j0, int64_t jn,
-             float* c, int64_t ldt = kPanel) {
-  for (int64_t r = 0; r < rows; ++r) {
-    float* dst = c + (i + r) * n + j0;
-    const float* src = tile + r * ldt;
-    if (bias) {
-      for (int64_t j = 0; j < jn; ++j) dst[j] = src[j] + bias[j0 + j];
-    } else {
-      std::copy(src, src + jn, dst);
-    }
-  }
 }
 
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
@@ -382,7 +363,7 @@ bool roundCubeOperands(CubeRounding rnd, float* v, int64_t n) {
 
 const CubeUnit& cubeUnit() {
   static const CubeUnit unit{"Cube", kFractal, kFractal, kFractal, &paddedMacs, &fractals,
-                             &loadA,  &loadB,   &mmadF32, &mmadS8};
+                             &loadA,  &loadB,   &mmadF32, &mmadF32Implicit, &implicitTakesStride, &mmadS8};
   return unit;
 }
 

@@ -75,6 +75,21 @@ struct CubeOperands {
   bool a_packed = false;
 };
 
+// Note [The Cube reads a padded input]
+// A convolution's A operand read in place (the Cube's load3d), without
+// packing: row r of A is output position (oh, ow) = (r / wo, r % wo) and
+// A[r][kk] = x[(oh * sh) * wp + ow * sw + k_offset[kk]], where x is one
+// (group, sample) of the input zero-padded to [c][hp][wp] and k_offset[kk] =
+// c * hp * wp + i * dh * wp + j * dw for kk = (c * kh + i) * kw + j. The
+// values are img2col's, padding zeros included, so products and bits are too.
+// x must stay readable for 11 * sw floats past its last element (tiles that
+// end early read, and discard, whole 12-row tiles).
+struct CubeImplicitA {
+  const float* x;
+  const int64_t* k_offset;
+  int64_t wp, wo, sh, sw;
+};
+
 struct CubeUnit {
   const char* name;                 // "Cube"
   int64_t m0, k0, n0;               // fractal shape: 16 x 16 x 16
@@ -93,6 +108,14 @@ struct CubeUnit {
   // With op.a_packed, r0 must be a multiple of kCubePanelRows.
   void (*mmad_f32)(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, int64_t p0, int64_t p1,
                    float* c, UnitCounters* cnt);
+  // mmad_f32 with A as in Note [The Cube reads a padded input]: rows [r0, r1)
+  // x every column of c[rows][n] (+ bias, last), b as in CubeOperands. Only
+  // for a width stride that implicit_takes_stride accepts.
+  void (*mmad_f32_implicit)(const CubeImplicitA& a, const float* b, int64_t n, int64_t k, const float* bias,
+                            int64_t r0, int64_t r1, float* c, UnitCounters* cnt);
+  // Whether this host runs mmad_f32_implicit with width stride sw (AVX-512
+  // hosts, sw 1 or 2; elsewhere convolutions pack A and call mmad_f32).
+  bool (*implicit_takes_stride)(int64_t sw);
   // int8 x int8 -> int32 for rows [r0, r1), columns [c0, c1): a [m][k] and b
   // [k][n] row-major int8, exact int32 accumulation (wrapping), bias (int32) last.
   void (*mmad_s8)(const int8_t* a, const int8_t* b, const int32_t* bias, int64_t m, int64_t n, int64_t k,

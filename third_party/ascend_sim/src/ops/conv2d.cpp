@@ -296,6 +296,65 @@ void reportOverflow(const OpCall& call, bool overflow, const std::vector<UnitCou
 
 // ---- Conv2D -------------------------------------------------------------------
 
+constexpr int64_t kPaddedInputMinWidth = 12;  // output positions per Cube tile (cube_implicit.cpp)
+constexpr int64_t kPaddedInputMinTasks = 16;
+constexpr int64_t kPaddedInputSlack = 32;     // >= 11 * sw floats: see Note [The Cube reads a padded input]
+
+int64_t paddedInputBandRows(const ConvGeom& g) { return std::max<int64_t>(1, kRowBand / g.wo) * g.wo; }
+
+// Whether Conv2D reads its input in place (Note [The Cube reads a padded input]) rather than
+// packing img2col bands (Note [Implicit img2col]): the host runs it for this stride, output rows
+// fill whole tiles, and the bands of whole output rows make enough tasks.
+bool readsPaddedInput(const ConvGeom& g) {
+  return cubeUnit().implicit_takes_stride(g.win.sw) && g.wo >= kPaddedInputMinWidth &&
+         g.groups * g.n * ceilDiv(g.ho * g.wo, paddedInputBandRows(g)) >= kPaddedInputMinTasks;
+}
+
+// Conv2D's products with the Cube reading each (group, sample) of x zero-padded, in place: bands
+// of whole output rows per task, `emit` as in runUnits.
+template <typename Emit>
+void runPaddedInput(const ConvGeom& g, const float* x, const float* bpanels, const float* bias, Emit emit,
+                    std::vector<UnitCounters>* counters) {
+  const Window& wn = g.win;
+  const int64_t hp = g.h + wn.pt + wn.pb, wp = g.w + wn.pl + wn.pr, plane = g.cig * hp * wp;
+  const int64_t units = g.groups * g.n, rows = g.ho * g.wo, k = g.cig * wn.kh * wn.kw;
+  float* xp = threadScratch(ScratchSlot::kCols, units * plane + kPaddedInputSlack);
+  std::fill(xp + units * plane, xp + units * plane + kPaddedInputSlack, 0.0f);
+  parallelFor(units * g.cig, [&](int64_t t) {  // one channel plane per call; unit u = gi * N + n
+    const int64_t u = t / g.cig, c = t % g.cig, gi = u / g.n, n = u % g.n;
+    const float* src = x + ((n * g.ci + gi * g.cig + c) * g.h) * g.w;
+    float* dst = xp + u * plane + c * hp * wp;
+    std::fill(dst, dst + wn.pt * wp, 0.0f);
+    for (int64_t h = 0; h < g.h; ++h) {
+      float* row = dst + (wn.pt + h) * wp;
+      std::fill(row, row + wn.pl, 0.0f);
+      std::copy(src + h * g.w, src + (h + 1) * g.w, row + wn.pl);
+      std::fill(row + wn.pl + g.w, row + wp, 0.0f);
+    }
+    std::fill(dst + (wn.pt + g.h) * wp, dst + hp * wp, 0.0f);
+  });
+  std::vector<int64_t> k_offset(static_cast<size_t>(k));
+  for (int64_t c = 0, kk = 0; c < g.cig; ++c)
+    for (int64_t i = 0; i < wn.kh; ++i)
+      for (int64_t j = 0; j < wn.kw; ++j) k_offset[kk++] = c * hp * wp + i * wn.dh * wp + j * wn.dw;
+  const int64_t band_rows = paddedInputBandRows(g), bands = ceilDiv(rows, band_rows);
+  const int64_t bsize = ceilDiv(g.cog, kTile) * k * kTile;
+  float* cbuf = threadScratch(ScratchSlot::kResult, units * rows * g.cog);
+  const size_t base = counters->size();
+  counters->resize(base + static_cast<size_t>(units * bands));
+  parallelFor(units * bands, [&](int64_t t) {
+    const int64_t u = t / bands, r0 = t % bands * band_rows, r1 = std::min(rows, r0 + band_rows);
+    const int64_t grp = u / g.n;
+    const CubeImplicitA a{xp + u * plane, k_offset.data(), wp, g.wo, wn.sh, wn.sw};
+    float* c = cbuf + u * rows * g.cog;
+    UnitCounters* uc = &(*counters)[base + static_cast<size_t>(t)];
+    cubeUnit().mmad_f32_implicit(a, bpanels + grp * bsize, g.cog, k, bias ? bias + grp * g.cog : nullptr, r0, r1,
+                                 c, uc);
+    emit(u, r0, r1, 0, g.cog, c, uc);
+  });
+}
+
+
 void computeForward(const OpCall& call, const ConvGeom& g) {
   const CubeRounding rnd = cubeRoundingOf(call);
   const ResultRounding rr = resultRoundingOf(call);
@@ -319,22 +378,27 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   float* y = threadScratch(ScratchSlot::kOut, g.n * g.co * rows);
   const Img2colParams p = img2colOf(g);
   std::vector<UnitCounters> cnt;
+  const float* bias_or_null = bias.empty() ? nullptr : bias.data();
   // Unit u = (group gi, sample n), u = gi * N + n; its x channels are contiguous.
-  runUnits(
-      g.groups * g.n, rows, k, g.cog, bp, g.n, bias.empty() ? nullptr : bias.data(), /*zero_cols=*/false,
-      /*rows_buildable=*/true,
-      [&](int64_t u, int64_t r0, int64_t r1, float* cols) {
-        const int64_t gi = u / g.n, n = u % g.n;
-        mteUnit().img2col_packed(p, x + (n * g.ci + gi * g.cig) * hw, r0, r1, cols, nullptr);
-      },
-      [&](int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
-        const int64_t gi = u / g.n, n = u % g.n;
-        for (int64_t j = j0; j < j1; ++j) {
-          float* dst = y + (n * g.co + gi * g.cog + j) * rows;
-          for (int64_t r = r0; r < r1; ++r) dst[r] = rr.apply(c[r * g.cog + j], &uc->fp16_overflow);
-        }
-      },
-      &cnt);
+  const auto emit = [&](int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c,
+                        UnitCounters* uc) {
+    const int64_t gi = u / g.n, n = u % g.n;
+    for (int64_t j = j0; j < j1; ++j) {
+      float* dst = y + (n * g.co + gi * g.cog + j) * rows;
+      for (int64_t r = r0; r < r1; ++r) dst[r] = rr.apply(c[r * g.cog + j], &uc->fp16_overflow);
+    }
+  };
+  if (readsPaddedInput(g)) {
+    runPaddedInput(g, x, bp, bias_or_null, emit, &cnt);
+  } else {
+    runUnits(
+        g.groups * g.n, rows, k, g.cog, bp, g.n, bias_or_null, /*zero_cols=*/false, /*rows_buildable=*/true,
+        [&](int64_t u, int64_t r0, int64_t r1, float* cols) {
+          const int64_t gi = u / g.n, n = u % g.n;
+          mteUnit().img2col_packed(p, x + (n * g.ci + gi * g.cig) * hw, r0, r1, cols, nullptr);
+        },
+        emit, &cnt);
+  }
   convutil::storeLogicalF32(call.outputs[0], y);
   reportOverflow(call, overflow, cnt);
 }

@@ -1,0 +1,58 @@
+// What the Cube's two GEMM drivers share (cube.cpp: operands in L0A/L0B;
+// cube_implicit.cpp: A read from a padded input in place): the host check for
+// the wide kernels and the copies of tiles parked in the fp32 result between
+// K blocks (Note [Cube GEMM blocking]).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "aicore/units.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ASCEND_SIM_HAVE_AVX2_PATH 1
+#endif
+
+namespace ascend_sim {
+namespace cube_tiles {
+
+constexpr int64_t kPanel = 16;  // output columns per B panel (= N0)
+
+// Copies rows [i, i + rows) x columns [j0, j0 + jn) between the row-major
+// result c (row length n) and a tile of row stride ldt.
+inline void tileFromC(const float* c, int64_t n, int64_t i, int64_t rows, int64_t j0, int64_t jn, float* tile,
+                      int64_t ldt = kPanel) {
+  for (int64_t r = 0; r < rows; ++r) std::copy(c + (i + r) * n + j0, c + (i + r) * n + j0 + jn, tile + r * ldt);
+}
+// The way back, adding bias[j0 + j] (if non-null) to every element.
+inline void tileToC(const float* tile, const float* bias, int64_t n, int64_t i, int64_t rows, int64_t j0,
+                    int64_t jn, float* c, int64_t ldt = kPanel) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float* dst = c + (i + r) * n + j0;
+    const float* src = tile + r * ldt;
+    if (bias) {
+      for (int64_t j = 0; j < jn; ++j) dst[j] = src[j] + bias[j0 + j];
+    } else {
+      std::copy(src, src + jn, dst);
+    }
+  }
+}
+
+// The wide kernels (Note [Wide Cube tiles]) need AVX-512F.
+inline bool hostHasAvx512() {
+#ifdef ASCEND_SIM_HAVE_AVX2_PATH
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+#else
+  return false;
+#endif
+}
+
+}  // namespace cube_tiles
+
+// cube_implicit.cpp: CubeUnit::mmad_f32_implicit and implicit_takes_stride.
+void mmadF32Implicit(const CubeImplicitA& a, const float* b, int64_t n, int64_t k, const float* bias, int64_t r0,
+                     int64_t r1, float* c, UnitCounters* cnt);
+bool implicitTakesStride(int64_t sw);
+
+}  // namespace ascend_sim
