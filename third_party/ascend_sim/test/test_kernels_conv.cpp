@@ -81,6 +81,11 @@ const std::vector<Cfg>& configs() {
     r.push_back(Cfg{1, 3, 20, 20, 10, 7, 7, 2, 2, 3, 3, 3, 3});                // 7x7 stride 2 pad 3
     r.push_back(Cfg{1, 6, 10, 9, 9, 2, 3, 2, 1, 0, 1, 1, 0, 1, 2, 3});         // mixed everything, groups 3
     r.push_back(Cfg{1, 20, 6, 5, 18, 3, 3, 3, 2, 0, 2, 1, 1, 1, 1, 2});        // stride 3 (gaps in dx), groups 2
+    // Wide enough for the Cube to read the padded input in place (Note [The Cube reads a padded
+    // input]): forward and stride-1 backprop input, rows ending in partial tiles, 3 panels.
+    r.push_back(Cfg{4, 5, 12, 30, 40, 3, 3, 1, 1, 1, 1, 1, 1});
+    r.push_back(Cfg{8, 3, 16, 40, 16, 7, 7, 2, 2, 3, 3, 3, 3});                // first-layer shape, stride 2
+    r.push_back(Cfg{2, 4, 12, 28, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2});       // dilation 2, groups 2
     return r;
   }();
   return v;

@@ -300,60 +300,88 @@ constexpr int64_t kPaddedInputMinWidth = 12;  // output positions per Cube tile 
 constexpr int64_t kPaddedInputMinTasks = 16;
 constexpr int64_t kPaddedInputSlack = 32;     // >= 11 * sw floats: see Note [The Cube reads a padded input]
 
-int64_t paddedInputBandRows(const ConvGeom& g) { return std::max<int64_t>(1, kRowBand / g.wo) * g.wo; }
+// How a product reads one (group, sample) unit of an operand zero-padded, in
+// place (Note [The Cube reads a padded input]): Conv2D reads x this way, and
+// Conv2DBackpropInput reads dy for stride 1.
+struct PaddedRead {
+  int64_t channels = 0, h = 0, w = 0;            // one unit of the source, NCHW
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0;        // zeros around each plane
+  int64_t out_h = 0, out_w = 0, sh = 1, sw = 1;  // product row r = (r / out_w, r % out_w)
+  std::vector<int64_t> k_offset;                 // per reduction step, into one padded unit
+  int64_t hp() const { return h + pt + pb; }
+  int64_t wp() const { return w + pl + pr; }
+  int64_t bandRows() const { return std::max<int64_t>(1, kRowBand / out_w) * out_w; }
+};
 
-// Whether Conv2D reads its input in place (Note [The Cube reads a padded input]) rather than
-// packing img2col bands (Note [Implicit img2col]): the host runs it for this stride, output rows
-// fill whole tiles, and the bands of whole output rows make enough tasks.
-bool readsPaddedInput(const ConvGeom& g) {
-  return cubeUnit().implicit_takes_stride(g.win.sw) && g.wo >= kPaddedInputMinWidth &&
-         g.groups * g.n * ceilDiv(g.ho * g.wo, paddedInputBandRows(g)) >= kPaddedInputMinTasks;
+// Whether the host's Cube takes `read` (and it makes enough tasks), rather than packed img2col
+// bands (Note [Implicit img2col]).
+bool takesPaddedRead(const PaddedRead& read, int64_t units) {
+  return cubeUnit().implicit_takes_stride(read.sw) && read.out_w >= kPaddedInputMinWidth && read.pt >= 0 &&
+         read.pl >= 0 && units * ceilDiv(read.out_h * read.out_w, read.bandRows()) >= kPaddedInputMinTasks;
 }
 
-// Conv2D's products with the Cube reading each (group, sample) of x zero-padded, in place: bands
-// of whole output rows per task, `emit` as in runUnits.
-template <typename Emit>
-void runPaddedInput(const ConvGeom& g, const float* x, const float* bpanels, const float* bias, Emit emit,
-                    std::vector<UnitCounters>* counters) {
-  const Window& wn = g.win;
-  const int64_t hp = g.h + wn.pt + wn.pb, wp = g.w + wn.pl + wn.pr, plane = g.cig * hp * wp;
-  const int64_t units = g.groups * g.n, rows = g.ho * g.wo, k = g.cig * wn.kh * wn.kw;
-  float* xp = threadScratch(ScratchSlot::kCols, units * plane + kPaddedInputSlack);
-  std::fill(xp + units * plane, xp + units * plane + kPaddedInputSlack, 0.0f);
-  parallelFor(units * g.cig, [&](int64_t t) {  // one channel plane per call; unit u = gi * N + n
-    const int64_t u = t / g.cig, c = t % g.cig, gi = u / g.n, n = u % g.n;
-    const float* src = x + ((n * g.ci + gi * g.cig + c) * g.h) * g.w;
-    float* dst = xp + u * plane + c * hp * wp;
-    std::fill(dst, dst + wn.pt * wp, 0.0f);
-    for (int64_t h = 0; h < g.h; ++h) {
-      float* row = dst + (wn.pt + h) * wp;
-      std::fill(row, row + wn.pl, 0.0f);
-      std::copy(src + h * g.w, src + (h + 1) * g.w, row + wn.pl);
-      std::fill(row + wn.pl + g.w, row + wp, 0.0f);
+// Products of `units` (group, sample) units, unit u reading source(u) through `read`, against
+// the panels of group u / unit_group_div: bands of whole product rows per task, `emit` as in runUnits.
+template <typename Source, typename Emit>
+void runPaddedRead(const PaddedRead& read, int64_t units, Source source, const float* bpanels, int64_t ncols,
+                   int64_t unit_group_div, const float* bias, Emit emit, std::vector<UnitCounters>* counters) {
+  const int64_t hp = read.hp(), wp = read.wp(), plane = read.channels * hp * wp;
+  const int64_t rows = read.out_h * read.out_w, k = static_cast<int64_t>(read.k_offset.size());
+  float* padded = threadScratch(ScratchSlot::kCols, units * plane + kPaddedInputSlack);
+  std::fill(padded + units * plane, padded + units * plane + kPaddedInputSlack, 0.0f);
+  parallelFor(units * read.channels, [&](int64_t t) {  // one channel plane per call
+    const int64_t u = t / read.channels, c = t % read.channels;
+    const float* src = source(u) + c * read.h * read.w;
+    float* dst = padded + u * plane + c * hp * wp;
+    std::fill(dst, dst + read.pt * wp, 0.0f);
+    for (int64_t h = 0; h < read.h; ++h) {
+      float* row = dst + (read.pt + h) * wp;
+      std::fill(row, row + read.pl, 0.0f);
+      std::copy(src + h * read.w, src + (h + 1) * read.w, row + read.pl);
+      std::fill(row + read.pl + read.w, row + wp, 0.0f);
     }
-    std::fill(dst + (wn.pt + g.h) * wp, dst + hp * wp, 0.0f);
+    std::fill(dst + (read.pt + read.h) * wp, dst + hp * wp, 0.0f);
   });
-  std::vector<int64_t> k_offset(static_cast<size_t>(k));
-  for (int64_t c = 0, kk = 0; c < g.cig; ++c)
-    for (int64_t i = 0; i < wn.kh; ++i)
-      for (int64_t j = 0; j < wn.kw; ++j) k_offset[kk++] = c * hp * wp + i * wn.dh * wp + j * wn.dw;
-  const int64_t band_rows = paddedInputBandRows(g), bands = ceilDiv(rows, band_rows);
-  const int64_t bsize = ceilDiv(g.cog, kTile) * k * kTile;
-  float* cbuf = threadScratch(ScratchSlot::kResult, units * rows * g.cog);
+  const int64_t band_rows = read.bandRows(), bands = ceilDiv(rows, band_rows);
+  const int64_t bsize = ceilDiv(ncols, kTile) * k * kTile;
+  float* cbuf = threadScratch(ScratchSlot::kResult, units * rows * ncols);
   const size_t base = counters->size();
   counters->resize(base + static_cast<size_t>(units * bands));
   parallelFor(units * bands, [&](int64_t t) {
     const int64_t u = t / bands, r0 = t % bands * band_rows, r1 = std::min(rows, r0 + band_rows);
-    const int64_t grp = u / g.n;
-    const CubeImplicitA a{xp + u * plane, k_offset.data(), wp, g.wo, wn.sh, wn.sw};
-    float* c = cbuf + u * rows * g.cog;
+    const int64_t grp = u / unit_group_div;
+    const CubeImplicitA a{padded + u * plane, read.k_offset.data(), wp, read.out_w, read.sh, read.sw};
+    float* c = cbuf + u * rows * ncols;
     UnitCounters* uc = &(*counters)[base + static_cast<size_t>(t)];
-    cubeUnit().mmad_f32_implicit(a, bpanels + grp * bsize, g.cog, k, bias ? bias + grp * g.cog : nullptr, r0, r1,
-                                 c, uc);
-    emit(u, r0, r1, 0, g.cog, c, uc);
+    cubeUnit().mmad_f32_implicit(a, bpanels + grp * bsize, ncols, k, bias ? bias + grp * ncols : nullptr, r0, r1, c,
+                                 uc);
+    emit(u, r0, r1, 0, ncols, c, uc);
   });
 }
 
+// The emit of runUnits / runPaddedRead for an NCHW result `out` with `channels` per sample: unit
+// u = (group gi, sample n) writes channels gi * group_channels + j, each value rounded once.
+auto emitNchw(float* out, const ConvGeom& g, int64_t channels, int64_t group_channels, int64_t rows,
+              const ResultRounding& rr) {
+  return [=, &g, &rr](int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
+    const int64_t gi = u / g.n, n = u % g.n;
+    for (int64_t j = j0; j < j1; ++j) {
+      float* dst = out + (n * channels + gi * group_channels + j) * rows;
+      for (int64_t r = r0; r < r1; ++r) dst[r] = rr.apply(c[r * group_channels + j], &uc->fp16_overflow);
+    }
+  };
+}
+
+// Conv2D reads x: reduction step (c, i, j) is tap (i, j) of channel c.
+PaddedRead forwardRead(const ConvGeom& g) {
+  const Window& wn = g.win;
+  PaddedRead read{g.cig, g.h, g.w, wn.pt, wn.pb, wn.pl, wn.pr, g.ho, g.wo, wn.sh, wn.sw, {}};
+  for (int64_t c = 0; c < g.cig; ++c)
+    for (int64_t i = 0; i < wn.kh; ++i)
+      for (int64_t j = 0; j < wn.kw; ++j)
+        read.k_offset.push_back(c * read.hp() * read.wp() + i * wn.dh * read.wp() + j * wn.dw);
+  return read;
+}
 
 void computeForward(const OpCall& call, const ConvGeom& g) {
   const CubeRounding rnd = cubeRoundingOf(call);
@@ -380,16 +408,12 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   std::vector<UnitCounters> cnt;
   const float* bias_or_null = bias.empty() ? nullptr : bias.data();
   // Unit u = (group gi, sample n), u = gi * N + n; its x channels are contiguous.
-  const auto emit = [&](int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c,
-                        UnitCounters* uc) {
-    const int64_t gi = u / g.n, n = u % g.n;
-    for (int64_t j = j0; j < j1; ++j) {
-      float* dst = y + (n * g.co + gi * g.cog + j) * rows;
-      for (int64_t r = r0; r < r1; ++r) dst[r] = rr.apply(c[r * g.cog + j], &uc->fp16_overflow);
-    }
-  };
-  if (readsPaddedInput(g)) {
-    runPaddedInput(g, x, bp, bias_or_null, emit, &cnt);
+  const auto emit = emitNchw(y, g, g.co, g.cog, rows, rr);
+  const PaddedRead read = forwardRead(g);
+  if (takesPaddedRead(read, g.groups * g.n)) {
+    runPaddedRead(
+        read, g.groups * g.n, [&](int64_t u) { return x + ((u % g.n) * g.ci + (u / g.n) * g.cig) * hw; }, bp, g.cog,
+        g.n, bias_or_null, emit, &cnt);
   } else {
     runUnits(
         g.groups * g.n, rows, k, g.cog, bp, g.n, bias_or_null, /*zero_cols=*/false, /*rows_buildable=*/true,
@@ -417,6 +441,27 @@ std::vector<int64_t> tapTable(int64_t in, int64_t out, int64_t k, int64_t stride
   return tab;
 }
 
+// Conv2DBackpropInput with stride 1 reads dy: reduction step (co, i, j) puts tap (i, j) of output
+// channel co on dx position (h, w), so A holds dy[co][h + pt - i * dh][w + pl - j * dw], zero
+// outside dy (tapTable's -1). Padding dy by (kh - 1) * dh - pt on top (and likewise on the left)
+// makes that padded[co][h + (kh - 1 - i) * dh][w + (kw - 1 - j) * dw]. A pad larger than the
+// window leaves a negative padding, which takesPaddedRead refuses.
+PaddedRead backpropInputRead(const ConvGeom& g) {
+  const Window& wn = g.win;
+  PaddedRead read{g.cog, g.ho, g.wo, (wn.kh - 1) * wn.dh - wn.pt, std::max<int64_t>(0, g.h + wn.pt - g.ho),
+                  (wn.kw - 1) * wn.dw - wn.pl, std::max<int64_t>(0, g.w + wn.pl - g.wo), g.h, g.w, 1, 1, {}};
+  if (wn.sh != 1 || wn.sw != 1 || read.pt < 0 || read.pl < 0) {
+    read.pt = -1;  // not a padded read
+    return read;
+  }
+  for (int64_t co = 0; co < g.cog; ++co)
+    for (int64_t i = 0; i < wn.kh; ++i)
+      for (int64_t j = 0; j < wn.kw; ++j)
+        read.k_offset.push_back(co * read.hp() * read.wp() + (wn.kh - 1 - i) * wn.dh * read.wp() +
+                                (wn.kw - 1 - j) * wn.dw);
+  return read;
+}
+
 void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   const CubeRounding rnd = cubeRoundingOf(call);
   const ResultRounding rr = resultRoundingOf(call);
@@ -439,36 +484,37 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   float* dx = threadScratch(ScratchSlot::kOut, g.n * g.ci * rows);
   std::vector<UnitCounters> cnt;
   const int64_t kh = g.win.kh, kw = g.win.kw;
-  runUnits(
-      g.groups * g.n, rows, k, g.cig, bp, g.n, nullptr, /*zero_cols=*/true, /*rows_buildable=*/true,
-      [&](int64_t u, int64_t r0, int64_t r1, float* cols) {  // MTE: img2col of the stride-dilated, padded dy, packed
-        const int64_t gi = u / g.n, n = u % g.n;
-        const float* src = dy + (n * g.co + gi * g.cog) * oplane;
-        constexpr int64_t mr = kCubePanelRows;
-        for (int64_t r = r0; r < r1; ++r) {
-          const int64_t h = r / g.w, x = r % g.w, rel = r - r0;
-          float* row = cols + rel / mr * k * mr + rel % mr;  // column kk at row[kk * mr]
-          for (int64_t co = 0; co < g.cog; ++co)
-            for (int64_t i = 0; i < kh; ++i) {
-              const int64_t hi = th[h * kh + i];
-              float* dst = row + (co * kh + i) * kw * mr;
-              if (hi < 0) continue;  // cols are zero-filled
-              const float* plane = src + co * oplane + hi * g.wo;
-              for (int64_t j = 0; j < kw; ++j) {
-                const int64_t wi = tw[x * kw + j];
-                if (wi >= 0) dst[j * mr] = plane[wi];
+  const auto emit = emitNchw(dx, g, g.ci, g.cig, rows, rr);
+  const PaddedRead read = backpropInputRead(g);
+  if (takesPaddedRead(read, g.groups * g.n)) {
+    runPaddedRead(
+        read, g.groups * g.n, [&](int64_t u) { return dy + ((u % g.n) * g.co + (u / g.n) * g.cog) * oplane; }, bp,
+        g.cig, g.n, nullptr, emit, &cnt);
+  } else {
+    runUnits(
+        g.groups * g.n, rows, k, g.cig, bp, g.n, nullptr, /*zero_cols=*/true, /*rows_buildable=*/true,
+        [&](int64_t u, int64_t r0, int64_t r1, float* cols) {  // MTE: img2col of the stride-dilated, padded dy, packed
+          const int64_t gi = u / g.n, n = u % g.n;
+          const float* src = dy + (n * g.co + gi * g.cog) * oplane;
+          constexpr int64_t mr = kCubePanelRows;
+          for (int64_t r = r0; r < r1; ++r) {
+            const int64_t h = r / g.w, x = r % g.w, rel = r - r0;
+            float* row = cols + rel / mr * k * mr + rel % mr;  // column kk at row[kk * mr]
+            for (int64_t co = 0; co < g.cog; ++co)
+              for (int64_t i = 0; i < kh; ++i) {
+                const int64_t hi = th[h * kh + i];
+                float* dst = row + (co * kh + i) * kw * mr;
+                if (hi < 0) continue;  // cols are zero-filled
+                const float* plane = src + co * oplane + hi * g.wo;
+                for (int64_t j = 0; j < kw; ++j) {
+                  const int64_t wi = tw[x * kw + j];
+                  if (wi >= 0) dst[j * mr] = plane[wi];
+                }
               }
-            }
-        }
-      },
-      [&](int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
-        const int64_t gi = u / g.n, n = u % g.n;
-        for (int64_t j = j0; j < j1; ++j) {
-          float* dst = dx + (n * g.ci + gi * g.cig + j) * rows;
-          for (int64_t r = r0; r < r1; ++r) dst[r] = rr.apply(c[r * g.cig + j], &uc->fp16_overflow);
-        }
-      },
-      &cnt);
+          }
+        },
+        emit, &cnt);
+  }
   convutil::storeLogicalF32(call.outputs[0], dx);
   reportOverflow(call, overflow, cnt);
 }
