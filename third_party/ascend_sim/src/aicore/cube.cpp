@@ -251,27 +251,19 @@ void loadB(const GmMatrix& b, int64_t k, int64_t n, CubeRounding rnd, float* bp,
 
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
 // Rows [i, i + rows) (rows <= 12) x the columns [j0, j0 + jn) (jn <= 32) of
-// the two B panels at bslice, with the wide kernels (Note [Wide Cube tiles]):
-// in place in c when the tile is whole, else through a scratch tile.
+// the two B panels at bslice, with the wide kernels (Note [Wide Cube tiles]).
 void wideTile(const float* ap, int64_t ap_stride, const float* bslice, int64_t bp_stride, int64_t kc, bool first,
               const float* bias, int64_t n, int64_t i, int64_t rows, int64_t j0, int64_t jn, float* c) {
-  constexpr int64_t kWide = 2 * kPanel;
-  const bool in_place = jn == kWide && (rows == kMr || rows == 2 * kMr);
-  alignas(64) float scratch[2 * kMr * kWide];
-  float* dst = in_place ? c + i * n + j0 : scratch;
-  const int64_t ld = in_place ? n : kWide;
-  if (!in_place && !first) tileFromC(c, n, i, rows, j0, jn, scratch, kWide);
-  if (rows > kMr) {
-    microWideAvx512<2>(ap, ap_stride, bslice, bp_stride, kc, dst, ld, !first);
-  } else {
-    microWideAvx512<1>(ap, ap_stride, bslice, bp_stride, kc, dst, ld, !first);
-  }
-  if (!in_place) {
-    tileToC(scratch, bias, n, i, rows, j0, jn, c, kWide);
-  } else if (bias) {
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < kWide; ++j) dst[r * n + j] = dst[r * n + j] + bias[j0 + j];
-  }
+  const bool twelve = rows > kMr;
+  cube_tiles::runTile(
+      [&](float* dst, int64_t ld, bool accumulate) {
+        if (twelve) {
+          microWideAvx512<2>(ap, ap_stride, bslice, bp_stride, kc, dst, ld, accumulate);
+        } else {
+          microWideAvx512<1>(ap, ap_stride, bslice, bp_stride, kc, dst, ld, accumulate);
+        }
+      },
+      twelve ? 2 * kMr : kMr, 2 * kPanel, first, bias, n, i, rows, j0, jn, c);
 }
 #endif
 

@@ -70,7 +70,6 @@ void mmadF32Implicit(const CubeImplicitA& a, const float* b, int64_t n, int64_t 
     for (int64_t r = r0; r < r1; ++r)
       for (int64_t j = 0; j < n; ++j) c[r * n + j] = bias ? 0.0f + bias[j] : 0.0f;
   }
-  alignas(64) float scratch[kTileRows * 2 * kPanel];
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
     const bool first = k0 == 0, last = k0 + kc == k;
@@ -81,17 +80,11 @@ void mmadF32Implicit(const CubeImplicitA& a, const float* b, int64_t n, int64_t 
       for (int64_t r = r0; r < r1;) {  // tiles never cross an output row
         const int64_t oh = r / a.wo, ow = r % a.wo, rows = std::min({kTileRows, a.wo - ow, r1 - r});
         const float* xrow = a.x + oh * a.sh * a.wp + ow * a.sw;
-        const bool in_place = rows == kTileRows && jn == np * kPanel;
-        float* dst = in_place ? c + r * n + j0 : scratch;
-        const int64_t ld = in_place ? n : 2 * kPanel;
-        if (!in_place && !first) cube_tiles::tileFromC(c, n, r, rows, j0, jn, scratch, ld);
-        micro(xrow, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, !first);
-        if (!in_place) {
-          cube_tiles::tileToC(scratch, last ? bias : nullptr, n, r, rows, j0, jn, c, ld);
-        } else if (last && bias) {
-          for (int64_t rr = 0; rr < rows; ++rr)
-            for (int64_t j = 0; j < jn; ++j) dst[rr * n + j] = dst[rr * n + j] + bias[j0 + j];
-        }
+        cube_tiles::runTile(
+            [&](float* dst, int64_t ld, bool accumulate) {
+              micro(xrow, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
+            },
+            kTileRows, np * kPanel, first, last ? bias : nullptr, n, r, rows, j0, jn, c);
         r += rows;
       }
     }

@@ -38,6 +38,30 @@ inline void tileToC(const float* tile, const float* bias, int64_t n, int64_t i, 
   }
 }
 
+// Rows [i, i + rows) x columns [j0, j0 + jn) of the result c (row length n),
+// computed by kernel(dst, ld, accumulate), which writes a kernel_rows x
+// kernel_cols tile (at most 12 x 32) with row stride ld: in place in c when the
+// tile is whole, else through a scratch tile, which starts from the fp32
+// partial sums parked in c unless this is the first K block. bias, if
+// non-null, is added last.
+template <typename Kernel>
+void runTile(Kernel kernel, int64_t kernel_rows, int64_t kernel_cols, bool first, const float* bias, int64_t n,
+             int64_t i, int64_t rows, int64_t j0, int64_t jn, float* c) {
+  constexpr int64_t kScratchCols = 2 * kPanel;
+  alignas(64) float scratch[12 * kScratchCols];
+  const bool in_place = rows == kernel_rows && jn == kernel_cols;
+  float* dst = in_place ? c + i * n + j0 : scratch;
+  const int64_t ld = in_place ? n : kScratchCols;
+  if (!in_place && !first) tileFromC(c, n, i, rows, j0, jn, scratch, ld);
+  kernel(dst, ld, !first);
+  if (!in_place) {
+    tileToC(scratch, bias, n, i, rows, j0, jn, c, ld);
+  } else if (bias) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < jn; ++j) dst[r * n + j] = dst[r * n + j] + bias[j0 + j];
+  }
+}
+
 // The wide kernels (Note [Wide Cube tiles]) need AVX-512F.
 inline bool hostHasAvx512() {
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
