@@ -15,11 +15,12 @@ struct AttrDeleter {
   void operator()(aclopAttr* a) const { aclopDestroyAttr(a); }
 };
 
+// Inline room for the usual operand counts: a launch allocates no lists.
 struct AclTensors {
-  std::vector<std::unique_ptr<aclTensorDesc, DescDeleter>> desc_owners;
-  std::vector<std::unique_ptr<aclDataBuffer, BufferDeleter>> buffer_owners;
-  std::vector<aclTensorDesc*> descs;
-  std::vector<aclDataBuffer*> buffers;
+  c10::SmallVector<std::unique_ptr<aclTensorDesc, DescDeleter>, 4> desc_owners;
+  c10::SmallVector<std::unique_ptr<aclDataBuffer, BufferDeleter>, 4> buffer_owners;
+  c10::SmallVector<aclTensorDesc*, 4> descs;
+  c10::SmallVector<aclDataBuffer*, 4> buffers;
 
   void add(const AclTensorParam& p) {
     aclTensorDesc* d = aclCreateTensorDesc(p.dtype, static_cast<int>(p.shape.size()),

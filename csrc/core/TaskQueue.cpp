@@ -144,12 +144,20 @@ void TaskQueue::enqueue(Task task) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       if (!worker_started_) {
+        slots_.resize(kCapacity);
         // Detached: the queue is leaked and its thread may outlive main().
         std::thread([this] { workerLoop(); }).detach();
         worker_started_ = true;
       }
-      changed_.wait(lock, [&] { return tasks_.size() < kCapacity; });
-      tasks_.emplace_back(std::move(task), tag);
+      if (tail_ - head_ >= kCapacity) {
+        ++producers_waiting_;
+        changed_.wait(lock, [&] { return tail_ - head_ < kCapacity; });
+        --producers_waiting_;
+      }
+      Slot& slot = slots_[tail_ % kCapacity];
+      slot.task = std::move(task);
+      slot.tag = tag;
+      ++tail_;
     }
     not_empty_.notify_one();
     if (blocking) drain();
@@ -163,33 +171,51 @@ void TaskQueue::workerLoop() {
   }
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    not_empty_.wait(lock, [&] { return !tasks_.empty(); });
-    const bool lifo = testMutation("task_queue_lifo");  // Note [Test mutations]
-    auto [task, tag] = std::move(lifo ? tasks_.back() : tasks_.front());
-    if (lifo)
-      tasks_.pop_back();
-    else
-      tasks_.pop_front();
+    not_empty_.wait(lock, [&] { return head_ != tail_; });
     running_ = true;
-    lock.unlock();
-    run(task, tag);
-    lock.lock();
+    if (testMutation("task_queue_lifo")) {  // Note [Test mutations]: the newest task first
+      Slot newest = std::move(slots_[(tail_ - 1) % kCapacity]);
+      --tail_;
+      lock.unlock();
+      run(newest.task, newest.tag);
+      lock.lock();
+    } else {
+      // Note [Task slots]: the oldest task runs in its slot, which no producer reuses before head_ moves on.
+      Slot& slot = slots_[head_ % kCapacity];
+      lock.unlock();
+      run(slot.task, slot.tag);
+      release(&slot);
+      lock.lock();
+      ++head_;
+    }
     running_ = false;
-    changed_.notify_all();
+    const size_t queued = tail_ - head_;
+    if ((drainers_waiting_ > 0 && queued == 0) || (producers_waiting_ > 0 && queued <= kCapacity / 2))
+      changed_.notify_all();
   }
+}
+
+void TaskQueue::release(Slot* slot) {
+  // Copies hold their staging buffer and calls their closure: let them go now, not when the slot
+  // is reused. A finished op launch owns nothing but its own containers, which the next launch
+  // written into the slot reuses.
+  if (!std::holds_alternative<AclOpLaunch>(slot->task)) slot->task.emplace<AclOpLaunch>();
+  slot->tag.scope.reset();
 }
 
 void TaskQueue::drain() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return tasks_.empty() && !running_; });
+    ++drainers_waiting_;
+    changed_.wait(lock, [&] { return head_ == tail_ && !running_; });
+    --drainers_waiting_;
   }
   raisePendingError();
 }
 
 bool TaskQueue::idle() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return tasks_.empty() && !running_;
+  return head_ == tail_ && !running_;
 }
 
 }  // namespace torch_npu

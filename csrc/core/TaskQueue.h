@@ -23,13 +23,13 @@
 
 #include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <variant>
+#include <vector>
 
 #include <c10/core/Device.h>
 
@@ -97,16 +97,34 @@ class TaskQueue {
  private:
   static constexpr size_t kCapacity = 4096;  // tasks; enqueue blocks beyond it
 
+  // Note [Task slots]
+  // The queue is a ring of kCapacity slots, allocated when the worker starts. A task is moved into
+  // the slot at tail_, and the worker runs it in place at head_, advancing head_ only when it is
+  // done, so a producer never writes a slot that is running. Reusing slots keeps the launch path
+  // free of allocation: a deque would allocate a node per op launch (a launch is larger than a
+  // deque block) on the Python thread and free it on the worker. Producers that find the ring
+  // full sleep until it is half empty, and drain() until it is empty; the worker wakes them only
+  // then, so a full ring does not cost a wake-up per task.
+  struct Slot {
+    Task task;
+    LaunchTag tag;
+  };
+
   void workerLoop();
   void run(const Task& task, const LaunchTag& tag);  // on the worker or the caller; records errors
+  static void release(Slot* slot);
   void raisePendingError();
   void waitForDevice(aclrtStream stream, const std::string& name);
 
   c10::DeviceIndex device_;
   std::mutex mutex_;
   std::condition_variable not_empty_;
-  std::condition_variable changed_;  // a task finished or space freed
-  std::deque<std::pair<Task, LaunchTag>> tasks_;
+  std::condition_variable changed_;  // the ring became empty or half empty (see above)
+  std::vector<Slot> slots_;
+  size_t head_ = 0;  // next task to run (counts up; the slot is head_ % kCapacity)
+  size_t tail_ = 0;  // next free slot
+  int producers_waiting_ = 0;
+  int drainers_waiting_ = 0;
   bool running_ = false;  // the worker is executing a task
   bool worker_started_ = false;
   std::string pending_error_;

@@ -1,5 +1,9 @@
 // The task queue's error propagation, and streams and events.
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "csrc/core/NPUEvent.h"
 #include "csrc/core/NPUStream.h"
@@ -50,6 +54,44 @@ TEST(NpuTaskQueue, DisabledQueueRaisesImmediately) {
   // Ops still work synchronously.
   const at::Tensor x = at::randn({5, 19});
   expectClose(x.to(npu()).exp().add(1), x.exp().add(1));
+}
+
+// Note [Task slots]: more tasks than the ring holds, with the worker held back at first, run in
+// order; the producer waits while the ring is full; a finished task's closure is released at once.
+TEST(NpuTaskQueue, TasksBeyondTheRingsCapacityRunInOrder) {
+  QueueEnabledGuard guard;
+  TaskQueue::setEnabled(true);
+  TaskQueue& queue = TaskQueue::forDevice(0);
+  queue.drain();
+  std::atomic<bool> released{false};
+  queue.enqueue(torch_npu::CallTask{"hold", [&] {
+                                      while (!released) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                      return ACL_SUCCESS;
+                                    }});
+  constexpr int kTasks = 10000;  // more than twice the ring
+  std::vector<int> seen;
+  seen.reserve(kTasks);
+  auto witness = std::make_shared<int>(0);
+  std::atomic<int> enqueued{0};
+  std::thread producer([&] {
+    for (int i = 0; i < kTasks; ++i) {
+      queue.enqueue(torch_npu::CallTask{"step", [&seen, i, witness] {
+                                          seen.push_back(i);
+                                          return ACL_SUCCESS;
+                                        }});
+      ++enqueued;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const int stalled_at = enqueued.load();
+  EXPECT_LT(stalled_at, kTasks) << "the producer did not wait for room in the ring";
+  EXPECT_GT(stalled_at, 1000);
+  released = true;
+  producer.join();
+  queue.drain();
+  ASSERT_EQ(seen.size(), static_cast<size_t>(kTasks));
+  for (int i = 0; i < kTasks; ++i) ASSERT_EQ(seen[static_cast<size_t>(i)], i);
+  EXPECT_EQ(witness.use_count(), 1) << "finished tasks still hold their closures";
 }
 
 TEST(NpuStreamsEvents, EventAfterWorkIsComplete) {

@@ -26,6 +26,19 @@ aclError launchFault(aclrtStream s) {
   return aclopExecuteV2("StreamTestFault", 0, nullptr, nullptr, 0, nullptr, nullptr, nullptr, s);
 }
 
+// A kernel that notes the thread it ran on, and tries to synchronize its own stream.
+std::atomic<std::thread::id> g_probe_thread{};
+std::atomic<int> g_probe_sync_status{-1};
+void computeProbe(const OpCall&) {
+  g_probe_thread.store(std::this_thread::get_id());
+  g_probe_sync_status.store(aclrtSynchronizeStream(nullptr));
+}
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"StreamTestThreadProbe", &validateOk, &computeProbe, &costNone});
+
+aclError launchProbe(aclrtStream s) {
+  return aclopExecuteV2("StreamTestThreadProbe", 0, nullptr, nullptr, 0, nullptr, nullptr, nullptr, s);
+}
+
 struct Order {
   std::mutex mu;
   std::vector<int> seen;
@@ -38,6 +51,10 @@ void recordStep(void* p) {
   auto* s = static_cast<Step*>(p);
   std::lock_guard<std::mutex> lock(s->order->mu);
   s->order->seen.push_back(s->value);
+}
+void waitForRelease(void* p) {
+  auto* released = static_cast<std::atomic<int>*>(p);
+  while (!released->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 void slowCallback(void* p) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -144,6 +161,57 @@ TEST(Stream, FaultSurfacesAtSynchronizeAndClears) {
   EXPECT_NE(msg.find("integer division by zero at element 3"), std::string::npos) << msg;
   // Later tasks still ran; the error was reported once.
   EXPECT_EQ(order.seen, std::vector<int>{42});
+  EXPECT_ACL_OK(aclrtSynchronizeStream(s));
+  ASSERT_ACL_OK(aclrtDestroyStream(s));
+}
+
+// Note [Ops run on the submitting thread of an idle stream]
+TEST(Stream, AnOpOnAnIdleStreamRunsOnTheSubmittingThread) {
+  ASSERT_ACL_OK(aclrtSynchronizeDevice());
+  g_probe_thread.store(std::thread::id());
+  g_probe_sync_status.store(-1);
+  ASSERT_ACL_OK(launchProbe(nullptr));
+  EXPECT_EQ(g_probe_thread.load(), std::this_thread::get_id());  // done before the launch returned
+  // While it runs, the submitter is the stream's worker: it cannot wait for its own stream.
+  EXPECT_EQ(g_probe_sync_status.load(), ACL_ERROR_RT_STREAM_CONTEXT);
+  ASSERT_ACL_OK(aclrtSynchronizeDevice());
+  int32_t idle = 0;
+  ASSERT_ACL_OK(aclrtStreamQuery(nullptr, &idle));
+  EXPECT_EQ(idle, 1);
+}
+
+TEST(Stream, AnOpBehindPendingWorkWaitsForTheWorker) {
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  std::atomic<int> released{0};
+  Order order;
+  Step before{&order, 1}, after{&order, 2};
+  g_probe_thread.store(std::thread::id());
+  ASSERT_ACL_OK(aclrtLaunchCallback(&waitForRelease, &released, s));
+  ASSERT_ACL_OK(aclrtLaunchCallback(&recordStep, &before, s));
+  ASSERT_ACL_OK(launchProbe(s));
+  ASSERT_ACL_OK(aclrtLaunchCallback(&recordStep, &after, s));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(g_probe_thread.load(), std::thread::id()) << "the op ran before the work queued ahead of it";
+  EXPECT_TRUE(order.seen.empty());
+  released.store(1);
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s));
+  EXPECT_NE(g_probe_thread.load(), std::thread::id());
+  EXPECT_NE(g_probe_thread.load(), std::this_thread::get_id());
+  EXPECT_EQ(order.seen, (std::vector<int>{1, 2}));
+  ASSERT_ACL_OK(aclrtDestroyStream(s));
+}
+
+TEST(Stream, FaultOfAnOpRunOnItsSubmitterSurfacesAtSynchronize) {
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s));
+  ASSERT_ACL_OK(launchFault(s));  // the stream is idle: the op ran in this call, and the call still succeeds
+  int32_t idle = 0;
+  ASSERT_ACL_OK(aclrtStreamQuery(s, &idle));
+  EXPECT_EQ(idle, 1);
+  EXPECT_ACL_ERR(aclrtSynchronizeStream(s), ACL_ERROR_RT_AICORE_EXCEPTION);
+  EXPECT_NE(lastAclMessage().find("op 'StreamTestFault' failed"), std::string::npos) << lastAclMessage();
   EXPECT_ACL_OK(aclrtSynchronizeStream(s));
   ASSERT_ACL_OK(aclrtDestroyStream(s));
 }

@@ -126,34 +126,35 @@ void checkStorageFormat(const std::string& op, const char* role, int index, cons
 // buffers) or the host pointer (host buffers).
 void* checkBuffer(const std::string& op, const char* role, int index, const TensorArg& t, const aclDataBuffer* b,
                   int device, bool is_output) {
-  const std::string who = op + ": " + role + " " + std::to_string(index);
+  // Built only for a message: this check runs for every operand of every launch.
+  const auto who = [&] { return op + ": " + role + " " + std::to_string(index); };
   const size_t item = dtypeSize(t.dtype);
   if (item == 0)
-    throwAcl(ACL_ERROR_OP_UNSUPPORTED_DTYPE, who + " has unknown dtype " + std::to_string(static_cast<int>(t.dtype)));
+    throwAcl(ACL_ERROR_OP_UNSUPPORTED_DTYPE, who() + " has unknown dtype " + std::to_string(static_cast<int>(t.dtype)));
   const size_t need = static_cast<size_t>(t.numel()) * item;
   const aclError mismatch = is_output ? ACL_ERROR_OP_OUTPUT_NOT_MATCH : ACL_ERROR_OP_INPUT_NOT_MATCH;
   if (b->size < need)
-    throwAcl(mismatch, who + " buffer has " + std::to_string(b->size) + " bytes but its descriptor " +
+    throwAcl(mismatch, who() + " buffer has " + std::to_string(b->size) + " bytes but its descriptor " +
                            shapeString(t.shape) + " needs " + std::to_string(need) + " bytes");
   if (b->size == 0) return b->data;
-  if (!b->data) throwAcl(ACL_ERROR_INVALID_PARAM, who + " buffer data is null but its size is " + std::to_string(b->size));
+  if (!b->data) throwAcl(ACL_ERROR_INVALID_PARAM, who() + " buffer data is null but its size is " + std::to_string(b->size));
   Runtime& rt = Runtime::get();
+  Device* owner = rt.deviceOwning(b->data);
   if (t.placement == ACL_MEMTYPE_HOST) {
-    if (is_output) throwAcl(ACL_ERROR_OP_OUTPUT_NOT_MATCH, who + " is placed in host memory; outputs must be device memory");
-    if (rt.deviceOwning(b->data))
-      throwAcl(ACL_ERROR_RT_INVALID_MEMORY, who + " is placed in host memory but its buffer " + ptrString(b->data) +
+    if (is_output) throwAcl(ACL_ERROR_OP_OUTPUT_NOT_MATCH, who() + " is placed in host memory; outputs must be device memory");
+    if (owner)
+      throwAcl(ACL_ERROR_RT_INVALID_MEMORY, who() + " is placed in host memory but its buffer " + ptrString(b->data) +
                                                 " is device memory");
     return b->data;
   }
-  if (!rt.deviceOwning(b->data))
-    throwAcl(ACL_ERROR_RT_INVALID_MEMORY, who + " buffer " + ptrString(b->data) + " (" + std::to_string(b->size) +
+  if (!owner)
+    throwAcl(ACL_ERROR_RT_INVALID_MEMORY, who() + " buffer " + ptrString(b->data) + " (" + std::to_string(b->size) +
                                               " bytes) is not device memory");
-  DeviceRange r = rt.resolve(b->data, b->size);
-  if (r.device != device)
-    throwAcl(ACL_ERROR_RT_INVALID_MEMORY, who + " buffer " + ptrString(b->data) + " is on device " +
-                                              std::to_string(r.device) + " but the stream runs on device " +
+  if (owner->id() != device)
+    throwAcl(ACL_ERROR_RT_INVALID_MEMORY, who() + " buffer " + ptrString(b->data) + " is on device " +
+                                              std::to_string(owner->id()) + " but the stream runs on device " +
                                               std::to_string(device));
-  return r.host;
+  return owner->arena().hostView(b->data, b->size);
 }
 
 // "Add: msg" unless the kernel already named the op.
@@ -163,7 +164,7 @@ std::string withOpPrefix(const std::string& op, const std::string& msg) {
 }
 
 double runOp(const std::shared_ptr<OpLaunch>& launch, int stream_id) {
-  OpCall call = launch->call;  // a fresh copy: data pointers are per execution
+  OpCall& call = launch->call;  // a launch runs once: its call receives the data pointers
   size_t host_copy = 0;
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     TensorArg& t = call.inputs[i];
@@ -337,6 +338,10 @@ ASCEND_SIM_API aclError aclopExecuteV2(const char* opType, int numInputs, aclTen
     call.op_type = op;
     call.device = s->device();
     if (attr) call.attrs = attr->attrs;
+    call.inputs.reserve(static_cast<size_t>(numInputs));
+    call.outputs.reserve(static_cast<size_t>(numOutputs));
+    launch->input_views.reserve(static_cast<size_t>(numInputs));
+    launch->output_views.reserve(static_cast<size_t>(numOutputs));
     for (int i = 0; i < numInputs; ++i) {
       TensorArg t = makeArg(inputDesc[i], inputs[i]);
       checkStorageFormat(op, "input", i, t);
@@ -368,6 +373,7 @@ ASCEND_SIM_API aclError aclopExecuteV2(const char* opType, int numInputs, aclTen
     launch->scope = currentHostTag().scope;
     Task task{TaskKind::kOp, op, [launch](Stream& on) { return runOp(launch, on.id()); }};
     task.detail = launch->plan->detail;
+    task.may_run_on_submitter = true;  // Note [Ops run on the submitting thread of an idle stream]
     s->submit(std::move(task));
   });
 }

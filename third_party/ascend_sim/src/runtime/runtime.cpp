@@ -122,11 +122,16 @@ int32_t Runtime::currentDeviceId() {
 }
 
 std::vector<Device*> Runtime::createdDevices() {
-  std::lock_guard<std::mutex> lock(mu_);
   std::vector<Device*> out;
-  for (auto& d : devices_)
-    if (d) out.push_back(d.get());
+  createdDevices(&out);
   return out;
+}
+
+void Runtime::createdDevices(std::vector<Device*>* out) {
+  out->clear();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& d : devices_)
+    if (d) out->push_back(d.get());
 }
 
 void Runtime::resetDevice(int32_t id) {
@@ -208,7 +213,10 @@ std::shared_ptr<Event> Runtime::unregisterEvent(aclrtEvent handle) {
 }
 
 Device* Runtime::deviceOwning(const void* p) {
-  for (Device* d : createdDevices()) {
+  // Runs for every operand of every launch: the list is reused, not allocated.
+  static thread_local std::vector<Device*> created;
+  createdDevices(&created);
+  for (Device* d : created) {
     HbmArena* a = d->arenaIfCreated();
     if (a && a->owns(p)) return d;
   }

@@ -52,6 +52,8 @@ class Runtime {
   void resetDevice(int32_t logical_id);
   // Every device created so far.
   std::vector<Device*> createdDevices();
+  // The same, into a caller-owned list (no allocation once it has grown).
+  void createdDevices(std::vector<Device*>* out);
 
   // nullptr -> the current device's default stream.
   std::shared_ptr<Stream> stream(aclrtStream handle);

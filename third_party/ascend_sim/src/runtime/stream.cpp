@@ -38,11 +38,20 @@ void Stream::submit(Task task) {
   task.host = currentHostTag();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(std::move(task));
     ++submitted_;
-    if (!worker_.joinable()) worker_ = std::thread([this] { workerLoop(); });
+    const bool run_here = task.may_run_on_submitter && !task.on_complete && queue_.empty() && !running_;
+    if (!run_here) {
+      queue_.push_back(std::move(task));
+      if (!worker_.joinable()) worker_ = std::thread([this] { workerLoop(); });
+      work_cv_.notify_one();
+      return;
+    }
+    running_ = true;
   }
-  work_cv_.notify_one();
+  // Note [Ops run on the submitting thread of an idle stream]
+  const Stream* outer = std::exchange(t_worker_of, this);
+  runTask(task);
+  t_worker_of = outer;
 }
 
 void Stream::waitIdle() {
@@ -109,58 +118,69 @@ void Stream::workerLoop() {
     Task task;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      // An op running on its submitter keeps the queue waiting behind it.
+      work_cv_.wait(lock, [&] { return !running_ && (stopping_ || !queue_.empty()); });
       if (queue_.empty()) return;  // stopping and drained
       task = std::move(queue_.front());
       queue_.pop_front();
+      running_ = true;
     }
-    double duration = 0;
-    double end_us = 0;
-    std::string error;
-    bool failed = false;
-    aclError fault_code = ACL_ERROR_RT_AICORE_EXCEPTION;
-    const auto wall_start = std::chrono::steady_clock::now();
-    try {
-      if (auto injected = FaultInjector::get().onTask(task.name)) {
-        fault_code = injected->code;
-        throw std::runtime_error(injected->message);
-      }
-      duration = task.run(*this);
-    } catch (const std::exception& e) {
-      failed = true;
-      error = e.what();
-    } catch (...) {
-      failed = true;
-      error = "unknown exception";
-    }
-    if (utilization_ && !failed)
-      utilization_->addTask(task.kind, task.detail.get(),
-                            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      const double start = clock_us_;
-      clock_us_ += duration;
-      // Recorded before the task counts as completed, so a synchronize that
-      // returns sees its record.
-      if (recorder_ && !failed)
-        recorder_->add(TaskRecord{task.kind, std::move(task.name), id_, start, duration, std::move(task.detail),
-                                  task.bytes, task.host});
-      if (failed) {
-        const char* what = task.kind == TaskKind::kOp ? "op '" : "task '";
-        std::string message = std::string(what) + task.name + "' failed on device " + std::to_string(device_) +
-                              " stream " + std::to_string(id_) + ": " + error;
-        if (failure_since_record_.empty()) failure_since_record_ = message;
-        if (!has_fault_) {
-          has_fault_ = true;
-          fault_ = StreamFault{fault_code, std::move(message)};
-        }
-      }
-      ++completed_;
-      end_us = clock_us_;
-    }
-    if (task.on_complete) task.on_complete(end_us);
-    done_cv_.notify_all();
+    runTask(task);
   }
+}
+
+void Stream::runTask(Task& task) {
+  double duration = 0;
+  double end_us = 0;
+  std::string error;
+  bool failed = false;
+  aclError fault_code = ACL_ERROR_RT_AICORE_EXCEPTION;
+  const auto wall_start = std::chrono::steady_clock::now();
+  try {
+    if (auto injected = FaultInjector::get().onTask(task.name)) {
+      fault_code = injected->code;
+      throw std::runtime_error(injected->message);
+    }
+    duration = task.run(*this);
+  } catch (const std::exception& e) {
+    failed = true;
+    error = e.what();
+  } catch (...) {
+    failed = true;
+    error = "unknown exception";
+  }
+  if (utilization_ && !failed)
+    utilization_->addTask(task.kind, task.detail.get(),
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
+  bool queued_behind = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const double start = clock_us_;
+    clock_us_ += duration;
+    // Recorded before the task counts as completed, so a synchronize that
+    // returns sees its record.
+    if (recorder_ && !failed)
+      recorder_->add(TaskRecord{task.kind, std::move(task.name), id_, start, duration, std::move(task.detail),
+                                task.bytes, task.host});
+    if (failed) {
+      const char* what = task.kind == TaskKind::kOp ? "op '" : "task '";
+      std::string message = std::string(what) + task.name + "' failed on device " + std::to_string(device_) +
+                            " stream " + std::to_string(id_) + ": " + error;
+      if (failure_since_record_.empty()) failure_since_record_ = message;
+      if (!has_fault_) {
+        has_fault_ = true;
+        fault_ = StreamFault{fault_code, std::move(message)};
+      }
+    }
+    ++completed_;
+    running_ = false;
+    end_us = clock_us_;
+    queued_behind = !queue_.empty();
+  }
+  if (task.on_complete) task.on_complete(end_us);
+  done_cv_.notify_all();
+  // Tasks submitted while an op ran on its submitter wait for the worker.
+  if (queued_behind) work_cv_.notify_one();
 }
 
 }  // namespace ascend_sim

@@ -11,6 +11,25 @@
 // task) until a synchronize takes it; later tasks still run.
 // waitIdle() waits for the tasks submitted before the call. The destructor
 // drains the queue and joins the worker.
+//
+// Note [Ops run on the submitting thread of an idle stream]
+// Handing every op to the worker costs a futex wake and a context switch on
+// each side, several microseconds per op on a two-core host: more than a small
+// op's whole kernel. So a task marked `may_run_on_submitter` (aclopExecuteV2's
+// ops) that is submitted while the stream is idle (nothing queued, nothing
+// running) runs right away on the submitting thread, through the same
+// runTask() as on the worker. Nothing observable changes: the stream's order
+// holds (nothing of it was pending, and later submits queue behind the running
+// task until it ends), a failing op is still recorded as the stream's fault
+// and reported by the next synchronize rather than by the launch, the clock
+// and the task record are the same, and the thread counts as the stream's
+// worker while the op runs (a synchronize from inside it is refused). What
+// changes is host overlap: the submitter returns when the op is done. With
+// torch_npu's task queue on (the default) the submitter is the queue's own
+// thread, so Python still runs ahead; with it off a big op blocks the
+// launching thread for its host time, which is small against the op itself.
+// Only ops opt in: copies, callbacks, event waits and collectives, which can
+// block on other streams or ranks, always go to the worker.
 // The stream also remembers the message of the first task that failed since
 // its last event-record task; the next record task takes it into the event
 // record, see Note [Failures travel through events] in event.h.
@@ -45,6 +64,9 @@ struct Task {
   std::shared_ptr<const TaskDetail> detail = nullptr;
   double bytes = 0;  // copies / memsets: HBM bytes moved
   HostTag host = {};  // set by submit (Note [Host tags])
+  // Runs on the submitting thread when the stream is idle (Note [Ops run on
+  // the submitting thread of an idle stream]). Only for tasks that never wait.
+  bool may_run_on_submitter = false;
 };
 
 struct StreamFault {
@@ -86,6 +108,9 @@ class Stream {
 
  private:
   void workerLoop();
+  // Runs a task popped from (or bypassing) the queue, on the worker or the
+  // submitter, and completes it: clock, record, fault, on_complete, waiters.
+  void runTask(Task& task);
 
   const int device_;
   const int id_;
@@ -98,6 +123,7 @@ class Stream {
   std::deque<Task> queue_;
   uint64_t submitted_ = 0;
   uint64_t completed_ = 0;
+  bool running_ = false;  // a task is executing (on the worker or its submitter)
   double clock_us_ = 0;
   bool stopping_ = false;
   StreamFault fault_;
