@@ -17,6 +17,14 @@
 namespace torch_npu {
 namespace {
 
+inline void spinPause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 std::atomic<bool>& enabledFlag() {
   static std::atomic<bool> flag{envFlag("TASK_QUEUE_ENABLE", true)};
   return flag;
@@ -158,6 +166,7 @@ void TaskQueue::enqueue(Task task) {
       slot.task = std::move(task);
       slot.tag = tag;
       ++tail_;
+      published_tail_.store(tail_, std::memory_order_release);
     }
     not_empty_.notify_one();
     if (blocking) drain();
@@ -171,11 +180,17 @@ void TaskQueue::workerLoop() {
   }
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
+    if (head_ == tail_) {
+      lock.unlock();
+      spinForWork();
+      lock.lock();
+    }
     not_empty_.wait(lock, [&] { return head_ != tail_; });
     running_ = true;
     if (testMutation("task_queue_lifo")) {  // Note [Test mutations]: the newest task first
       Slot newest = std::move(slots_[(tail_ - 1) % kCapacity]);
       --tail_;
+      published_tail_.store(tail_, std::memory_order_release);
       lock.unlock();
       run(newest.task, newest.tag);
       lock.lock();
@@ -192,6 +207,16 @@ void TaskQueue::workerLoop() {
     const size_t queued = tail_ - head_;
     if ((drainers_waiting_ > 0 && queued == 0) || (producers_waiting_ > 0 && queued <= kCapacity / 2))
       changed_.notify_all();
+  }
+}
+
+void TaskQueue::spinForWork() {
+  // Note [Spin before sleeping]
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+  for (int i = 1;; ++i) {
+    if (published_tail_.load(std::memory_order_acquire) != head_) return;
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return;
+    spinPause();
   }
 }
 
