@@ -1,8 +1,9 @@
 // Cube unit: MatMul GFLOP/s (2*M*N*K per launch, host wall clock) by shape,
 // dtype and precision mode, launched through aclopExecuteV2.
 //
-// Shapes: square 256/1024/2048 and two ResNet-50 convolutions as GEMMs
-// (img2col of a 3x3 conv: M = N*Ho*Wo, K = Cin*9, N = Cout, batch 8).
+// Shapes: square 256/1024/2048, two ResNet-50 convolutions as GEMMs
+// (img2col of a 3x3 conv: M = N*Ho*Wo, K = Cin*9, N = Cout, batch 8) and the
+// feed-forward GEMMs of benchmarks/npu_vs_cpu.py's transformer step.
 // Precision modes: "chip_default" (what the preset starts with, shown in the
 // label, e.g. allow_fp32_to_fp16 on Ascend910A, which rounds fp32 operands to
 // fp16 before the Cube) and must_keep_origin_dtype (fp32 operands kept).
@@ -33,7 +34,9 @@ void matMul(benchmark::State& state, aclDataType dt, std::string mode, GemmShape
 const bool kRegistered = [] {
   const GemmShape shapes[] = {{256, 256, 256},   {1024, 1024, 1024}, {2048, 2048, 2048},
                               {25088, 576, 64},  // layer1 3x3 conv, 56x56, 64 -> 64
-                              {6272, 1152, 128}};  // layer2 3x3 conv, 28x28, 128 -> 128
+                              {6272, 1152, 128},   // layer2 3x3 conv, 28x28, 128 -> 128
+                              {512, 256, 1024},    // transformer LM b8 seq 64: feed-forward up
+                              {512, 1024, 256}};   // and down
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
     for (const char* mode : {"", "must_keep_origin_dtype"})
       for (GemmShape s : shapes) {

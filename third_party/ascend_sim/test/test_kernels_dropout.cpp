@@ -25,14 +25,16 @@ HostTensor genMask(int64_t n, float keep, int64_t seed, int64_t offset) {
 bool bit(const std::vector<int64_t>& bytes, int64_t i) { return (bytes[i / 8] >> (i % 8)) & 1; }
 
 TEST(KernelDropout, GenMaskIsTheBernoulliStreamAsBits) {
-  const int64_t n = 1001;  // not a multiple of 128: padding bits must be 0
-  HostTensor b(ACL_BOOL, {n});
-  run(makeCall("StatelessBernoulli", {}, {&b}, attrs({{"p", 0.7f}, {"seed", int64_t{42}}, {"offset", int64_t{6}}})));
-  const auto expected = b.toInts();
-  const auto bytes = genMask(n, 0.7f, 42, 6).toInts();
-  ASSERT_EQ(static_cast<int64_t>(bytes.size()), 128);
-  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(bit(bytes, i), expected[i] != 0) << i;
-  for (int64_t i = n; i < 128 * 8; ++i) ASSERT_FALSE(bit(bytes, i)) << i;
+  // Not multiples of 128: padding bits must be 0. The second spans three of the kernel's blocks.
+  for (const int64_t n : {int64_t{1001}, int64_t{2 * 16384 + 1001}}) {
+    HostTensor b(ACL_BOOL, {n});
+    run(makeCall("StatelessBernoulli", {}, {&b}, attrs({{"p", 0.7f}, {"seed", int64_t{42}}, {"offset", int64_t{6}}})));
+    const auto expected = b.toInts();
+    const auto bytes = genMask(n, 0.7f, 42, 6).toInts();
+    ASSERT_EQ(static_cast<int64_t>(bytes.size()), maskBytes(n));
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(bit(bytes, i), expected[i] != 0) << i;
+    for (int64_t i = n; i < maskBytes(n) * 8; ++i) ASSERT_FALSE(bit(bytes, i)) << i;
+  }
   // keep 0 / 1: nothing / everything kept.
   for (int64_t v : genMask(300, 0.0f, 1, 0).toInts()) ASSERT_EQ(v, 0);
   const auto all = genMask(300, 1.0f, 1, 0).toInts();
@@ -40,19 +42,24 @@ TEST(KernelDropout, GenMaskIsTheBernoulliStreamAsBits) {
 }
 
 TEST(KernelDropout, DoMaskScalesKeptElements) {
+  for (const int64_t rows : {int64_t{7}, int64_t{7 * 43}}) {  // the second spans several of the kernel's blocks
+    const int64_t n = rows * 111;
+    const auto xv = randomFloats(n, -4.0f, 4.0f, 3);
+    const auto bytes = genMask(n, 0.6f, 9, 0);
+    const auto mask = bytes.toInts();
+    for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+      HostTensor x = HostTensor::floats(dt, {rows, 111}, xv), y(dt, {rows, 111});
+      run(makeCall("DropOutDoMask", {&x, &bytes}, {&y}, attrs({{"keep_prob", 0.6f}})));
+      const auto xs = x.toFloats(), ys = y.toFloats();
+      for (int64_t i = 0; i < n; ++i) {
+        const float want = bit(mask, i) ? roundTo(dt, xs[i] * (1.0f / 0.6f)) : 0.0f;
+        ASSERT_EQ(ys[i], want) << dtypeName(dt) << " " << i;
+      }
+    }
+  }
   const int64_t n = 777;
   const auto xv = randomFloats(n, -4.0f, 4.0f, 3);
   const auto bytes = genMask(n, 0.6f, 9, 0);
-  const auto mask = bytes.toInts();
-  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
-    HostTensor x = HostTensor::floats(dt, {7, 111}, xv), y(dt, {7, 111});
-    run(makeCall("DropOutDoMask", {&x, &bytes}, {&y}, attrs({{"keep_prob", 0.6f}})));
-    const auto xs = x.toFloats(), ys = y.toFloats();
-    for (int64_t i = 0; i < n; ++i) {
-      const float want = bit(mask, i) ? roundTo(dt, xs[i] * (1.0f / 0.6f)) : 0.0f;
-      ASSERT_EQ(ys[i], want) << dtypeName(dt) << " " << i;
-    }
-  }
   HostTensor x = HostTensor::floats(ACL_FLOAT, {n}, xv), y(ACL_FLOAT, {n});
   run(makeCall("DropOutDoMask", {&x, &bytes}, {&y}, attrs({{"keep_prob", 0.0f}})));
   for (float v : y.toFloats()) ASSERT_EQ(v, 0.0f);

@@ -50,6 +50,18 @@ TEST(KernelMatMul, BitExactOddShapesTransposesBias) {
   checkMatmul(ACL_FLOAT, 100, 3, 0, false, false, true);  // K = 0: bias only
 }
 
+// Note [Host split of the Cube's work]: few rows and many columns are split into column groups,
+// many rows into row ranges with a partial last one; every element keeps its own FMA chain.
+TEST(KernelMatMul, BitExactOverTheHostSplit) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      checkMatmul(ACL_FLOAT, 13, 211, 70, ta, tb, true);   // two row ranges x column groups
+      checkMatmul(ACL_FLOAT, 5, 500, 17, ta, tb, false);   // one row range x column groups, odd panel count
+      checkMatmul(ACL_FLOAT, 101, 45, 40, ta, tb, true);   // row ranges of 12 and a remainder
+    }
+  checkMatmul(ACL_FLOAT16, 13, 211, 70, false, true, true);
+}
+
 TEST(KernelMatMul, BatchBroadcast) {
   const int64_t m = 5, n = 19, k = 23;
   HostTensor a = HostTensor::floats(ACL_FLOAT, {2, 1, m, k}, randomFloats(2 * m * k, -1, 1, 21));

@@ -23,6 +23,7 @@
 // bits, more slowly.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "aicore/cube_tiles.h"
@@ -229,13 +230,31 @@ void loadA(const GmMatrix& a, int64_t m, int64_t k, CubeRounding rnd, float* dst
 
 void loadB(const GmMatrix& b, int64_t k, int64_t n, CubeRounding rnd, float* bp, UnitCounters* cnt) {
   const int64_t panels = (n + kPanel - 1) / kPanel;
-  std::fill(bp, bp + panels * k * kPanel, 0.0f);
-  if (b.cs == 1) {  // B rows are contiguous: read row by row, scatter into panels
-    std::vector<float> row(static_cast<size_t>(n));
-    for (int64_t kk = 0; kk < k; ++kk) {
-      loadFloat(b.dtype, b.base, b.offset + kk * b.rs, 1, n, row.data());
-      roundOperands(b.dtype, rnd, row.data(), n, cnt);
-      for (int64_t j = 0; j < n; ++j) bp[((j / kPanel) * k + kk) * kPanel + j % kPanel] = row[j];
+  // Only the last panel has padding columns; every other element is written below.
+  if (n % kPanel != 0) std::fill(bp + (panels - 1) * k * kPanel, bp + panels * k * kPanel, 0.0f);
+  if (b.cs == 1) {
+    // B rows are contiguous: read kRows rows at a time, then write each panel's part of them as
+    // one contiguous run (a row at a time would write every panel at a stride of k * kPanel).
+    constexpr int64_t kRows = 16;
+    static thread_local std::vector<float> rows;  // Note [Reused scratch]
+    rows.resize(static_cast<size_t>(kRows * n));
+    for (int64_t k0 = 0; k0 < k; k0 += kRows) {
+      const int64_t kr = std::min(kRows, k - k0);
+      for (int64_t r = 0; r < kr; ++r) {
+        loadFloat(b.dtype, b.base, b.offset + (k0 + r) * b.rs, 1, n, rows.data() + r * n);
+        roundOperands(b.dtype, rnd, rows.data() + r * n, n, cnt);
+      }
+      for (int64_t p = 0; p < panels; ++p) {
+        float* dst = bp + (p * k + k0) * kPanel;
+        const float* src = rows.data() + p * kPanel;
+        const int64_t width = std::min(kPanel, n - p * kPanel);
+        for (int64_t r = 0; r < kr; ++r) {
+          if (width == kPanel)
+            std::memcpy(dst + r * kPanel, src + r * n, kPanel * sizeof(float));
+          else
+            std::memcpy(dst + r * kPanel, src + r * n, static_cast<size_t>(width) * sizeof(float));
+        }
+      }
     }
   } else {  // B columns are contiguous (transposed B)
     std::vector<float> col(static_cast<size_t>(k));

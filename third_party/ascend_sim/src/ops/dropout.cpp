@@ -17,6 +17,7 @@
 #include <cmath>
 #include <vector>
 
+#include "aicore/thread_pool.h"
 #include "ops/op_utils.h"
 #include "ops/philox.h"
 #include "ops/reduce_util.h"
@@ -65,19 +66,31 @@ void validateGenMask(const OpCall& call) {
   checkMask(call, call.outputs[0], "output y", genMaskElems(call));
 }
 
+// Both mask kernels split the elements into blocks of whole mask bytes (and
+// whole Philox groups of 4) over the simulated cores: each block writes its
+// own bytes, and every element's value depends only on its index, so the
+// result does not depend on the split.
+constexpr int64_t kMaskBlock = 16384;  // elements; a multiple of 128
+
 void computeGenMask(const OpCall& call) {
   const int64_t n = genMaskElems(call);
   const float keep = attrFloat(call, "keep_prob");
   const uint64_t seed = static_cast<uint64_t>(attrInt(call, "seed"));
   const uint64_t offset = static_cast<uint64_t>(attrInt(call, "offset", 0));
   auto* y = static_cast<uint8_t*>(call.outputs[0].data);
-  std::fill(y, y + maskBytes(n), uint8_t{0});
-  for (int64_t i = 0; i < n; i += 4) {
-    uint32_t r[4];
-    philox4x32_10(offset + static_cast<uint64_t>(i / 4), seed, r);
-    for (int64_t lane = 0; lane < 4 && i + lane < n; ++lane)
-      if (philoxUnit(r[lane]) < keep) y[(i + lane) >> 3] |= static_cast<uint8_t>(1u << ((i + lane) & 7));
-  }
+  std::fill(y + n / 8, y + maskBytes(n), uint8_t{0});  // the padding bits (and a partial last byte)
+  parallelFor((n + kMaskBlock - 1) / kMaskBlock, [&](int64_t b) {
+    const int64_t lo = b * kMaskBlock, hi = std::min(n, lo + kMaskBlock);
+    for (int64_t i = lo; i < hi; i += 8) {  // one mask byte: two Philox blocks
+      uint32_t r[8];
+      philox4x32_10(offset + static_cast<uint64_t>(i / 4), seed, r);
+      philox4x32_10(offset + static_cast<uint64_t>(i / 4) + 1, seed, r + 4);
+      uint8_t bits = 0;
+      for (int64_t lane = 0; lane < 8 && i + lane < n; ++lane)
+        if (philoxUnit(r[lane]) < keep) bits = static_cast<uint8_t>(bits | (1u << lane));
+      y[i >> 3] = bits;
+    }
+  });
 }
 
 KernelCost costGenMask(const OpCall& call) {
@@ -104,14 +117,17 @@ void computeDoMask(const OpCall& call) {
   const TensorArg& x = call.inputs[0];
   const auto* mask = static_cast<const uint8_t*>(call.inputs[1].data);
   const float scale = keepScale(attrFloat(call, "keep_prob"));
-  constexpr int64_t kChunk = 4096;
-  std::vector<float> v(kChunk);
-  for (int64_t i0 = 0; i0 < x.numel(); i0 += kChunk) {
-    const int64_t m = std::min(kChunk, x.numel() - i0);
-    loadFloat(x.dtype, x.data, i0, 1, m, v.data());
-    for (int64_t j = 0; j < m; ++j) v[j] = maskBit(mask, i0 + j) ? v[j] * scale : 0.0f;
-    storeFloat(call.outputs[0].dtype, call.outputs[0].data, i0, m, v.data());
-  }
+  const int64_t n = x.numel();
+  parallelFor((n + kMaskBlock - 1) / kMaskBlock, [&](int64_t b) {
+    constexpr int64_t kChunk = 4096;
+    float v[kChunk];
+    for (int64_t i0 = b * kMaskBlock; i0 < std::min(n, (b + 1) * kMaskBlock); i0 += kChunk) {
+      const int64_t m = std::min(kChunk, n - i0);
+      loadFloat(x.dtype, x.data, i0, 1, m, v);
+      for (int64_t j = 0; j < m; ++j) v[j] = maskBit(mask, i0 + j) ? v[j] * scale : 0.0f;
+      storeFloat(call.outputs[0].dtype, call.outputs[0].data, i0, m, v);
+    }
+  });
 }
 
 // ---- AxpyWithSoftmaxAndDropOutDoMask: x1, x2, mask; attrs alpha, input_keep_prob, axis

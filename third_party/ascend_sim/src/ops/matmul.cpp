@@ -11,10 +11,18 @@
 // Work split (Note [Simulated cores on host threads]): the output is cut into
 // bands of 16 rows per batch; with at least as many bands as cube cores each
 // core takes a contiguous range of bands, otherwise every band is cut further
-// into column groups of 16-column panels. Each simulated core is one host
-// task; every output element is computed by exactly one task, so results are
-// bit-identical for any number of host threads. The split (and so the block
-// dim and the padded MAC count) depends only on the shapes and the chip.
+// into column groups of 16-column panels. The split (and so the block dim and
+// the padded MAC count of the cost) depends only on the shapes and the chip.
+//
+// Note [Host split of the Cube's work]
+// The host does not run one task per simulated core: the fp32 path cuts the
+// output into hostRegionsOf's rectangles instead, whose row counts are
+// multiples of the host micro-kernel's 12-row tile. A core's band of 16 rows
+// would leave a 4-row remainder for every 12-row tile, run at half the tile's
+// throughput (a 32-row range of 1024 rows on 32 cores: 12 + 12 + 8). Every
+// output element is still computed by exactly one task with its own FMA chain
+// in ascending k, so the bits do not depend on the split, the number of host
+// threads or the simulated cores; the cost comes from costMatmul's split.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -161,6 +169,28 @@ std::vector<Region> regionsOf(const CubeSplit& s, const MatmulDims& d, int64_t b
   return out;
 }
 
+// Note [Host split of the Cube's work]: rectangles of rows (multiples of 12)
+// and, when there are too few rows to keep the host threads busy, groups of
+// an even number of panels (the wide tiles take two panels at a time).
+std::vector<Region> hostRegionsOf(const MatmulDims& d, int64_t batches, int64_t panels) {
+  constexpr int64_t kRowQuantum = 12, kPanelQuantum = 2;
+  const int64_t want = 4 * static_cast<int64_t>(std::max(hostThreadCount(), 1));  // slack for balance
+  const int64_t rows = std::max(kRowQuantum, (batches * d.m + want - 1) / want / kRowQuantum * kRowQuantum);
+  std::vector<Region> out;
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t r0 = 0; r0 < d.m; r0 += rows) out.push_back(Region{b, r0, std::min(d.m, r0 + rows), 0, panels});
+  const int64_t groups =
+      std::min<int64_t>(want / static_cast<int64_t>(out.size()), (panels + kPanelQuantum - 1) / kPanelQuantum);
+  if (groups <= 1) return out;
+  std::vector<Region> split;
+  const int64_t pairs = (panels + kPanelQuantum - 1) / kPanelQuantum;
+  for (const Region& r : out)
+    for (int64_t g = 0; g < groups; ++g)
+      split.push_back(Region{r.b, r.r0, r.r1, std::min(panels, g * pairs / groups * kPanelQuantum),
+                             std::min(panels, (g + 1) * pairs / groups * kPanelQuantum)});
+  return split;
+}
+
 // Output batch index -> linear index of the (broadcast) x1 / x2 matrix.
 struct BatchMap {
   std::vector<int64_t> i1, i2;
@@ -240,9 +270,11 @@ void computeFloat(const OpCall& call, const MatmulDims& d, const CubeSplit& s, c
   // the Cube accumulates straight into GM and the store pass is skipped.
   const bool direct = y.dtype == ACL_FLOAT && !through_fp16;
   float* c = direct ? static_cast<float*>(y.data) : threadScratch(ScratchSlot::kResult, s.batches * d.m * d.n);
-  std::vector<UnitCounters> cnt(static_cast<size_t>(s.blocks));
-  parallelFor(s.blocks, [&](int64_t block) {
-    for (const Region& r : regionsOf(s, d, block)) {
+  const std::vector<Region> regions = hostRegionsOf(d, s.batches, s.nt);  // Note [Host split of the Cube's work]
+  std::vector<UnitCounters> cnt(regions.size());
+  parallelFor(static_cast<int64_t>(regions.size()), [&](int64_t block) {
+    {
+      const Region& r = regions[static_cast<size_t>(block)];
       const CubeOperands op{a_l0 + bm.i1[r.b] * a_size, b_l0 + bm.i2[r.b] * b_size, d.m, d.n, d.k};
       float* cb = c + r.b * d.m * d.n;
       cube.mmad_f32(op, bias.empty() ? nullptr : bias.data(), r.r0, r.r1, r.p0, r.p1, cb, &cnt[block]);
