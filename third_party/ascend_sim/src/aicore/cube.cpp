@@ -228,7 +228,106 @@ void loadA(const GmMatrix& a, int64_t m, int64_t k, CubeRounding rnd, float* dst
   if (cnt) cnt->mte_in_bytes += static_cast<double>(m * k) * static_cast<double>(dtypeSize(a.dtype));
 }
 
+#ifdef ASCEND_SIM_HAVE_AVX2_PATH
+// Note [B panels in one pass]
+// On AVX-512 hosts an fp32 B is packed in one pass, 16 reduction steps x one
+// panel (16 columns) at a time. A row-major B gives a panel row per load; a
+// transposed B gives 16 contiguous steps of one column per load, and the 16
+// vectors are transposed in registers. Values are rounded through fp16 in
+// registers as the precision mode asks; the last panel's padding columns come
+// out as zeros. A vector with a lane that rounds to inf or NaN goes through
+// roundCubeOperands, so values and the overflow flag equal those of the
+// two-pass path (load, then round). Returns whether an operand overflowed.
+__attribute__((target("avx512f"))) inline __m512 roundLanes(__m512 x, CubeRounding rnd, bool* bad) {
+  if (rnd == CubeRounding::kNone) return x;
+  constexpr int kRne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  // The masked forms: GCC 12's unmasked ones start from "undefined" registers and warn.
+  const __m512 r = _mm512_maskz_cvtph_ps(0xFFFF, _mm512_maskz_cvtps_ph(0xFFFF, x, kRne));
+  const __m512 magnitude = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(r), _mm512_set1_epi32(0x7fffffff)));
+  if (!_mm512_cmp_ps_mask(magnitude, _mm512_set1_ps(INFINITY), _CMP_NLT_UQ)) return r;
+  alignas(64) float lanes[kPanel];
+  _mm512_store_ps(lanes, x);
+  *bad = roundCubeOperands(rnd, lanes, kPanel) || *bad;
+  return _mm512_load_ps(lanes);
+}
+
+// Transposes the 16 x 16 matrix whose row i is v[i] (masked forms throughout, see roundLanes).
+__attribute__((target("avx512f"))) inline void transpose16(__m512 v[16]) {
+  __m512 t[16], u[16];
+#pragma GCC unroll 8
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_maskz_unpacklo_ps(0xFFFF, v[i], v[i + 1]);
+    t[i + 1] = _mm512_maskz_unpackhi_ps(0xFFFF, v[i], v[i + 1]);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 16; i += 4) {  // u[i + q]: element q (mod 4) of rows i..i+3, per 128-bit lane
+    u[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+#pragma GCC unroll 4
+  for (int q = 0; q < 4; ++q) {
+    const __m512 even0 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[q], u[4 + q], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 even1 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[8 + q], u[12 + q], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 odd0 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[q], u[4 + q], _MM_SHUFFLE(3, 1, 3, 1));
+    const __m512 odd1 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[8 + q], u[12 + q], _MM_SHUFFLE(3, 1, 3, 1));
+    v[q] = _mm512_maskz_shuffle_f32x4(0xFFFF, even0, even1, _MM_SHUFFLE(2, 0, 2, 0));
+    v[8 + q] = _mm512_maskz_shuffle_f32x4(0xFFFF, even0, even1, _MM_SHUFFLE(3, 1, 3, 1));
+    v[4 + q] = _mm512_maskz_shuffle_f32x4(0xFFFF, odd0, odd1, _MM_SHUFFLE(2, 0, 2, 0));
+    v[12 + q] = _mm512_maskz_shuffle_f32x4(0xFFFF, odd0, odd1, _MM_SHUFFLE(3, 1, 3, 1));
+  }
+}
+
+__attribute__((target("avx512f"))) bool packBAvx512(const float* b, int64_t rs, int64_t cs, int64_t k, int64_t n,
+                                                   CubeRounding rnd, float* bp) {
+  constexpr int64_t kBlock = 16;
+  const int64_t panels = (n + kPanel - 1) / kPanel;
+  bool bad = false;
+  for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
+    const int64_t steps = std::min(kBlock, k - k0);
+    for (int64_t p = 0; p < panels; ++p) {
+      const int64_t width = std::min(kPanel, n - p * kPanel);
+      float* dst = bp + (p * k + k0) * kPanel;
+      if (cs == 1) {  // row-major B: one panel row per load
+        const __mmask16 lanes = static_cast<__mmask16>((1u << width) - 1u);
+        for (int64_t kk = 0; kk < steps; ++kk)
+          _mm512_storeu_ps(dst + kk * kPanel,
+                           roundLanes(_mm512_maskz_loadu_ps(lanes, b + (k0 + kk) * rs + p * kPanel), rnd, &bad));
+        continue;
+      }
+      // transposed B (rs == 1): column j's steps are contiguous
+      const __mmask16 step_lanes = static_cast<__mmask16>((1u << steps) - 1u);
+      __m512 v[16];
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j)
+        v[j] = j < width ? roundLanes(_mm512_maskz_loadu_ps(step_lanes, b + (p * kPanel + j) * cs + k0), rnd, &bad)
+                         : _mm512_setzero_ps();
+      transpose16(v);
+      if (steps == kBlock) {
+#pragma GCC unroll 16
+        for (int kk = 0; kk < 16; ++kk) _mm512_storeu_ps(dst + kk * kPanel, v[kk]);
+      } else {
+        for (int64_t kk = 0; kk < steps; ++kk) _mm512_storeu_ps(dst + kk * kPanel, v[kk]);
+      }
+    }
+  }
+  return bad;
+}
+#endif
+
 void loadB(const GmMatrix& b, int64_t k, int64_t n, CubeRounding rnd, float* bp, UnitCounters* cnt) {
+#ifdef ASCEND_SIM_HAVE_AVX2_PATH
+  // Note [B panels in one pass]
+  if (b.dtype == ACL_FLOAT && hostHasAvx512() && (b.cs == 1 || b.rs == 1)) {
+    const bool bad = packBAvx512(static_cast<const float*>(b.base) + b.offset, b.rs, b.cs, k, n, rnd, bp);
+    if (cnt) {
+      if (bad) cnt->fp16_overflow = true;
+      cnt->mte_in_bytes += static_cast<double>(k * n) * static_cast<double>(dtypeSize(b.dtype));
+    }
+    return;
+  }
+#endif
   const int64_t panels = (n + kPanel - 1) / kPanel;
   // Only the last panel has padding columns; every other element is written below.
   if (n % kPanel != 0) std::fill(bp + (panels - 1) * k * kPanel, bp + panels * k * kPanel, 0.0f);
