@@ -4,6 +4,7 @@
 // the split across host threads.
 #include <array>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "aicore/thread_pool.h"
@@ -289,7 +290,9 @@ TEST(CubeUnit, PackedBEqualsEachValueRoundedAlone) {
           }
         }
         EXPECT_EQ(cnt.fp16_overflow, want_overflow);
-        if (specials && rnd == CubeRounding::kFp16Saturate) EXPECT_TRUE(cnt.fp16_overflow);
+        if (specials && rnd == CubeRounding::kFp16Saturate) {
+          EXPECT_TRUE(cnt.fp16_overflow);
+        }
       }
 }
 
@@ -397,6 +400,21 @@ TEST(ThreadPool, PropagatesTheFirstExceptionAndRunsEveryTask) {
   int total = 0;
   for (int h : hits) total += h;
   EXPECT_EQ(total, 100);
+}
+
+// Note [Small launches stay on the caller]
+TEST(ThreadPool, SmallWorkRunsOnTheCallerInOrder) {
+  std::vector<int64_t> order;
+  std::vector<std::thread::id> threads;
+  parallelFor(8, kMinParallelElements - 1, [&](int64_t i) {  // unsynchronised on purpose: one thread only
+    order.push_back(i);
+    threads.push_back(std::this_thread::get_id());
+  });
+  EXPECT_EQ(order, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  for (const auto& id : threads) EXPECT_EQ(id, std::this_thread::get_id());
+  std::vector<int> hits(64, 0);
+  parallelFor(64, kMinParallelElements, [&](int64_t i) { hits[static_cast<size_t>(i)] += 1; });
+  EXPECT_EQ(hits, std::vector<int>(64, 1));
 }
 
 }  // namespace

@@ -25,6 +25,16 @@ namespace ascend_sim {
 // Runs fn(0), ..., fn(tasks - 1), possibly concurrently; returns when all are done.
 ASCEND_SIM_API void parallelFor(int64_t tasks, const std::function<void(int64_t)>& fn);
 
+// Note [Small launches stay on the caller]
+// Handing tasks to a pool worker costs a futex wake and, when the worker was
+// asleep, a context switch on both sides: several microseconds, more than a
+// small kernel's whole work (an LSTM step's elementwise ops have 2-8 K
+// elements). A kernel that knows its size passes `elements`; below
+// kMinParallelElements the tasks run on the caller, in order. Results do not
+// change: tasks are independent by contract.
+constexpr int64_t kMinParallelElements = 16384;
+ASCEND_SIM_API void parallelFor(int64_t tasks, int64_t elements, const std::function<void(int64_t)>& fn);
+
 // Host threads parallelFor may use (including the caller).
 ASCEND_SIM_API int hostThreadCount();
 

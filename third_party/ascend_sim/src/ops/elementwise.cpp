@@ -142,7 +142,7 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
     });
   };
   if (execute)
-    parallelFor(blocks, block_fn);
+    parallelFor(blocks, numel, block_fn);
   else
     for (int64_t b = 0; b < blocks; ++b) block_fn(b);
   if (total)
@@ -239,7 +239,7 @@ bool runHalfNative(const ElementwiseSpec& s, const TensorArg* const* ins, const 
   const int64_t chunks = (numel + kChunk - 1) / kChunk;
   const bool saturate = ctx && ctx->fp16_saturation;
   std::vector<uint8_t> overflowed(static_cast<size_t>(blocks), 0);
-  parallelFor(blocks, [&](int64_t b) {
+  parallelFor(blocks, numel, [&](int64_t b) {
     const int64_t lo = std::min(numel, b * chunks / blocks * kChunk);
     const int64_t hi = std::min(numel, (b + 1) * chunks / blocks * kChunk);
     for (int64_t i = lo; i < hi; i += kStageChunk) {
