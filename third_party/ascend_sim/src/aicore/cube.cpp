@@ -30,6 +30,7 @@
 #include "aicore/units.h"
 #include "common/dtype.h"
 #include "common/dtype_simd.h"
+#include "common/transpose16.h"
 
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
 #include <immintrin.h>
@@ -251,34 +252,6 @@ __attribute__((target("avx512f"))) inline __m512 roundLanes(__m512 x, CubeRoundi
   return _mm512_load_ps(lanes);
 }
 
-// Transposes the 16 x 16 matrix whose row i is v[i] (masked forms throughout, see roundLanes).
-__attribute__((target("avx512f"))) inline void transpose16(__m512 v[16]) {
-  __m512 t[16], u[16];
-#pragma GCC unroll 8
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_maskz_unpacklo_ps(0xFFFF, v[i], v[i + 1]);
-    t[i + 1] = _mm512_maskz_unpackhi_ps(0xFFFF, v[i], v[i + 1]);
-  }
-#pragma GCC unroll 4
-  for (int i = 0; i < 16; i += 4) {  // u[i + q]: element q (mod 4) of rows i..i+3, per 128-bit lane
-    u[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    u[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-#pragma GCC unroll 4
-  for (int q = 0; q < 4; ++q) {
-    const __m512 even0 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[q], u[4 + q], _MM_SHUFFLE(2, 0, 2, 0));
-    const __m512 even1 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[8 + q], u[12 + q], _MM_SHUFFLE(2, 0, 2, 0));
-    const __m512 odd0 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[q], u[4 + q], _MM_SHUFFLE(3, 1, 3, 1));
-    const __m512 odd1 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[8 + q], u[12 + q], _MM_SHUFFLE(3, 1, 3, 1));
-    v[q] = _mm512_maskz_shuffle_f32x4(0xFFFF, even0, even1, _MM_SHUFFLE(2, 0, 2, 0));
-    v[8 + q] = _mm512_maskz_shuffle_f32x4(0xFFFF, even0, even1, _MM_SHUFFLE(3, 1, 3, 1));
-    v[4 + q] = _mm512_maskz_shuffle_f32x4(0xFFFF, odd0, odd1, _MM_SHUFFLE(2, 0, 2, 0));
-    v[12 + q] = _mm512_maskz_shuffle_f32x4(0xFFFF, odd0, odd1, _MM_SHUFFLE(3, 1, 3, 1));
-  }
-}
-
 __attribute__((target("avx512f"))) bool packBAvx512(const float* b, int64_t rs, int64_t cs, int64_t k, int64_t n,
                                                    CubeRounding rnd, float* bp) {
   constexpr int64_t kBlock = 16;
@@ -303,7 +276,7 @@ __attribute__((target("avx512f"))) bool packBAvx512(const float* b, int64_t rs, 
       for (int j = 0; j < 16; ++j)
         v[j] = j < width ? roundLanes(_mm512_maskz_loadu_ps(step_lanes, b + (p * kPanel + j) * cs + k0), rnd, &bad)
                          : _mm512_setzero_ps();
-      transpose16(v);
+      simd::transpose16x16(v);
       if (steps == kBlock) {
 #pragma GCC unroll 16
         for (int kk = 0; kk < 16; ++kk) _mm512_storeu_ps(dst + kk * kPanel, v[kk]);

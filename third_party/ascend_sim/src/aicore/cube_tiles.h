@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "aicore/units.h"
+#include "common/transpose16.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define ASCEND_SIM_HAVE_AVX2_PATH 1
@@ -63,14 +64,7 @@ void runTile(Kernel kernel, int64_t kernel_rows, int64_t kernel_cols, bool first
 }
 
 // The wide kernels (Note [Wide Cube tiles]) need AVX-512F.
-inline bool hostHasAvx512() {
-#ifdef ASCEND_SIM_HAVE_AVX2_PATH
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-#else
-  return false;
-#endif
-}
+inline bool hostHasAvx512() { return simd::hostHasAvx512f(); }
 
 }  // namespace cube_tiles
 

@@ -8,6 +8,7 @@
 #include "aicore/thread_pool.h"
 
 #include "common/dtype.h"
+#include "common/transpose16.h"
 
 namespace ascend_sim {
 
@@ -152,9 +153,87 @@ void storeLogical(const TensorArg& t, const StorageMap& m, const T* src, Store s
   });
 }
 
+// Note [NC1HWC0 rows by transposes]
+// A 4-byte NC1HWC0 tensor of logical shape [N, C, H, W] moves one (n, c1, h)
+// block at a time on AVX-512 hosts: 16 positions x 16 channels of the
+// storage are 16 vectors, transposed in registers into 16 channel rows of 16
+// positions (and back). The walk of element offsets does one 4-byte access per
+// element at a 64-byte stride. On the way back the padding channels of the
+// last C1 block are written as zeros, so the storage needs no memset first.
+// Only the order of the moves differs from the element walk.
+struct Nc1hwc0 {
+  int64_t n, c, h, w, c1;
+};
+
+bool nc1hwc0Of(const StorageMap& m, size_t size, Nc1hwc0* out) {
+  if (m.format != ACL_FORMAT_NC1HWC0 || size != 4 || m.logical.size() != 4 || m.storage.size() != 5 ||
+      m.storage[4] != 16 || !simd::hostHasAvx512f())
+    return false;
+  const Nc1hwc0 g{m.logical[0], m.logical[1], m.logical[2], m.logical[3], m.storage[1]};
+  if (g.n * g.c * g.h * g.w == 0 || m.storage[0] != g.n || g.c1 != (g.c + 15) / 16 || m.storage[2] != g.h ||
+      m.storage[3] != g.w)
+    return false;
+  // The offsets the walk would use: n, c1 and h blocks of W x 16, then w * 16 + c0.
+  const auto& o = m.dim_offsets;
+  const bool as_expected = o[0][1 % g.n] == (1 % g.n) * g.c1 * g.h * g.w * 16 &&
+                           o[1][g.c - 1] == (g.c - 1) / 16 * g.h * g.w * 16 + (g.c - 1) % 16 &&
+                           o[2][g.h - 1] == (g.h - 1) * g.w * 16 && o[3][g.w - 1] == (g.w - 1) * 16;
+  if (!as_expected) return false;
+  *out = g;
+  return true;
+}
+
+#ifdef ASCEND_SIM_HAVE_AVX512_PATH
+// The blocks (n, c1, h) of [first, last): storage <-> logical. to_logical: gather, else scatter.
+__attribute__((target("avx512f"))) void moveNc1hwc0Blocks(const Nc1hwc0& g, float* storage, float* logical,
+                                                         int64_t first, int64_t last, bool to_logical) {
+  for (int64_t blk = first; blk < last; ++blk) {
+    const int64_t h = blk % g.h, c1 = blk / g.h % g.c1, n = blk / g.h / g.c1;
+    float* block = storage + blk * g.w * 16;
+    const int64_t channels = std::min<int64_t>(16, g.c - c1 * 16);
+    float* row0 = logical + ((n * g.c + c1 * 16) * g.h + h) * g.w;  // channel c1 * 16 at (n, h)
+    const int64_t row_stride = g.h * g.w;
+    for (int64_t w0 = 0; w0 < g.w; w0 += 16) {
+      const int64_t width = std::min<int64_t>(16, g.w - w0);
+      const __mmask16 positions = static_cast<__mmask16>((1u << width) - 1u);
+      __m512 v[16];
+      if (to_logical) {
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i) v[i] = i < width ? _mm512_loadu_ps(block + (w0 + i) * 16) : _mm512_setzero_ps();
+        simd::transpose16x16(v);
+        for (int64_t c0 = 0; c0 < channels; ++c0) _mm512_mask_storeu_ps(row0 + c0 * row_stride + w0, positions, v[c0]);
+      } else {
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i)
+          v[i] = i < channels ? _mm512_maskz_loadu_ps(positions, row0 + i * row_stride + w0) : _mm512_setzero_ps();
+        simd::transpose16x16(v);
+        for (int64_t i = 0; i < width; ++i) _mm512_storeu_ps(block + (w0 + i) * 16, v[i]);
+      }
+    }
+  }
+}
+#endif
+
+// Note [NC1HWC0 rows by transposes]; false if the tensor does not qualify.
+bool moveNc1hwc0(const TensorArg& t, const StorageMap& m, void* logical, bool to_logical) {
+  Nc1hwc0 g;
+  if (!nc1hwc0Of(m, dtypeSize(t.dtype), &g)) return false;
+#ifdef ASCEND_SIM_HAVE_AVX512_PATH
+  const int64_t blocks = g.n * g.c1 * g.h, tasks = std::min<int64_t>(blocks, 64);
+  parallelFor(tasks, m.logicalNumel(), [&](int64_t task) {
+    moveNc1hwc0Blocks(g, static_cast<float*>(t.data), static_cast<float*>(logical), task * blocks / tasks,
+                      (task + 1) * blocks / tasks, to_logical);
+  });
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace
 
 void gatherLogical(const TensorArg& t, const StorageMap& m, void* dst) {
+  if (moveNc1hwc0(t, m, dst, true)) return;
   const size_t size = dtypeSize(t.dtype);
   char* d = static_cast<char*>(dst);
   forEachRowParallel(m, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
@@ -163,6 +242,7 @@ void gatherLogical(const TensorArg& t, const StorageMap& m, void* dst) {
 }
 
 void scatterLogical(const TensorArg& t, const StorageMap& m, const void* src) {
+  if (moveNc1hwc0(t, m, const_cast<void*>(src), false)) return;
   const size_t size = dtypeSize(t.dtype);
   if (m.hasPads()) std::memset(t.data, 0, static_cast<size_t>(m.storageNumel()) * size);
   const char* s = static_cast<const char*>(src);
