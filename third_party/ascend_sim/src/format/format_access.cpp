@@ -230,10 +230,67 @@ bool moveNc1hwc0(const TensorArg& t, const StorageMap& m, void* logical, bool to
 #endif
 }
 
+// Note [FRACTAL_Z filters by channel blocks]
+// A 4-byte FRACTAL_Z filter of logical shape [Cout, Cin, KH, KW] moves one
+// (output channel, block of 16 input channels) at a time: in NCHW those are
+// 16 * KH * KW contiguous elements; in storage they are the output channel's
+// rows of 16 input channels in the KH * KW fractal rows of that channel block.
+// The element walk instead runs rows of KW (3) elements through its offset
+// tables. Output channels are split over the host threads. A scatter into a
+// storage with pads clears it first, as the walk does.
+struct FractalZ {
+  int64_t cout, cin, khw, c1, n1;
+};
+
+bool fractalZOf(const StorageMap& m, size_t size, FractalZ* out) {
+  if (m.format != ACL_FORMAT_FRACTAL_Z || size != 4 || m.logical.size() != 4 || m.storage.size() != 4) return false;
+  const FractalZ g{m.logical[0], m.logical[1], m.logical[2] * m.logical[3], (m.logical[1] + 15) / 16,
+                   (m.logical[0] + 15) / 16};
+  if (g.cout * g.cin * g.khw == 0 || m.storage != Shape{g.c1 * g.khw, g.n1, 16, 16}) return false;
+  // The offsets the walk would use (format_registry.cpp's fractalZOffset).
+  const auto& o = m.dim_offsets;
+  const int64_t kw = m.logical[3];
+  const bool as_expected = o[0][g.cout - 1] == (g.cout - 1) / 16 * 256 + (g.cout - 1) % 16 * 16 &&
+                           o[1][g.cin - 1] == (g.cin - 1) / 16 * g.khw * g.n1 * 256 + (g.cin - 1) % 16 &&
+                           o[2][m.logical[2] - 1] == (m.logical[2] - 1) * kw * g.n1 * 256 &&
+                           o[3][kw - 1] == (kw - 1) * g.n1 * 256;
+  if (!as_expected) return false;
+  *out = g;
+  return true;
+}
+
+// Note [FRACTAL_Z filters by channel blocks]; false if the tensor does not qualify.
+bool moveFractalZ(const TensorArg& t, const StorageMap& m, void* logical, bool to_logical) {
+  FractalZ g;
+  if (!fractalZOf(m, dtypeSize(t.dtype), &g)) return false;
+  auto* storage = static_cast<uint32_t*>(t.data);
+  auto* dense = static_cast<uint32_t*>(logical);
+  if (!to_logical && m.hasPads()) std::memset(t.data, 0, static_cast<size_t>(m.storageNumel()) * 4);
+  const int64_t tasks = std::min<int64_t>(g.cout, 64);
+  parallelFor(tasks, m.logicalNumel(), [&](int64_t task) {
+    for (int64_t co = task * g.cout / tasks; co < (task + 1) * g.cout / tasks; ++co) {
+      for (int64_t c1 = 0; c1 < g.c1; ++c1) {
+        const int64_t channels = std::min<int64_t>(16, g.cin - c1 * 16);
+        uint32_t* run = dense + (co * g.cin + c1 * 16) * g.khw;  // [channels][khw] in NCHW
+        uint32_t* rows = storage + (c1 * g.khw * g.n1 + co / 16) * 256 + co % 16 * 16;  // row r at r * n1 * 256
+        const int64_t row_stride = g.n1 * 256;
+        for (int64_t r = 0; r < g.khw; ++r)
+          for (int64_t c = 0; c < channels; ++c) {
+            if (to_logical)
+              run[c * g.khw + r] = rows[r * row_stride + c];
+            else
+              rows[r * row_stride + c] = run[c * g.khw + r];
+          }
+      }
+    }
+  });
+  return true;
+}
+
 }  // namespace
 
 void gatherLogical(const TensorArg& t, const StorageMap& m, void* dst) {
-  if (moveNc1hwc0(t, m, dst, true)) return;
+  if (moveNc1hwc0(t, m, dst, true) || moveFractalZ(t, m, dst, true)) return;
   const size_t size = dtypeSize(t.dtype);
   char* d = static_cast<char*>(dst);
   forEachRowParallel(m, [&](int64_t first, const int64_t* base, int64_t len, const int64_t* const* inner) {
@@ -242,7 +299,7 @@ void gatherLogical(const TensorArg& t, const StorageMap& m, void* dst) {
 }
 
 void scatterLogical(const TensorArg& t, const StorageMap& m, const void* src) {
-  if (moveNc1hwc0(t, m, const_cast<void*>(src), false)) return;
+  if (moveNc1hwc0(t, m, const_cast<void*>(src), false) || moveFractalZ(t, m, const_cast<void*>(src), false)) return;
   const size_t size = dtypeSize(t.dtype);
   if (m.hasPads()) std::memset(t.data, 0, static_cast<size_t>(m.storageNumel()) * size);
   const char* s = static_cast<const char*>(src);
