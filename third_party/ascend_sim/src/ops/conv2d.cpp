@@ -39,7 +39,9 @@
 // input cut the rows of every (group, sample) product into 96-row bands, and
 // those into groups of 16-column panels when there are fewer than 64 tasks
 // (deep layers: few rows, many channels); the filter gradient cuts its
-// [Co/G, Ci/G·kh·kw] result into 16-row bands x 4-panel column groups. Each
+// [Co/G, Ci/G·kh·kw] result into 96-row bands x 4-panel column groups (96
+// rows, not the simulated cores' 16: whole 12-row tiles of the host's wide
+// micro-kernel, see Note [Host split of the Cube's work] in matmul.cpp). Each
 // task writes disjoint outputs with the fixed order above, so results are
 // bit-identical for any host thread count (the split only changes which task
 // computes an element, never its accumulation order). The img2col matrices
@@ -536,7 +538,7 @@ void computeBackpropFilter(const OpCall& call, const ConvGeom& g) {
   const float* dy = loadRounded(call.inputs[1], g.n * g.co * rows, ScratchSlot::kIn1, rnd, &overflow);
   float* dw = threadScratch(ScratchSlot::kOut, g.co * kc);
   const int64_t panels = ceilDiv(kc, kTile), bsize = panels * m * kTile, asize = g.cog * m;
-  const int64_t bands = ceilDiv(g.cog, kTile), pgroups = ceilDiv(panels, kPanelGroup);
+  const int64_t bands = ceilDiv(g.cog, kRowBand), pgroups = ceilDiv(panels, kPanelGroup);
   const int64_t per_chunk = std::max<int64_t>(1, kColsBudget / std::max<int64_t>(1, bsize + asize));
   const Img2colParams p = img2colOf(g);
   const int64_t chunk_groups = std::min(g.groups, per_chunk);
@@ -570,7 +572,7 @@ void computeBackpropFilter(const OpCall& call, const ConvGeom& g) {
     parallelFor(ng * bands * pgroups, [&](int64_t t) {
       const int64_t gl = t / (bands * pgroups), band = (t / pgroups) % bands, pg = t % pgroups;
       const int64_t gi = g0 + gl;
-      const int64_t r0 = band * kTile, r1 = std::min(g.cog, r0 + kTile);
+      const int64_t r0 = band * kRowBand, r1 = std::min(g.cog, r0 + kRowBand);
       const int64_t p0 = pg * kPanelGroup, p1 = std::min(panels, p0 + kPanelGroup);
       const CubeOperands op{a + gl * asize, b + gl * bsize, g.cog, kc, m};
       float* c = dw + gi * g.cog * kc;  // rows co of group gi: [Co/G][Kc]
