@@ -320,12 +320,8 @@ void loadB(const GmMatrix& b, int64_t k, int64_t n, CubeRounding rnd, float* bp,
         float* dst = bp + (p * k + k0) * kPanel;
         const float* src = rows.data() + p * kPanel;
         const int64_t width = std::min(kPanel, n - p * kPanel);
-        for (int64_t r = 0; r < kr; ++r) {
-          if (width == kPanel)
-            std::memcpy(dst + r * kPanel, src + r * n, kPanel * sizeof(float));
-          else
-            std::memcpy(dst + r * kPanel, src + r * n, static_cast<size_t>(width) * sizeof(float));
-        }
+        for (int64_t r = 0; r < kr; ++r)
+          std::memcpy(dst + r * kPanel, src + r * n, static_cast<size_t>(width) * sizeof(float));
       }
     }
   } else {  // B columns are contiguous (transposed B)

@@ -10,7 +10,8 @@
 #include "aicore/units.h"
 #include "common/transpose16.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same hosts as common/transpose16.h's: x86-64 compilers with intrinsics.
+#ifdef ASCEND_SIM_HAVE_AVX512_PATH
 #define ASCEND_SIM_HAVE_AVX2_PATH 1
 #endif
 

@@ -179,11 +179,10 @@ std::vector<Region> hostRegionsOf(const MatmulDims& d, int64_t batches, int64_t 
   std::vector<Region> out;
   for (int64_t b = 0; b < batches; ++b)
     for (int64_t r0 = 0; r0 < d.m; r0 += rows) out.push_back(Region{b, r0, std::min(d.m, r0 + rows), 0, panels});
-  const int64_t groups =
-      std::min<int64_t>(want / static_cast<int64_t>(out.size()), (panels + kPanelQuantum - 1) / kPanelQuantum);
+  const int64_t pairs = (panels + kPanelQuantum - 1) / kPanelQuantum;
+  const int64_t groups = std::min<int64_t>(want / static_cast<int64_t>(out.size()), pairs);
   if (groups <= 1) return out;
   std::vector<Region> split;
-  const int64_t pairs = (panels + kPanelQuantum - 1) / kPanelQuantum;
   for (const Region& r : out)
     for (int64_t g = 0; g < groups; ++g)
       split.push_back(Region{r.b, r.r0, r.r1, std::min(panels, g * pairs / groups * kPanelQuantum),
@@ -272,25 +271,23 @@ void computeFloat(const OpCall& call, const MatmulDims& d, const CubeSplit& s, c
   float* c = direct ? static_cast<float*>(y.data) : threadScratch(ScratchSlot::kResult, s.batches * d.m * d.n);
   const std::vector<Region> regions = hostRegionsOf(d, s.batches, s.nt);  // Note [Host split of the Cube's work]
   std::vector<UnitCounters> cnt(regions.size());
-  parallelFor(static_cast<int64_t>(regions.size()), [&](int64_t block) {
-    {
-      const Region& r = regions[static_cast<size_t>(block)];
-      const CubeOperands op{a_l0 + bm.i1[r.b] * a_size, b_l0 + bm.i2[r.b] * b_size, d.m, d.n, d.k};
-      float* cb = c + r.b * d.m * d.n;
-      cube.mmad_f32(op, bias.empty() ? nullptr : bias.data(), r.r0, r.r1, r.p0, r.p1, cb, &cnt[block]);
-      const int64_t j0 = r.p0 * kTile, j1 = std::min(d.n, r.p1 * kTile);
-      for (int64_t i = r.r0; i < r.r1; ++i) {
-        float* row = cb + i * d.n;
-        if (through_fp16) {  // force_fp16: the cube result is an fp16 value
-          std::vector<uint16_t> h(static_cast<size_t>(j1 - j0));
-          for (int64_t j = j0; j < j1; ++j) h[j - j0] = floatToHalf(row[j]);
-          if (vectorUnit().fp16_overflow(h.data(), j1 - j0, call.ctx.fp16_saturation))
-            cnt[block].fp16_overflow = true;
-          for (int64_t j = j0; j < j1; ++j) row[j] = halfToFloat(h[j - j0]);
-        }
-        mteUnit().store_f32(y.dtype, direct ? nullptr : y.data, (r.b * d.m + i) * d.n + j0, j1 - j0, row + j0,
-                            &cnt[block]);
+  parallelFor(static_cast<int64_t>(regions.size()), [&](int64_t ri) {
+    const Region& r = regions[static_cast<size_t>(ri)];
+    const CubeOperands op{a_l0 + bm.i1[r.b] * a_size, b_l0 + bm.i2[r.b] * b_size, d.m, d.n, d.k};
+    float* cb = c + r.b * d.m * d.n;
+    cube.mmad_f32(op, bias.empty() ? nullptr : bias.data(), r.r0, r.r1, r.p0, r.p1, cb, &cnt[ri]);
+    const int64_t j0 = r.p0 * kTile, j1 = std::min(d.n, r.p1 * kTile);
+    for (int64_t i = r.r0; i < r.r1; ++i) {
+      float* row = cb + i * d.n;
+      if (through_fp16) {  // force_fp16: the cube result is an fp16 value
+        std::vector<uint16_t> h(static_cast<size_t>(j1 - j0));
+        for (int64_t j = j0; j < j1; ++j) h[j - j0] = floatToHalf(row[j]);
+        if (vectorUnit().fp16_overflow(h.data(), j1 - j0, call.ctx.fp16_saturation))
+          cnt[ri].fp16_overflow = true;
+        for (int64_t j = j0; j < j1; ++j) row[j] = halfToFloat(h[j - j0]);
       }
+      mteUnit().store_f32(y.dtype, direct ? nullptr : y.data, (r.b * d.m + i) * d.n + j0, j1 - j0, row + j0,
+                          &cnt[ri]);
     }
   });
   bool overflow = false;

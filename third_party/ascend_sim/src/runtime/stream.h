@@ -11,6 +11,9 @@
 // task) until a synchronize takes it; later tasks still run.
 // waitIdle() waits for the tasks submitted before the call. The destructor
 // drains the queue and joins the worker.
+// The stream also remembers the message of the first task that failed since
+// its last event-record task; the next record task takes it into the event
+// record, see Note [Failures travel through events] in event.h.
 //
 // Note [Ops run on the submitting thread of an idle stream]
 // Handing every op to the worker costs a futex wake and a context switch on
@@ -30,9 +33,6 @@
 // launching thread for its host time, which is small against the op itself.
 // Only ops opt in: copies, callbacks, event waits and collectives, which can
 // block on other streams or ranks, always go to the worker.
-// The stream also remembers the message of the first task that failed since
-// its last event-record task; the next record task takes it into the event
-// record, see Note [Failures travel through events] in event.h.
 #pragma once
 
 #include <condition_variable>
