@@ -3,6 +3,8 @@
 // saturation, img2col (plain and packed), packed A operands, and determinism of
 // the split across host threads.
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <thread>
 #include <vector>
@@ -415,6 +417,27 @@ TEST(ThreadPool, SmallWorkRunsOnTheCallerInOrder) {
   std::vector<int> hits(64, 0);
   parallelFor(64, kMinParallelElements, [&](int64_t i) { hits[static_cast<size_t>(i)] += 1; });
   EXPECT_EQ(hits, std::vector<int>(64, 1));
+}
+
+// Note [Callers claim from the front, helpers from the back]
+TEST(ThreadPool, TheCallerRunsAPrefixOfTheTasksAndHelpersTheRest) {
+  constexpr int kTasks = 64;
+  std::vector<std::thread::id> ran_on(kTasks);
+  std::atomic<int> runs{0};
+  parallelFor(kTasks, [&](int64_t i) {
+    ran_on[static_cast<size_t>(i)] = std::this_thread::get_id();
+    runs.fetch_add(1);
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // long enough for a helper to join
+  });
+  ASSERT_EQ(runs.load(), kTasks);
+  const std::thread::id caller = std::this_thread::get_id();
+  int prefix = 0;
+  while (prefix < kTasks && ran_on[static_cast<size_t>(prefix)] == caller) ++prefix;
+  EXPECT_GE(prefix, 1);
+  for (int i = prefix; i < kTasks; ++i) EXPECT_NE(ran_on[static_cast<size_t>(i)], caller) << "task " << i;
+  if (hostThreadCount() > 1) {
+    EXPECT_LT(prefix, kTasks) << "no pool worker took part";
+  }
 }
 
 }  // namespace
