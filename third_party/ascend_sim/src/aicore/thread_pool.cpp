@@ -182,11 +182,6 @@ int hostThreadCount() {
 
 void setHostThreadLimitForTesting(int n) { g_thread_limit.store(n < 0 ? 0 : n); }
 
-void parallelFor(int64_t tasks, int64_t elements, const std::function<void(int64_t)>& fn) {
-  if (elements >= kMinParallelElements) return parallelFor(tasks, fn);
-  for (int64_t i = 0; i < tasks; ++i) fn(i);  // Note [Small launches stay on the caller]
-}
-
 void parallelFor(int64_t tasks, const std::function<void(int64_t)>& fn) {
   if (tasks <= 0) return;
   const int threads = hostThreadCount();

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 
 #include "ascend_sim/acl.h"
 
@@ -32,8 +33,13 @@ ASCEND_SIM_API void parallelFor(int64_t tasks, const std::function<void(int64_t)
 // elements). A kernel that knows its size passes `elements`; below
 // kMinParallelElements the tasks run on the caller, in order. Results do not
 // change: tasks are independent by contract.
+// The small case calls fn directly: no std::function is made for it.
 constexpr int64_t kMinParallelElements = 16384;
-ASCEND_SIM_API void parallelFor(int64_t tasks, int64_t elements, const std::function<void(int64_t)>& fn);
+template <typename Fn>
+void parallelFor(int64_t tasks, int64_t elements, Fn&& fn) {
+  if (elements >= kMinParallelElements) return parallelFor(tasks, std::function<void(int64_t)>(std::ref(fn)));
+  for (int64_t i = 0; i < tasks; ++i) fn(i);
+}
 
 // Host threads parallelFor may use (including the caller).
 ASCEND_SIM_API int hostThreadCount();

@@ -76,13 +76,44 @@ constexpr int64_t kStageChunk = 2 * kChunk;
 // on the block's own thread) and reports through ctx->overflow; the table
 // kernels are registered with KernelDef::saturates_fp16_outputs so the
 // runtime skips its scan. Same values, same flag, no extra pass.
+// One value per block, value-initialised; on the stack for the usual block counts (a launch
+// allocates nothing it can avoid: Note [Flat elementwise launches]).
+template <typename T>
+class PerBlock {
+ public:
+  explicit PerBlock(int64_t blocks) {
+    if (blocks > kInline) heap_.resize(static_cast<size_t>(blocks));
+    data_ = blocks > kInline ? heap_.data() : inline_;
+  }
+  T& operator[](int64_t b) { return data_[b]; }
+
+ private:
+  static constexpr int64_t kInline = 64;
+  T inline_[kInline] = {};
+  std::vector<T> heap_;
+  T* data_;
+};
+
 template <typename T, typename Fn>
 void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn, const float* params,
                const LaunchContext* ctx, UnitCounters* total) {
   using Ops = EngineOps<T>;
+  // Note [Flat elementwise launches]: when every input has the output's shape (read with unit
+  // stride) or is a single element (broadcast: stride 0), a block's range is one run. That is what
+  // the general walk below finds too (it coalesces such a space into one dimension), without its
+  // per-call vectors: most launches of a training step are flat, and many are tiny.
+  bool flat = true;
+  int64_t flat_strides[5] = {1, 1, 1, 1, 1};
+  for (int k = 0; k < nin; ++k) {
+    if (ins[k]->shape == out.shape) continue;
+    flat = flat && numelOf(ins[k]->shape) == 1;
+    flat_strides[k + 1] = 0;
+  }
   std::vector<Shape> strides;
-  strides.push_back(contiguousStrides(out.shape));
-  for (int k = 0; k < nin; ++k) strides.push_back(broadcastStrides(ins[k]->shape, out.shape));
+  if (!flat) {
+    strides.push_back(contiguousStrides(out.shape));
+    for (int k = 0; k < nin; ++k) strides.push_back(broadcastStrides(ins[k]->shape, out.shape));
+  }
   aclDataType dts[5];
   for (int k = 0; k < nin; ++k) dts[k] = ins[k]->dtype;
   dts[nin] = out.dtype;
@@ -96,9 +127,9 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
   const LaunchContext defaults;
   const int64_t blocks = elementwiseBlocks(numel, (ctx ? *ctx : defaults).vector_cores);
   const int64_t chunks = (numel + kChunk - 1) / kChunk;
-  std::vector<UnitCounters> cnt(static_cast<size_t>(blocks));
+  PerBlock<UnitCounters> cnt(blocks);
   const bool saturate_fp16 = execute && out.dtype == ACL_FLOAT16 && ctx && ctx->fp16_saturation;
-  std::vector<uint8_t> overflowed(static_cast<size_t>(blocks), 0);  // per block: no shared writes
+  PerBlock<uint8_t> overflowed(blocks);  // per block: no shared writes
   auto block_fn = [&](int64_t b) {
     const int64_t lo = std::min(numel, b * chunks / blocks * kChunk);
     const int64_t hi = std::min(numel, (b + 1) * chunks / blocks * kChunk);
@@ -109,7 +140,7 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
     T* res_staged = execute ? scratch.data() : nullptr;
     for (int k = 0; k < nin; ++k) staged[k] = execute ? scratch.data() + kStageChunk * (k + 1) : nullptr;
     UnitCounters& c = cnt[b];
-    forEachInnerRunInRange(out.shape, strides, lo, hi, [&](const int64_t* off, int64_t len, const int64_t* st) {
+    auto run = [&](const int64_t* off, int64_t len, const int64_t* st) {
       for (int64_t i = 0; i < len; i += kStageChunk) {
         const int64_t m = len - i < kStageChunk ? len - i : kStageChunk;
         const T* in_ptrs[4] = {};
@@ -139,16 +170,21 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
         Ops::store(out.dtype, out_native ? nullptr : out.data, off[0] + i, m, res, &c);
         if (f16_out && vectorUnit().fp16_overflow(f16_out, m, true)) overflowed[b] = 1;
       }
-    });
+    };
+    if (!flat) return forEachInnerRunInRange(out.shape, strides, lo, hi, run);
+    if (lo >= hi) return;
+    int64_t offsets[5];
+    for (int k = 0; k <= nin; ++k) offsets[k] = lo * flat_strides[k];
+    run(offsets, hi - lo, flat_strides);
   };
   if (execute)
     parallelFor(blocks, numel, block_fn);
   else
     for (int64_t b = 0; b < blocks; ++b) block_fn(b);
   if (total)
-    for (const UnitCounters& c : cnt) total->add(c);
+    for (int64_t b = 0; b < blocks; ++b) total->add(cnt[b]);
   if (saturate_fp16 && ctx->overflow)
-    for (uint8_t o : overflowed) *ctx->overflow = *ctx->overflow || o;
+    for (int64_t b = 0; b < blocks; ++b) *ctx->overflow = *ctx->overflow || overflowed[b];
 }
 
 std::map<std::string, const ElementwiseSpec*>& specTable() {
