@@ -74,3 +74,20 @@ def test_launch_blocking_points_at_the_failing_op():
     """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "raised at launch: True True"
+
+
+def test_launches_whose_descriptors_differ_only_in_origin_shape_or_dtype_stay_apart():
+    # Note [Descriptors reused per thread]: a launching thread reuses its ACL descriptors by what
+    # they hold. NC1HWC0 tensors of 3 and 5 channels have the same storage shape [N,1,H,W,16] and
+    # differ only in their origin shape; fp32 and int32 tensors of one shape differ only in dtype.
+    import torch_npu
+    torch.manual_seed(0)
+    xs = [torch.randn(2, c, 3, 3) for c in (3, 5, 3, 5)]
+    npus = [torch_npu.npu_format_cast(x.npu(), 3) for x in xs]  # 3 = NC1HWC0
+    assert torch_npu.get_npu_format(npus[0]) == 3
+    for x, n in zip(xs, npus):
+        assert torch.equal((n * 2).cpu(), x * 2)
+        torch.testing.assert_close(n.sum(dim=1).cpu(), x.sum(dim=1), rtol=1e-5, atol=1e-5)
+    a = torch.arange(12).reshape(3, 4)
+    for dt in (torch.float32, torch.int32, torch.float32, torch.int64):
+        assert torch.equal((a.to(dt).npu() + 1).cpu(), a.to(dt) + 1)

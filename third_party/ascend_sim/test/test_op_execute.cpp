@@ -124,6 +124,26 @@ TEST_F(OpExecute, DescriptorsMayBeDestroyedRightAfterLaunch) {
   EXPECT_EQ(result()[0], 2.5f);
 }
 
+TEST_F(OpExecute, BuffersMayBeRepointedBetweenLaunches) {
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  ASSERT_ACL_OK(run(s));
+  // The launch copied the buffer's address: re-pointing it now does not change the queued op.
+  void* other = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&other, 24, ACL_MEM_MALLOC_HUGE_FIRST));
+  const float ones[6] = {1, 1, 1, 1, 1, 1};
+  ASSERT_ACL_OK(aclrtMemcpy(other, 24, ones, 24, ACL_MEMCPY_HOST_TO_DEVICE));
+  ASSERT_ACL_OK(aclUpdateDataBufferAddr(xBuf, other, 24));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s));
+  EXPECT_EQ(result(), (std::vector<float>{2.5f, 4.5f, 6.5f, 8.5f, 10.5f, 12.5f}));
+  ASSERT_ACL_OK(run(s));  // the next launch reads the new address
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s));
+  EXPECT_EQ(result(), std::vector<float>(6, 2.5f));
+  EXPECT_EQ(aclUpdateDataBufferAddr(nullptr, other, 24), ACL_ERROR_INVALID_PARAM);
+  ASSERT_ACL_OK(aclrtFree(other));
+  ASSERT_ACL_OK(aclrtDestroyStream(s));
+}
+
 TEST_F(OpExecute, AdvancesSimulatedTimeByTheModelledCost) {
   ASSERT_ACL_OK(aclrtResetDevice(4));
   ASSERT_ACL_OK(aclrtSetDevice(4));

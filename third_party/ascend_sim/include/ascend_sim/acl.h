@@ -228,6 +228,9 @@ ASCEND_SIM_API aclError aclSetTensorOriginFormat(aclTensorDesc* desc, aclFormat 
 ASCEND_SIM_API aclError aclSetTensorPlaceMent(aclTensorDesc* desc, aclMemType memType);
 
 ASCEND_SIM_API aclDataBuffer* aclCreateDataBuffer(void* data, size_t size);
+// Points an existing buffer at other memory (descriptors and buffers may be reused between launches:
+// aclopExecuteV2 copies what it needs from them during the call).
+ASCEND_SIM_API aclError aclUpdateDataBufferAddr(aclDataBuffer* dataBuffer, void* data, size_t size);
 ASCEND_SIM_API aclError aclDestroyDataBuffer(const aclDataBuffer* buffer);
 
 ASCEND_SIM_API aclopAttr* aclopCreateAttr(void);

@@ -245,6 +245,14 @@ ASCEND_SIM_API aclDataBuffer* aclCreateDataBuffer(void* data, size_t size) {
   return out;
 }
 
+ASCEND_SIM_API aclError aclUpdateDataBufferAddr(aclDataBuffer* dataBuffer, void* data, size_t size) {
+  return guardApi("aclUpdateDataBufferAddr", [&] {
+    if (!dataBuffer) throwAcl(ACL_ERROR_INVALID_PARAM, "dataBuffer must not be null");
+    dataBuffer->data = data;
+    dataBuffer->size = size;
+  });
+}
+
 ASCEND_SIM_API aclError aclDestroyDataBuffer(const aclDataBuffer* buffer) {
   return guardApi("aclDestroyDataBuffer", [&] {
     if (!buffer) throwAcl(ACL_ERROR_INVALID_PARAM, "buffer must not be null");
