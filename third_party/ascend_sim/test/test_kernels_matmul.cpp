@@ -60,6 +60,7 @@ TEST(KernelMatMul, BitExactOverTheHostSplit) {
       checkMatmul(ACL_FLOAT, 101, 45, 40, ta, tb, true);   // row ranges of 12 and a remainder
     }
   checkMatmul(ACL_FLOAT16, 13, 211, 70, false, true, true);
+  checkMatmul(ACL_FLOAT16, 13, 211, 70, false, false, true);  // row-major fp16 B: packHalfBRowsAvx512
 }
 
 TEST(KernelMatMul, BatchBroadcast) {

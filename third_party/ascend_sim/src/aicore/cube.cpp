@@ -289,8 +289,35 @@ __attribute__((target("avx512f"))) bool packBAvx512(const float* b, int64_t rs, 
 }
 #endif
 
+// A row-major fp16 B, widened straight into its panels (fp16 values are exact in fp32 and no
+// precision mode rounds them), in the order of packBAvx512.
+__attribute__((target("avx512f"))) void packHalfBRowsAvx512(const uint16_t* b, int64_t rs, int64_t k, int64_t n,
+                                                            float* bp) {
+  constexpr int64_t kBlock = 16;
+  const int64_t panels = (n + kPanel - 1) / kPanel;
+  for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
+    const int64_t steps = std::min(kBlock, k - k0);
+    for (int64_t p = 0; p < panels; ++p) {
+      const int64_t width = std::min(kPanel, n - p * kPanel);
+      float* dst = bp + (p * k + k0) * kPanel;
+      for (int64_t kk = 0; kk < steps; ++kk) {
+        const uint16_t* src = b + (k0 + kk) * rs + p * kPanel;
+        uint16_t edge[kPanel] = {};  // the last panel's padding columns are zeros
+        if (width < kPanel) std::memcpy(edge, src, static_cast<size_t>(width) * sizeof(uint16_t));
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(width < kPanel ? edge : src));
+        _mm512_storeu_ps(dst + kk * kPanel, _mm512_maskz_cvtph_ps(0xFFFF, h));
+      }
+    }
+  }
+}
+
 void loadB(const GmMatrix& b, int64_t k, int64_t n, CubeRounding rnd, float* bp, UnitCounters* cnt) {
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
+  if (b.dtype == ACL_FLOAT16 && hostHasAvx512() && b.cs == 1) {
+    packHalfBRowsAvx512(static_cast<const uint16_t*>(b.base) + b.offset, b.rs, k, n, bp);
+    if (cnt) cnt->mte_in_bytes += static_cast<double>(k * n) * static_cast<double>(dtypeSize(b.dtype));
+    return;
+  }
   // Note [B panels in one pass]
   if (b.dtype == ACL_FLOAT && hostHasAvx512() && (b.cs == 1 || b.rs == 1)) {
     const bool bad = packBAvx512(static_cast<const float*>(b.base) + b.offset, b.rs, b.cs, k, n, rnd, bp);
