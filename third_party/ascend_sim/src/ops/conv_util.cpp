@@ -133,8 +133,7 @@ int64_t windowOut(int64_t in, int64_t k_eff, int64_t stride, int64_t pad_lo, int
   return out;
 }
 
-float ResultRounding::apply(float v, bool* overflow) const {
-  if (!through_fp16) return v;
+float ResultRounding::throughFp16(float v, bool* overflow) const {
   uint16_t hbits = floatToHalf(v);
   if (vectorUnit().fp16_overflow(&hbits, 1, saturate)) *overflow = true;
   return halfToFloat(hbits);

@@ -77,7 +77,8 @@ int64_t windowOut(int64_t in, int64_t k_eff, int64_t stride, int64_t pad_lo, int
 struct ResultRounding {
   bool through_fp16 = false;
   bool saturate = false;
-  float apply(float v, bool* overflow) const;
+  float apply(float v, bool* overflow) const { return through_fp16 ? throughFp16(v, overflow) : v; }
+  float throughFp16(float v, bool* overflow) const;
 };
 ResultRounding resultRoundingOf(const OpCall& call);
 
