@@ -383,14 +383,15 @@ auto emitNchw(float* out, const ConvGeom& g, int64_t channels, int64_t group_cha
 // Note [Conv results straight into NC1HWC0]
 // A product's result rows are output positions and its columns output channels, so in NC1HWC0
 // (the layout of every activation of a trained CNN) each row's 16 channels of one C1 block are 16
-// contiguous floats on both sides: the emit copies them, with the same per-value rounding as
-// emitNchw, instead of transposing into an NCHW scratch that a second pass then scatters into
-// NC1HWC0. Pad channels (C not a multiple of 16) are zeroed by the emit of the last columns.
-// Taken for an fp32 NC1HWC0 output without groups (whose units are the samples); the result's
-// bits and the zero pads are those of the two-pass path.
+// contiguous values on both sides: the emit copies them (fp32) or converts them with storeFloat
+// (fp16), with the same per-value rounding as emitNchw, instead of transposing into an NCHW
+// scratch that a second pass then scatters into NC1HWC0. Pad channels (C not a multiple of 16)
+// are zeroed by the emit of the last columns. Taken for an fp32 or fp16 NC1HWC0 output without
+// groups (whose units are the samples); the result's bits and the zero pads are those of the
+// two-pass path.
 bool emitsNc1hwc0(const TensorArg& out, const ConvGeom& g, int64_t channels, int64_t rows_h, int64_t rows_w) {
-  return out.format == ACL_FORMAT_NC1HWC0 && out.dtype == ACL_FLOAT && g.groups == 1 &&
-         formatC0(ACL_FORMAT_NC1HWC0, ACL_FLOAT) == kTile &&
+  return out.format == ACL_FORMAT_NC1HWC0 && (out.dtype == ACL_FLOAT || out.dtype == ACL_FLOAT16) && g.groups == 1 &&
+         formatC0(ACL_FORMAT_NC1HWC0, out.dtype) == kTile &&
          out.shape == Shape{g.n, ceilDiv(channels, kTile), rows_h, rows_w, kTile};
 }
 
@@ -398,20 +399,28 @@ bool emitsNc1hwc0(const TensorArg& out, const ConvGeom& g, int64_t channels, int
 using EmitFn = std::function<void(int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c,
                                   UnitCounters* uc)>;
 
-auto emitNc1hwc0(float* out, int64_t channels, int64_t rows, const ResultRounding& rr) {
+auto emitNc1hwc0(const TensorArg& out, int64_t channels, int64_t rows, const ResultRounding& rr) {
   const int64_t c1s = ceilDiv(channels, kTile);
+  const aclDataType dt = out.dtype;
+  void* base = out.data;
   return [=, &rr](int64_t n, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
+    static const float kZeros[kTile] = {};
+    float rounded[kTile];
     for (int64_t c1 = j0 / kTile; c1 * kTile < j1; ++c1) {  // j0, j1 are whole panels (multiples of 16)
       const int64_t lanes = std::min(kTile, channels - c1 * kTile);
-      float* dst = out + ((n * c1s + c1) * rows + r0) * kTile;
-      for (int64_t r = r0; r < r1; ++r, dst += kTile) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t dst = ((n * c1s + c1) * rows + r) * kTile;  // element offset in the output
         const float* src = c + r * channels + c1 * kTile;
         if (rr.through_fp16) {
-          for (int64_t l = 0; l < lanes; ++l) dst[l] = rr.apply(src[l], &uc->fp16_overflow);
-        } else {
-          std::memcpy(dst, src, static_cast<size_t>(lanes) * sizeof(float));  // apply() is the identity
+          for (int64_t l = 0; l < lanes; ++l) rounded[l] = rr.apply(src[l], &uc->fp16_overflow);
+          src = rounded;
         }
-        for (int64_t l = lanes; l < kTile; ++l) dst[l] = 0.0f;
+        if (dt == ACL_FLOAT) {
+          std::memcpy(static_cast<float*>(base) + dst, src, static_cast<size_t>(lanes) * sizeof(float));
+        } else {
+          storeFloat(dt, base, dst, lanes, src);
+        }
+        if (lanes < kTile) storeFloat(dt, base, dst + lanes, kTile - lanes, kZeros);
       }
     }
   };
@@ -455,7 +464,7 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   const TensorArg& out = call.outputs[0];
   const bool direct = emitsNc1hwc0(out, g, g.co, g.ho, g.wo);  // Note [Conv results straight into NC1HWC0]
   float* y = direct ? nullptr : threadScratch(ScratchSlot::kOut, g.n * g.co * rows);
-  const EmitFn emit = direct ? EmitFn(emitNc1hwc0(static_cast<float*>(out.data), g.co, rows, rr))
+  const EmitFn emit = direct ? EmitFn(emitNc1hwc0(out, g.co, rows, rr))
                              : EmitFn(emitNchw(y, g, g.co, g.cog, rows, rr));
   const PaddedRead read = forwardRead(g);
   if (takesPaddedRead(read, g.groups * g.n)) {
@@ -534,7 +543,7 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   float* dx = direct ? nullptr : threadScratch(ScratchSlot::kOut, g.n * g.ci * rows);
   std::vector<UnitCounters> cnt;
   const int64_t kh = g.win.kh, kw = g.win.kw;
-  const EmitFn emit = direct ? EmitFn(emitNc1hwc0(static_cast<float*>(out.data), g.ci, rows, rr))
+  const EmitFn emit = direct ? EmitFn(emitNc1hwc0(out, g.ci, rows, rr))
                              : EmitFn(emitNchw(dx, g, g.ci, g.cig, rows, rr));
   const PaddedRead read = backpropInputRead(g);
   if (takesPaddedRead(read, g.groups * g.n)) {
