@@ -50,6 +50,45 @@ __attribute__((target("avx512f"))) void microImplicitAvx512(const float* xrow, c
     for (int p = 0; p < kPanels; ++p) _mm512_storeu_ps(c + r * ldc + p * kPanel, acc[r][p]);
 }
 
+// Note [Tiles across output rows]
+// A tile of 12 output positions that fits in its output row reads A at a fixed stride
+// (microImplicitAvx512). At the end of a row whose width is not a multiple of 12 the remainder
+// (4 positions of a 28-wide row, 2 of a 14-wide one) used to take a whole 12-row tile of Cube
+// work: 22 % and 42 % of those layers' products thrown away. Such a tile now continues into the
+// next output row(s), its rows read through a table of 12 offsets into the padded input. Every
+// element still gets one FMA per k in ascending k from the same start value, so the bits are
+// those of the per-row tiles.
+template <int kPanels>
+__attribute__((target("avx512f"))) void microGatherAvx512(const float* x, const int64_t* row_offset,
+                                                          const int64_t* k_offset, int64_t kc, const float* bp,
+                                                          int64_t bp_stride, float* c, int64_t ldc, bool accumulate) {
+  __m512 acc[kTileRows][kPanels];
+  int64_t off[kTileRows];
+#pragma GCC unroll 12
+  for (int r = 0; r < kTileRows; ++r) {
+    off[r] = row_offset[r];
+#pragma GCC unroll 2
+    for (int p = 0; p < kPanels; ++p)
+      acc[r][p] = accumulate ? _mm512_loadu_ps(c + r * ldc + p * kPanel) : _mm512_setzero_ps();
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* a = x + k_offset[k];
+    __m512 b[kPanels];
+#pragma GCC unroll 2
+    for (int p = 0; p < kPanels; ++p) b[p] = _mm512_loadu_ps(bp + p * bp_stride + k * kPanel);
+#pragma GCC unroll 12
+    for (int r = 0; r < kTileRows; ++r) {
+      const __m512 av = _mm512_set1_ps(a[off[r]]);
+#pragma GCC unroll 2
+      for (int p = 0; p < kPanels; ++p) acc[r][p] = _mm512_fmadd_ps(av, b[p], acc[r][p]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < kTileRows; ++r)
+#pragma GCC unroll 2
+    for (int p = 0; p < kPanels; ++p) _mm512_storeu_ps(c + r * ldc + p * kPanel, acc[r][p]);
+}
+
 using MicroFn = void (*)(const float*, const int64_t*, int64_t, const float*, int64_t, float*, int64_t, bool);
 
 MicroFn microFor(int64_t panels, int64_t sw) {
@@ -77,14 +116,28 @@ void mmadF32Implicit(const CubeImplicitA& a, const float* b, int64_t n, int64_t 
       const int64_t np = std::min<int64_t>(2, panels - p), j0 = p * kPanel, jn = std::min(np * kPanel, n - j0);
       const MicroFn micro = microFor(np, a.sw);
       const float* bslice = b + (p * k + k0) * kPanel;
-      for (int64_t r = r0; r < r1;) {  // tiles never cross an output row
-        const int64_t oh = r / a.wo, ow = r % a.wo, rows = std::min({kTileRows, a.wo - ow, r1 - r});
-        const float* xrow = a.x + oh * a.sh * a.wp + ow * a.sw;
-        cube_tiles::runTile(
-            [&](float* dst, int64_t ld, bool accumulate) {
-              micro(xrow, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
-            },
-            kTileRows, np * kPanel, first, last ? bias : nullptr, n, r, rows, j0, jn, c);
+      for (int64_t r = r0; r < r1;) {
+        const int64_t oh = r / a.wo, ow = r % a.wo, rows = std::min(kTileRows, r1 - r);
+        if (ow + rows <= a.wo) {  // the tile lies in one output row: A at a fixed stride
+          const float* xrow = a.x + oh * a.sh * a.wp + ow * a.sw;
+          cube_tiles::runTile(
+              [&](float* dst, int64_t ld, bool accumulate) {
+                micro(xrow, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
+              },
+              kTileRows, np * kPanel, first, last ? bias : nullptr, n, r, rows, j0, jn, c);
+        } else {  // Note [Tiles across output rows]; rows past r1 repeat the last one (discarded)
+          int64_t row_offset[kTileRows];
+          for (int64_t rr = 0; rr < kTileRows; ++rr) {
+            const int64_t q = std::min(r + rr, r1 - 1);
+            row_offset[rr] = q / a.wo * a.sh * a.wp + q % a.wo * a.sw;
+          }
+          cube_tiles::runTile(
+              [&](float* dst, int64_t ld, bool accumulate) {
+                (np == 2 ? &microGatherAvx512<2> : &microGatherAvx512<1>)(
+                    a.x, row_offset, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
+              },
+              kTileRows, np * kPanel, first, last ? bias : nullptr, n, r, rows, j0, jn, c);
+        }
         r += rows;
       }
     }
