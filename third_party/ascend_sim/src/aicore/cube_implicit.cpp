@@ -21,11 +21,12 @@ constexpr int64_t kKc = 256;       // reduction steps per block (as cube.cpp)
 
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
 // C[0..12)[0..16 * kPanels) of one tile, from c (row stride ldc) or from zero:
-// one FMA per k in ascending k. Row rr of A at step k is xrow[k_offset[k] + rr * kStride].
-template <int kPanels, int kStride>
-__attribute__((target("avx512f"))) void microImplicitAvx512(const float* xrow, const int64_t* k_offset, int64_t kc,
-                                                            const float* bp, int64_t bp_stride, float* c,
-                                                            int64_t ldc, bool accumulate) {
+// one FMA per k in ascending k. Row rr of A at step k is rows(x + k_offset[k], rr).
+template <int kPanels, class Rows>
+__attribute__((target("avx512f"), always_inline)) inline void microTile(const float* x, Rows rows,
+                                                                        const int64_t* k_offset, int64_t kc,
+                                                                        const float* bp, int64_t bp_stride, float* c,
+                                                                        int64_t ldc, bool accumulate) {
   __m512 acc[kTileRows][kPanels];
 #pragma GCC unroll 12
   for (int r = 0; r < kTileRows; ++r)
@@ -33,13 +34,13 @@ __attribute__((target("avx512f"))) void microImplicitAvx512(const float* xrow, c
     for (int p = 0; p < kPanels; ++p)
       acc[r][p] = accumulate ? _mm512_loadu_ps(c + r * ldc + p * kPanel) : _mm512_setzero_ps();
   for (int64_t k = 0; k < kc; ++k) {
-    const float* a = xrow + k_offset[k];
+    const float* a = x + k_offset[k];
     __m512 b[kPanels];
 #pragma GCC unroll 2
     for (int p = 0; p < kPanels; ++p) b[p] = _mm512_loadu_ps(bp + p * bp_stride + k * kPanel);
 #pragma GCC unroll 12
     for (int r = 0; r < kTileRows; ++r) {
-      const __m512 av = _mm512_set1_ps(a[r * kStride]);
+      const __m512 av = _mm512_set1_ps(rows(a, r));
 #pragma GCC unroll 2
       for (int p = 0; p < kPanels; ++p) acc[r][p] = _mm512_fmadd_ps(av, b[p], acc[r][p]);
     }
@@ -50,6 +51,18 @@ __attribute__((target("avx512f"))) void microImplicitAvx512(const float* xrow, c
     for (int p = 0; p < kPanels; ++p) _mm512_storeu_ps(c + r * ldc + p * kPanel, acc[r][p]);
 }
 
+// A tile within one output row: its rows are kStride apart in the padded input.
+template <int kStride>
+struct StridedRows {
+  float operator()(const float* a, int r) const { return a[r * kStride]; }
+};
+template <int kPanels, int kStride>
+__attribute__((target("avx512f"))) void microImplicitAvx512(const float* xrow, const int64_t* k_offset, int64_t kc,
+                                                            const float* bp, int64_t bp_stride, float* c,
+                                                            int64_t ldc, bool accumulate) {
+  microTile<kPanels>(xrow, StridedRows<kStride>{}, k_offset, kc, bp, bp_stride, c, ldc, accumulate);
+}
+
 // Note [Tiles across output rows]
 // A tile of 12 output positions that fits in its output row reads A at a fixed stride
 // (microImplicitAvx512). At the end of a row whose width is not a multiple of 12 the remainder
@@ -58,35 +71,17 @@ __attribute__((target("avx512f"))) void microImplicitAvx512(const float* xrow, c
 // next output row(s), its rows read through a table of 12 offsets into the padded input. Every
 // element still gets one FMA per k in ascending k from the same start value, so the bits are
 // those of the per-row tiles.
+struct TableRows {
+  int64_t offset[kTileRows];
+  float operator()(const float* a, int r) const { return a[offset[r]]; }
+};
 template <int kPanels>
 __attribute__((target("avx512f"))) void microGatherAvx512(const float* x, const int64_t* row_offset,
                                                           const int64_t* k_offset, int64_t kc, const float* bp,
                                                           int64_t bp_stride, float* c, int64_t ldc, bool accumulate) {
-  __m512 acc[kTileRows][kPanels];
-  int64_t off[kTileRows];
-#pragma GCC unroll 12
-  for (int r = 0; r < kTileRows; ++r) {
-    off[r] = row_offset[r];
-#pragma GCC unroll 2
-    for (int p = 0; p < kPanels; ++p)
-      acc[r][p] = accumulate ? _mm512_loadu_ps(c + r * ldc + p * kPanel) : _mm512_setzero_ps();
-  }
-  for (int64_t k = 0; k < kc; ++k) {
-    const float* a = x + k_offset[k];
-    __m512 b[kPanels];
-#pragma GCC unroll 2
-    for (int p = 0; p < kPanels; ++p) b[p] = _mm512_loadu_ps(bp + p * bp_stride + k * kPanel);
-#pragma GCC unroll 12
-    for (int r = 0; r < kTileRows; ++r) {
-      const __m512 av = _mm512_set1_ps(a[off[r]]);
-#pragma GCC unroll 2
-      for (int p = 0; p < kPanels; ++p) acc[r][p] = _mm512_fmadd_ps(av, b[p], acc[r][p]);
-    }
-  }
-#pragma GCC unroll 12
-  for (int r = 0; r < kTileRows; ++r)
-#pragma GCC unroll 2
-    for (int p = 0; p < kPanels; ++p) _mm512_storeu_ps(c + r * ldc + p * kPanel, acc[r][p]);
+  TableRows rows;
+  std::copy(row_offset, row_offset + kTileRows, rows.offset);
+  microTile<kPanels>(x, rows, k_offset, kc, bp, bp_stride, c, ldc, accumulate);
 }
 
 using MicroFn = void (*)(const float*, const int64_t*, int64_t, const float*, int64_t, float*, int64_t, bool);
