@@ -185,31 +185,34 @@ bool nc1hwc0Of(const StorageMap& m, size_t size, Nc1hwc0* out) {
 
 #ifdef ASCEND_SIM_HAVE_AVX512_PATH
 // The blocks (n, c1, h) of [first, last): storage <-> logical. to_logical: gather, else scatter.
-__attribute__((target("avx512f"))) void moveNc1hwc0Blocks(const Nc1hwc0& g, float* storage, float* logical,
-                                                         int64_t first, int64_t last, bool to_logical) {
+__attribute__((target("avx512f"))) void blockPlanesAvx512(float* block, int64_t count, int64_t channels,
+                                                         float* planes, int64_t plane_stride, bool to_planes) {
+  for (int64_t p0 = 0; p0 < count; p0 += 16) {
+    const int64_t width = std::min<int64_t>(16, count - p0);
+    const __mmask16 positions = static_cast<__mmask16>((1u << width) - 1u);
+    __m512 v[16];
+    if (to_planes) {
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i) v[i] = i < width ? _mm512_loadu_ps(block + (p0 + i) * 16) : _mm512_setzero_ps();
+      simd::transpose16x16(v);
+      for (int64_t c0 = 0; c0 < channels; ++c0) _mm512_mask_storeu_ps(planes + c0 * plane_stride + p0, positions, v[c0]);
+    } else {
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i)
+        v[i] = i < channels ? _mm512_maskz_loadu_ps(positions, planes + i * plane_stride + p0) : _mm512_setzero_ps();
+      simd::transpose16x16(v);
+      for (int64_t i = 0; i < width; ++i) _mm512_storeu_ps(block + (p0 + i) * 16, v[i]);
+    }
+  }
+}
+
+void moveNc1hwc0Blocks(const Nc1hwc0& g, float* storage, float* logical, int64_t first, int64_t last,
+                       bool to_logical) {
   for (int64_t blk = first; blk < last; ++blk) {
     const int64_t h = blk % g.h, c1 = blk / g.h % g.c1, n = blk / g.h / g.c1;
-    float* block = storage + blk * g.w * 16;
     const int64_t channels = std::min<int64_t>(16, g.c - c1 * 16);
     float* row0 = logical + ((n * g.c + c1 * 16) * g.h + h) * g.w;  // channel c1 * 16 at (n, h)
-    const int64_t row_stride = g.h * g.w;
-    for (int64_t w0 = 0; w0 < g.w; w0 += 16) {
-      const int64_t width = std::min<int64_t>(16, g.w - w0);
-      const __mmask16 positions = static_cast<__mmask16>((1u << width) - 1u);
-      __m512 v[16];
-      if (to_logical) {
-#pragma GCC unroll 16
-        for (int i = 0; i < 16; ++i) v[i] = i < width ? _mm512_loadu_ps(block + (w0 + i) * 16) : _mm512_setzero_ps();
-        simd::transpose16x16(v);
-        for (int64_t c0 = 0; c0 < channels; ++c0) _mm512_mask_storeu_ps(row0 + c0 * row_stride + w0, positions, v[c0]);
-      } else {
-#pragma GCC unroll 16
-        for (int i = 0; i < 16; ++i)
-          v[i] = i < channels ? _mm512_maskz_loadu_ps(positions, row0 + i * row_stride + w0) : _mm512_setzero_ps();
-        simd::transpose16x16(v);
-        for (int64_t i = 0; i < width; ++i) _mm512_storeu_ps(block + (w0 + i) * 16, v[i]);
-      }
-    }
+    blockPlanesAvx512(storage + blk * g.w * 16, g.w, channels, row0, g.h * g.w, to_logical);
   }
 }
 #endif
@@ -345,6 +348,18 @@ void storeLogicalFloat(const TensorArg& t, const StorageMap& m, const float* src
 }
 void storeLogicalInt(const TensorArg& t, const StorageMap& m, const int64_t* src) {
   storeLogical(t, m, src, &storeInt);
+}
+
+bool nc1hwc0BlockPlanes(float* block, int64_t count, int64_t channels, float* planes, int64_t plane_stride,
+                        bool to_planes) {
+#ifdef ASCEND_SIM_HAVE_AVX512_PATH
+  if (!simd::hostHasAvx512f()) return false;
+  blockPlanesAvx512(block, count, channels, planes, plane_stride, to_planes);
+  return true;
+#else
+  (void)block, (void)count, (void)channels, (void)planes, (void)plane_stride, (void)to_planes;
+  return false;
+#endif
 }
 
 }  // namespace ascend_sim

@@ -34,9 +34,11 @@
 // outputs may share the buffers of its running-stat inputs (PyTorch updates
 // running_mean/var in place); y may alias x (each element is read before it
 // is written, by the same task).
-// Work split: channels are divided into min(C, vector cores) contiguous
-// ranges, one per simulated core; every channel is computed by one task in a
-// fixed order, so results do not depend on the host thread count.
+// Work split: on the chip, channels are divided into min(C, vector cores)
+// contiguous ranges, one per core (the cost model's view). On the host, tasks
+// take groups of 16 channels (Note [Batch norm by channel groups]). Every
+// channel is computed by one task in a fixed order, so results depend on
+// neither split nor on the host thread count.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -160,20 +162,53 @@ void storeStrided(aclDataType dt, void* base, int64_t off, int64_t stride, int64
 void loadPlane(const TensorArg& t, const Act& a, int64_t i, int64_t ch, float* dst) {
   loadFloat(t.dtype, t.data, a.plane(i, ch), a.stride, a.hw(), dst);
 }
-// Loads all M values of channel ch in (n, h, w) order.
-void loadChannel(const TensorArg& t, const Act& a, int64_t ch, float* dst) {
-  for (int64_t i = 0; i < a.n; ++i) loadPlane(t, a, i, ch, dst + i * a.hw());
-}
-
 int64_t channelBlocks(int64_t c, int cores) { return std::max<int64_t>(1, std::min<int64_t>(c, std::max(cores, 1))); }
 
-// Runs fn(ch) for every channel, channels split into contiguous per-core ranges.
+// Note [Batch norm by channel groups]
+// In NC1HWC0 one plane's values are 16 floats apart, so the 16 channels of an (n, C1) block share
+// every cache line. Walked channel by channel over all samples (an activation of several MB), each
+// line came from memory or the last-level cache 16 times. Host tasks therefore take 16 channels
+// (one C1 block) and walk them plane by plane: sample n's block of the group stays in the core's
+// own cache while its 16 channels are read; an fp32 block moves by 16x16 register transposes
+// (nc1hwc0BlockPlanes), one plane of 16 channels at a time. Reductions load each channel's planes
+// into its own buffer and sum it as before; the values and their order do not change.
+constexpr int64_t kChannelGroup = 16;
+
+// Whether channels [lo, hi) of sample i are one C1 block of fp32 NC1HWC0 storage, movable by
+// transposes (nc1hwc0BlockPlanes); the group then starts at a.plane(i, lo).
+bool wholeBlock(const TensorArg& t, const Act& a, int64_t lo, int64_t hi) {
+  return a.priv && t.dtype == ACL_FLOAT && a.stride == kChannelGroup && lo % kChannelGroup == 0 &&
+         hi - lo <= kChannelGroup;
+}
+
+// Loads planes (i, lo) ... (i, hi - 1) of an activation, plane ch at dst + (ch - lo) * stride.
+void loadGroup(const TensorArg& t, const Act& a, int64_t i, int64_t lo, int64_t hi, float* dst, int64_t stride) {
+  if (wholeBlock(t, a, lo, hi) &&
+      nc1hwc0BlockPlanes(static_cast<float*>(t.data) + a.plane(i, lo), a.hw(), hi - lo, dst, stride, true))
+    return;
+  for (int64_t ch = lo; ch < hi; ++ch) loadPlane(t, a, i, ch, dst + (ch - lo) * stride);
+}
+// Stores planes (i, lo) ... (i, hi - 1), plane ch from src + (ch - lo) * a.hw(), each value rounded
+// once to t's dtype (pad channels of NC1HWC0 become zeros, as zeroActPads makes them anyway).
+void storeGroup(const TensorArg& t, const Act& a, int64_t i, int64_t lo, int64_t hi, float* src) {
+  if (wholeBlock(t, a, lo, hi) &&
+      nc1hwc0BlockPlanes(static_cast<float*>(t.data) + a.plane(i, lo), a.hw(), hi - lo, src, a.hw(), false))
+    return;
+  for (int64_t ch = lo; ch < hi; ++ch)
+    storeStrided(t.dtype, t.data, a.plane(i, ch), a.stride, a.hw(), src + (ch - lo) * a.hw());
+}
+
+// Loads all M values of each channel of [lo, hi) in (n, h, w) order, channel ch at
+// dst + (ch - lo) * M, sample by sample (Note [Batch norm by channel groups]).
+void loadChannels(const TensorArg& t, const Act& a, int64_t lo, int64_t hi, float* dst) {
+  for (int64_t i = 0; i < a.n; ++i) loadGroup(t, a, i, lo, hi, dst + i * a.hw(), a.m());
+}
+
+// Runs fn(lo, hi) for groups of kChannelGroup channels [lo, hi), in parallel.
 template <typename Fn>
-void forChannels(const OpCall& call, int64_t c, Fn fn) {
-  const int64_t blocks = channelBlocks(c, call.ctx.vector_cores);
-  parallelFor(blocks, [&](int64_t b) {
-    const int64_t lo = b * c / blocks, hi = (b + 1) * c / blocks;
-    for (int64_t ch = lo; ch < hi; ++ch) fn(ch);
+void forChannelGroups(int64_t c, Fn fn) {
+  parallelFor((c + kChannelGroup - 1) / kChannelGroup, [&](int64_t g) {
+    fn(g * kChannelGroup, std::min(c, (g + 1) * kChannelGroup));
   });
 }
 
@@ -275,12 +310,15 @@ void computeReduce(const OpCall& call) {
   const Act x = actOf(call, xt, "input x");
   const int64_t block = reduceBlockElems(xt.dtype);
   std::vector<float> sum(static_cast<size_t>(x.c)), sq(static_cast<size_t>(x.c));
-  forChannels(call, x.c, [&](int64_t ch) {
-    std::vector<float> v(static_cast<size_t>(x.m())), v2(static_cast<size_t>(x.m()));
-    loadChannel(xt, x, ch, v.data());
-    for (size_t i = 0; i < v.size(); ++i) v2[i] = v[i] * v[i];
-    sum[static_cast<size_t>(ch)] = pairwiseSum(v.data(), x.m(), block);
-    sq[static_cast<size_t>(ch)] = pairwiseSum(v2.data(), x.m(), block);
+  forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
+    std::vector<float> vs(static_cast<size_t>((hi - lo) * x.m())), v2(static_cast<size_t>(x.m()));
+    loadChannels(xt, x, lo, hi, vs.data());
+    for (int64_t ch = lo; ch < hi; ++ch) {
+      float* v = vs.data() + (ch - lo) * x.m();  // pairwiseSum reduces in place
+      for (size_t i = 0; i < v2.size(); ++i) v2[i] = v[i] * v[i];
+      sum[static_cast<size_t>(ch)] = pairwiseSum(v, x.m(), block);
+      sq[static_cast<size_t>(ch)] = pairwiseSum(v2.data(), x.m(), block);
+    }
   });
   storeParam(call, call.outputs[0], "output sum", sum);
   storeParam(call, call.outputs[1], "output square_sum", sq);
@@ -321,13 +359,17 @@ void computeUpdate(const OpCall& call) {
   }
   const std::vector<float>& scale = in[3];
   const std::vector<float>& offset = in[4];
-  forChannels(call, x.c, [&](int64_t ch) {
-    std::vector<float> v(static_cast<size_t>(x.hw()));
-    const float mu = mean[ch], is = invstd[ch], sc = scale[ch], of = offset[ch];
+  forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
+    const int64_t hw = x.hw();
+    std::vector<float> v(static_cast<size_t>((hi - lo) * hw));
     for (int64_t i = 0; i < x.n; ++i) {
-      loadPlane(xt, x, i, ch, v.data());
-      for (float& e : v) e = ((e - mu) * is) * sc + of;
-      storeStrided(yt.dtype, yt.data, y.plane(i, ch), y.stride, x.hw(), v.data());
+      loadGroup(xt, x, i, lo, hi, v.data(), hw);
+      for (int64_t ch = lo; ch < hi; ++ch) {
+        const float mu = mean[ch], is = invstd[ch], sc = scale[ch], of = offset[ch];
+        float* e = v.data() + (ch - lo) * hw;
+        for (int64_t j = 0; j < hw; ++j) e[j] = ((e[j] - mu) * is) * sc + of;
+      }
+      storeGroup(yt, y, i, lo, hi, v.data());
     }
   });
   zeroActPads(yt, y);
@@ -356,14 +398,18 @@ void computeInfer(const OpCall& call) {
   const float eps = epsilonOf(call);
   std::vector<std::vector<float>> in(5);
   for (size_t i = 1; i < 5; ++i) in[i] = loadParam(call, call.inputs[i], inName(call, i));
-  forChannels(call, x.c, [&](int64_t ch) {
-    std::vector<float> v(static_cast<size_t>(x.hw()));
-    const float sc = in[1][ch], of = in[2][ch], mu = in[3][ch];
-    const float den = std::sqrt(in[4][ch] + eps);
+  forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
+    const int64_t hw = x.hw();
+    std::vector<float> v(static_cast<size_t>((hi - lo) * hw));
     for (int64_t i = 0; i < x.n; ++i) {
-      loadPlane(xt, x, i, ch, v.data());
-      for (float& e : v) e = (e - mu) / den * sc + of;
-      storeStrided(yt.dtype, yt.data, y.plane(i, ch), y.stride, x.hw(), v.data());
+      loadGroup(xt, x, i, lo, hi, v.data(), hw);
+      for (int64_t ch = lo; ch < hi; ++ch) {
+        const float sc = in[1][ch], of = in[2][ch], mu = in[3][ch];
+        const float den = std::sqrt(in[4][ch] + eps);
+        float* e = v.data() + (ch - lo) * hw;
+        for (int64_t j = 0; j < hw; ++j) e[j] = (e[j] - mu) / den * sc + of;
+      }
+      storeGroup(yt, y, i, lo, hi, v.data());
     }
   });
   zeroActPads(yt, y);
@@ -386,14 +432,18 @@ void computeUpdateGrad(const OpCall& call) {
   const std::vector<float> invstd = loadParam(call, call.inputs[3], inName(call, 3));
   const int64_t block = reduceBlockElems(dyt.dtype);
   std::vector<float> dscale(static_cast<size_t>(x.c)), doffset(static_cast<size_t>(x.c));
-  forChannels(call, x.c, [&](int64_t ch) {
-    std::vector<float> g(static_cast<size_t>(x.m())), xv(static_cast<size_t>(x.m()));
-    loadChannel(dyt, dy, ch, g.data());
-    loadChannel(xt, x, ch, xv.data());
-    const float mu = mean[ch];
-    for (size_t i = 0; i < xv.size(); ++i) xv[i] = g[i] * (xv[i] - mu);
-    doffset[static_cast<size_t>(ch)] = pairwiseSum(g.data(), x.m(), block);
-    dscale[static_cast<size_t>(ch)] = pairwiseSum(xv.data(), x.m(), block) * invstd[ch];
+  forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
+    std::vector<float> gs(static_cast<size_t>((hi - lo) * x.m())), xs(gs.size());
+    loadChannels(dyt, dy, lo, hi, gs.data());
+    loadChannels(xt, x, lo, hi, xs.data());
+    for (int64_t ch = lo; ch < hi; ++ch) {
+      float* g = gs.data() + (ch - lo) * x.m();  // pairwiseSum reduces in place
+      float* xv = xs.data() + (ch - lo) * x.m();
+      const float mu = mean[ch];
+      for (int64_t i = 0; i < x.m(); ++i) xv[i] = g[i] * (xv[i] - mu);
+      doffset[static_cast<size_t>(ch)] = pairwiseSum(g, x.m(), block);
+      dscale[static_cast<size_t>(ch)] = pairwiseSum(xv, x.m(), block) * invstd[ch];
+    }
   });
   storeParam(call, call.outputs[0], outName(call, 0), dscale);
   storeParam(call, call.outputs[1], outName(call, 1), doffset);
@@ -417,17 +467,22 @@ void computeReduceGrad(const OpCall& call) {
   std::vector<std::vector<float>> in(7);
   for (size_t i = 2; i < 7; ++i) in[i] = loadParam(call, call.inputs[i], inName(call, i));
   const float m = static_cast<float>(x.m());
-  forChannels(call, x.c, [&](int64_t ch) {
-    std::vector<float> g(static_cast<size_t>(x.hw())), xv(static_cast<size_t>(x.hw()));
-    const float dscale = in[2][ch], doffset = in[3][ch], scale = in[4][ch], mu = in[5][ch], is = in[6][ch];
-    const float k = scale * is;
-    const float a = doffset / m;
-    const float b = is * dscale / m;
+  forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
+    const int64_t hw = x.hw();
+    std::vector<float> gs(static_cast<size_t>((hi - lo) * hw)), xs(gs.size());
     for (int64_t i = 0; i < x.n; ++i) {
-      loadPlane(dyt, dy, i, ch, g.data());
-      loadPlane(xt, x, i, ch, xv.data());
-      for (size_t j = 0; j < g.size(); ++j) g[j] = k * (g[j] - a - (xv[j] - mu) * b);
-      storeStrided(dxt.dtype, dxt.data, dx.plane(i, ch), dx.stride, x.hw(), g.data());
+      loadGroup(dyt, dy, i, lo, hi, gs.data(), hw);
+      loadGroup(xt, x, i, lo, hi, xs.data(), hw);
+      for (int64_t ch = lo; ch < hi; ++ch) {
+        const float dscale = in[2][ch], doffset = in[3][ch], scale = in[4][ch], mu = in[5][ch], is = in[6][ch];
+        const float k = scale * is;
+        const float a = doffset / m;
+        const float b = is * dscale / m;
+        float* g = gs.data() + (ch - lo) * hw;
+        const float* xv = xs.data() + (ch - lo) * hw;
+        for (int64_t j = 0; j < hw; ++j) g[j] = k * (g[j] - a - (xv[j] - mu) * b);
+      }
+      storeGroup(dxt, dx, i, lo, hi, gs.data());
     }
   });
   zeroActPads(dxt, dx);
