@@ -32,6 +32,8 @@ class LaunchDescriptors {
   void begin() {
     descs.clear();
     buffers.clear();
+    // Bounded between launches, never during one (descs holds this launch's descriptors).
+    if (cache_.size() >= kMaxCachedDescriptors) cache_.clear();
   }
 
   void add(const AclTensorParam& p) {
@@ -81,7 +83,6 @@ class LaunchDescriptors {
     Key key{p.dtype, p.format, p.origin_format, p.on_host, p.shape, p.origin_shape};
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second.get();
-    if (cache_.size() >= kMaxCachedDescriptors) cache_.clear();
     aclTensorDesc* d = aclCreateTensorDesc(p.dtype, static_cast<int>(p.shape.size()), p.shape.data(), p.format);
     if (p.origin_shape.size() != p.shape.size() ||
         !std::equal(p.origin_shape.begin(), p.origin_shape.end(), p.shape.begin())) {

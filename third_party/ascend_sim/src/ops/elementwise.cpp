@@ -76,6 +76,7 @@ constexpr int64_t kStageChunk = 2 * kChunk;
 // on the block's own thread) and reports through ctx->overflow; the table
 // kernels are registered with KernelDef::saturates_fp16_outputs so the
 // runtime skips its scan. Same values, same flag, no extra pass.
+
 // One value per block, value-initialised; on the stack for the usual block counts (a launch
 // allocates nothing it can avoid: Note [Flat elementwise launches]).
 template <typename T>
@@ -85,6 +86,8 @@ class PerBlock {
     if (blocks > kInline) heap_.resize(static_cast<size_t>(blocks));
     data_ = blocks > kInline ? heap_.data() : inline_;
   }
+  PerBlock(const PerBlock&) = delete;  // data_ may point into this object
+  PerBlock& operator=(const PerBlock&) = delete;
   T& operator[](int64_t b) { return data_[b]; }
 
  private:
