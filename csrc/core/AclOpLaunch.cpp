@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -121,10 +122,10 @@ void setAttr(aclopAttr* attr, const std::string& name, const AclAttrValue& value
 aclError AclOpLaunch::execute() const {
   // Note [Descriptors reused per thread]
   thread_local LaunchDescriptors t_in, t_out;
-  LaunchDescriptors own_in, own_out;
+  std::optional<LaunchDescriptors> own_in, own_out;  // only for a launch made while t_in/t_out are in use
   const bool reuse = !t_in.busy;
-  LaunchDescriptors& in = reuse ? t_in : own_in;
-  LaunchDescriptors& out = reuse ? t_out : own_out;
+  LaunchDescriptors& in = reuse ? t_in : own_in.emplace();
+  LaunchDescriptors& out = reuse ? t_out : own_out.emplace();
   in.busy = out.busy = true;
   const auto release = c10::make_scope_exit([&] { in.busy = out.busy = false; });
   in.begin();

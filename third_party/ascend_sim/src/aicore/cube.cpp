@@ -302,9 +302,13 @@ __attribute__((target("avx512f"))) void packHalfBRowsAvx512(const uint16_t* b, i
       float* dst = bp + (p * k + k0) * kPanel;
       for (int64_t kk = 0; kk < steps; ++kk) {
         const uint16_t* src = b + (k0 + kk) * rs + p * kPanel;
-        uint16_t edge[kPanel] = {};  // the last panel's padding columns are zeros
-        if (width < kPanel) std::memcpy(edge, src, static_cast<size_t>(width) * sizeof(uint16_t));
-        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(width < kPanel ? edge : src));
+        uint16_t edge[kPanel];
+        if (width < kPanel) {  // the last panel's padding columns are zeros
+          std::fill(edge + width, edge + kPanel, uint16_t{0});
+          std::memcpy(edge, src, static_cast<size_t>(width) * sizeof(uint16_t));
+          src = edge;
+        }
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
         _mm512_storeu_ps(dst + kk * kPanel, _mm512_maskz_cvtph_ps(0xFFFF, h));
       }
     }

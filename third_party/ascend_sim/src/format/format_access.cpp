@@ -184,7 +184,7 @@ bool nc1hwc0Of(const StorageMap& m, size_t size, Nc1hwc0* out) {
 }
 
 #ifdef ASCEND_SIM_HAVE_AVX512_PATH
-// The blocks (n, c1, h) of [first, last): storage <-> logical. to_logical: gather, else scatter.
+// nc1hwc0BlockPlanes on an AVX-512 host.
 __attribute__((target("avx512f"))) void blockPlanesAvx512(float* block, int64_t count, int64_t channels,
                                                          float* planes, int64_t plane_stride, bool to_planes) {
   for (int64_t p0 = 0; p0 < count; p0 += 16) {
@@ -206,6 +206,7 @@ __attribute__((target("avx512f"))) void blockPlanesAvx512(float* block, int64_t 
   }
 }
 
+// The blocks (n, c1, h) of [first, last): storage <-> logical. to_logical: gather, else scatter.
 void moveNc1hwc0Blocks(const Nc1hwc0& g, float* storage, float* logical, int64_t first, int64_t last,
                        bool to_logical) {
   for (int64_t blk = first; blk < last; ++blk) {
