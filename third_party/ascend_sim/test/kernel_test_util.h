@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/dtype.h"
+#include "common/host_isa.h"
 #include "common/shape.h"
 #include "ops/kernel.h"
 
@@ -158,6 +159,18 @@ inline void expectSameBits(const std::vector<float>& got, const std::vector<floa
     std::memcpy(&b, &want[i], 4);
     ASSERT_EQ(a, b) << what << " at " << i << ": got " << got[i] << " want " << want[i];
   }
+}
+
+// Runs fn(level) under every SIMD level this host has, from its own down to
+// the portable one (Note [Host SIMD level]), then restores the cap.
+inline void forEachHostIsa(const std::function<void(HostIsa)>& fn) {
+  const HostIsa previous = capHostIsa(detectedHostIsa());
+  for (int level = static_cast<int>(detectedHostIsa()); level >= 0; --level) {
+    capHostIsa(static_cast<HostIsa>(level));
+    SCOPED_TRACE(std::string("host SIMD level ") + hostIsaName(static_cast<HostIsa>(level)));
+    fn(static_cast<HostIsa>(level));
+  }
+  capHostIsa(previous);
 }
 
 }  // namespace test

@@ -108,10 +108,6 @@ __attribute__((target("avx2,fma"))) void microAvx2(const float* ap, const float*
   _mm256_storeu_ps(c + 64, c40), _mm256_storeu_ps(c + 72, c41);
   _mm256_storeu_ps(c + 80, c50), _mm256_storeu_ps(c + 88, c51);
 }
-bool hostHasFma() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return has;
-}
 
 // The same tile with one 16-float register per row: each output element gets
 // the same fused multiply-adds in the same order as in microAvx2 and
@@ -186,7 +182,7 @@ using MicroFn = void (*)(const float*, const float*, int64_t, float*, bool);
 MicroFn microKernel() {
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
   if (hostHasAvx512()) return &microAvx512;
-  if (hostHasFma()) return &microAvx2;
+  if (cube_tiles::hostHasAvx2Fma()) return &microAvx2;
 #endif
   return &microPortable;
 }

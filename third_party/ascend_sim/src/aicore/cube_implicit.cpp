@@ -1,8 +1,9 @@
 // The Cube multiplying a convolution's padded input in place (Note [The Cube
 // reads a padded input] in units.h): the GEMM of cube.cpp without the packed
-// A operand. Tiles are 12 output positions of one output row x 32 (or 16)
-// output channels, computed with the accumulation order of Note [Cube
-// numerics and blocking], so the bits equal those of img2col + mmad_f32.
+// A operand. Tiles are 12 output positions x 32 output channels on AVX-512
+// hosts and 6 x 16 with AVX2 (Note [Implicit tiles per host]), computed with
+// the accumulation order of Note [Cube numerics and blocking], so the bits
+// equal those of img2col + mmad_f32.
 #include <algorithm>
 
 #include "aicore/cube_tiles.h"
@@ -16,17 +17,26 @@ namespace ascend_sim {
 namespace {
 
 using cube_tiles::kPanel;
-constexpr int64_t kTileRows = 12;  // output positions per tile
-constexpr int64_t kKc = 256;       // reduction steps per block (as cube.cpp)
+constexpr int64_t kMaxTileRows = 12;  // output positions per tile, at most (AVX-512)
+constexpr int64_t kKc = 256;          // reduction steps per block (as cube.cpp)
 
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
+// Note [Implicit tiles per host]
+// A tile is kRows output positions x kPanels 16-column panels, its
+// accumulators in registers: 12 x 32 on AVX-512 hosts (24 zmm chains), 6 x 16
+// with AVX2 (12 ymm chains, two per row, as cube.cpp's microAvx2: the 16 ymm
+// registers hold 12 accumulators, the two B halves and the broadcast A value).
+// Every element gets one FMA per k in ascending k from the same start value
+// on either host, so the bits are the same.
+
 // C[0..12)[0..16 * kPanels) of one tile, from c (row stride ldc) or from zero:
 // one FMA per k in ascending k. Row rr of A at step k is rows(x + k_offset[k], rr).
 template <int kPanels, class Rows>
-__attribute__((target("avx512f"), always_inline)) inline void microTile(const float* x, Rows rows,
-                                                                        const int64_t* k_offset, int64_t kc,
-                                                                        const float* bp, int64_t bp_stride, float* c,
-                                                                        int64_t ldc, bool accumulate) {
+__attribute__((target("avx512f"), always_inline)) inline void microTileAvx512(const float* x, Rows rows,
+                                                                              const int64_t* k_offset, int64_t kc,
+                                                                              const float* bp, int64_t bp_stride,
+                                                                              float* c, int64_t ldc, bool accumulate) {
+  constexpr int kTileRows = 12;
   __m512 acc[kTileRows][kPanels];
 #pragma GCC unroll 12
   for (int r = 0; r < kTileRows; ++r)
@@ -51,55 +61,118 @@ __attribute__((target("avx512f"), always_inline)) inline void microTile(const fl
     for (int p = 0; p < kPanels; ++p) _mm512_storeu_ps(c + r * ldc + p * kPanel, acc[r][p]);
 }
 
+// The AVX2 tile: C[0..6)[0..16), each row in two 8-float halves.
+template <class Rows>
+__attribute__((target("avx2,fma"), always_inline)) inline void microTileAvx2(const float* x, Rows rows,
+                                                                             const int64_t* k_offset, int64_t kc,
+                                                                             const float* bp, float* c, int64_t ldc,
+                                                                             bool accumulate) {
+  constexpr int kTileRows = 6;
+  __m256 acc[kTileRows][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < kTileRows; ++r) {
+    acc[r][0] = accumulate ? _mm256_loadu_ps(c + r * ldc) : _mm256_setzero_ps();
+    acc[r][1] = accumulate ? _mm256_loadu_ps(c + r * ldc + 8) : _mm256_setzero_ps();
+  }
+#pragma GCC unroll 2
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* a = x + k_offset[k];
+    const __m256 b0 = _mm256_loadu_ps(bp + k * kPanel), b1 = _mm256_loadu_ps(bp + k * kPanel + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < kTileRows; ++r) {
+      const __m256 av = _mm256_broadcast_ss(rows.address(a, r));
+      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kTileRows; ++r) {
+    _mm256_storeu_ps(c + r * ldc, acc[r][0]);
+    _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
+  }
+}
+
 // A tile within one output row: its rows are kStride apart in the padded input.
 template <int kStride>
 struct StridedRows {
-  float operator()(const float* a, int r) const { return a[r * kStride]; }
+  const float* address(const float* a, int r) const { return a + r * kStride; }
+  float operator()(const float* a, int r) const { return *address(a, r); }
 };
-template <int kPanels, int kStride>
-__attribute__((target("avx512f"))) void microImplicitAvx512(const float* xrow, const int64_t* k_offset, int64_t kc,
-                                                            const float* bp, int64_t bp_stride, float* c,
-                                                            int64_t ldc, bool accumulate) {
-  microTile<kPanels>(xrow, StridedRows<kStride>{}, k_offset, kc, bp, bp_stride, c, ldc, accumulate);
-}
 
 // Note [Tiles across output rows]
-// A tile of 12 output positions that fits in its output row reads A at a fixed stride
-// (microImplicitAvx512). At the end of a row whose width is not a multiple of 12 the remainder
-// (4 positions of a 28-wide row, 2 of a 14-wide one) used to take a whole 12-row tile of Cube
-// work: 22 % and 42 % of those layers' products thrown away. Such a tile now continues into the
-// next output row(s), its rows read through a table of 12 offsets into the padded input. Every
-// element still gets one FMA per k in ascending k from the same start value, so the bits are
-// those of the per-row tiles.
+// A tile of output positions that fits in its output row reads A at a fixed stride
+// (StridedRows). At the end of a row whose width is not a multiple of the tile's rows the
+// remainder (4 positions of a 28-wide row, 2 of a 14-wide one, with 12-row tiles) used to take a
+// whole tile of Cube work: 22 % and 42 % of those layers' products thrown away. Such a tile now
+// continues into the next output row(s), its rows read through a table of offsets into the
+// padded input. Every element still gets one FMA per k in ascending k from the same start
+// value, so the bits are those of the per-row tiles.
+template <int kRows>
 struct TableRows {
-  int64_t offset[kTileRows];
-  float operator()(const float* a, int r) const { return a[offset[r]]; }
+  int64_t offset[kRows];
+  const float* address(const float* a, int r) const { return a + offset[r]; }
+  float operator()(const float* a, int r) const { return *address(a, r); }
 };
+
+// Arguments: x (a row's first position, or the unit's first element for a gather tile), the
+// gather tile's row offsets (else null), k_offset, kc, the B panels, their stride, c, ldc, accumulate.
+using MicroFn = void (*)(const float*, const int64_t*, const int64_t*, int64_t, const float*, int64_t, float*,
+                         int64_t, bool);
+
+template <int kPanels, int kStride>
+__attribute__((target("avx512f"))) void stridedAvx512(const float* xrow, const int64_t*, const int64_t* k_offset,
+                                                      int64_t kc, const float* bp, int64_t bp_stride, float* c,
+                                                      int64_t ldc, bool accumulate) {
+  microTileAvx512<kPanels>(xrow, StridedRows<kStride>{}, k_offset, kc, bp, bp_stride, c, ldc, accumulate);
+}
 template <int kPanels>
-__attribute__((target("avx512f"))) void microGatherAvx512(const float* x, const int64_t* row_offset,
-                                                          const int64_t* k_offset, int64_t kc, const float* bp,
-                                                          int64_t bp_stride, float* c, int64_t ldc, bool accumulate) {
-  TableRows rows;
-  std::copy(row_offset, row_offset + kTileRows, rows.offset);
-  microTile<kPanels>(x, rows, k_offset, kc, bp, bp_stride, c, ldc, accumulate);
+__attribute__((target("avx512f"))) void gatherAvx512(const float* x, const int64_t* row_offset,
+                                                     const int64_t* k_offset, int64_t kc, const float* bp,
+                                                     int64_t bp_stride, float* c, int64_t ldc, bool accumulate) {
+  TableRows<12> rows;
+  std::copy(row_offset, row_offset + 12, rows.offset);
+  microTileAvx512<kPanels>(x, rows, k_offset, kc, bp, bp_stride, c, ldc, accumulate);
+}
+template <int kStride>
+__attribute__((target("avx2,fma"))) void stridedAvx2(const float* xrow, const int64_t*, const int64_t* k_offset,
+                                                     int64_t kc, const float* bp, int64_t, float* c, int64_t ldc,
+                                                     bool accumulate) {
+  microTileAvx2(xrow, StridedRows<kStride>{}, k_offset, kc, bp, c, ldc, accumulate);
+}
+__attribute__((target("avx2,fma"))) void gatherAvx2(const float* x, const int64_t* row_offset,
+                                                    const int64_t* k_offset, int64_t kc, const float* bp, int64_t,
+                                                    float* c, int64_t ldc, bool accumulate) {
+  TableRows<6> rows;
+  std::copy(row_offset, row_offset + 6, rows.offset);
+  microTileAvx2(x, rows, k_offset, kc, bp, c, ldc, accumulate);
 }
 
-using MicroFn = void (*)(const float*, const int64_t*, int64_t, const float*, int64_t, float*, int64_t, bool);
+// Note [Implicit tiles per host]: the tile shape and its kernels.
+struct Tiles {
+  int64_t rows, panels;
+  MicroFn strided[2][2];  // [panels - 1][sw - 1]
+  MicroFn gather[2];      // [panels - 1]
+};
 
-MicroFn microFor(int64_t panels, int64_t sw) {
-  if (sw == 1) return panels == 2 ? &microImplicitAvx512<2, 1> : &microImplicitAvx512<1, 1>;
-  return panels == 2 ? &microImplicitAvx512<2, 2> : &microImplicitAvx512<1, 2>;
+const Tiles& tilesOfHost() {
+  static const Tiles avx512{12,
+                            2,
+                            {{&stridedAvx512<1, 1>, &stridedAvx512<1, 2>}, {&stridedAvx512<2, 1>, &stridedAvx512<2, 2>}},
+                            {&gatherAvx512<1>, &gatherAvx512<2>}};
+  static const Tiles avx2{6, 1, {{&stridedAvx2<1>, &stridedAvx2<2>}, {nullptr, nullptr}}, {&gatherAvx2, nullptr}};
+  return cube_tiles::hostHasAvx512() ? avx512 : avx2;
 }
 #endif
 
 }  // namespace
 
-bool implicitTakesStride(int64_t sw) { return cube_tiles::hostHasAvx512() && (sw == 1 || sw == 2); }
+bool implicitTakesStride(int64_t sw) { return cube_tiles::hostHasAvx2Fma() && (sw == 1 || sw == 2); }
 
 void mmadF32Implicit(const CubeImplicitA& a, const float* b, int64_t n, int64_t k, const float* bias, int64_t r0,
                      int64_t r1, float* c, UnitCounters* cnt) {
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
-  const int64_t panels = (n + kPanel - 1) / kPanel;
+  const Tiles& tiles = tilesOfHost();
+  const int64_t panels = (n + kPanel - 1) / kPanel, tile_rows = tiles.rows;
   if (k == 0) {  // empty reduction: the accumulators stay +0, then the bias
     for (int64_t r = r0; r < r1; ++r)
       for (int64_t j = 0; j < n; ++j) c[r * n + j] = bias ? 0.0f + bias[j] : 0.0f;
@@ -107,31 +180,30 @@ void mmadF32Implicit(const CubeImplicitA& a, const float* b, int64_t n, int64_t 
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
     const bool first = k0 == 0, last = k0 + kc == k;
-    for (int64_t p = 0; p < panels; p += 2) {
-      const int64_t np = std::min<int64_t>(2, panels - p), j0 = p * kPanel, jn = std::min(np * kPanel, n - j0);
-      const MicroFn micro = microFor(np, a.sw);
+    for (int64_t p = 0; p < panels; p += tiles.panels) {
+      const int64_t np = std::min(tiles.panels, panels - p), j0 = p * kPanel, jn = std::min(np * kPanel, n - j0);
+      const MicroFn strided = tiles.strided[np - 1][a.sw - 1], gather = tiles.gather[np - 1];
       const float* bslice = b + (p * k + k0) * kPanel;
       for (int64_t r = r0; r < r1;) {
-        const int64_t oh = r / a.wo, ow = r % a.wo, rows = std::min(kTileRows, r1 - r);
+        const int64_t oh = r / a.wo, ow = r % a.wo, rows = std::min(tile_rows, r1 - r);
         if (ow + rows <= a.wo) {  // the tile lies in one output row: A at a fixed stride
           const float* xrow = a.x + oh * a.sh * a.wp + ow * a.sw;
           cube_tiles::runTile(
               [&](float* dst, int64_t ld, bool accumulate) {
-                micro(xrow, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
+                strided(xrow, nullptr, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
               },
-              kTileRows, np * kPanel, first, last ? bias : nullptr, n, r, rows, j0, jn, c);
+              tile_rows, np * kPanel, first, last ? bias : nullptr, n, r, rows, j0, jn, c);
         } else {  // Note [Tiles across output rows]; rows past r1 repeat the last one (discarded)
-          int64_t row_offset[kTileRows];
-          for (int64_t rr = 0; rr < kTileRows; ++rr) {
+          int64_t row_offset[kMaxTileRows];
+          for (int64_t rr = 0; rr < tile_rows; ++rr) {
             const int64_t q = std::min(r + rr, r1 - 1);
             row_offset[rr] = q / a.wo * a.sh * a.wp + q % a.wo * a.sw;
           }
           cube_tiles::runTile(
               [&](float* dst, int64_t ld, bool accumulate) {
-                (np == 2 ? &microGatherAvx512<2> : &microGatherAvx512<1>)(
-                    a.x, row_offset, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
+                gather(a.x, row_offset, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
               },
-              kTileRows, np * kPanel, first, last ? bias : nullptr, n, r, rows, j0, jn, c);
+              tile_rows, np * kPanel, first, last ? bias : nullptr, n, r, rows, j0, jn, c);
         }
         r += rows;
       }

@@ -66,6 +66,8 @@ void runTile(Kernel kernel, int64_t kernel_rows, int64_t kernel_cols, bool first
 
 // The wide kernels (Note [Wide Cube tiles]) need AVX-512F.
 inline bool hostHasAvx512() { return simd::hostHasAvx512f(); }
+// The AVX2 kernels need AVX2 with FMA (Note [Host SIMD level]).
+inline bool hostHasAvx2Fma() { return hostIsa() >= HostIsa::kAvx2; }
 
 }  // namespace cube_tiles
 

@@ -113,8 +113,8 @@ struct CubeUnit {
   // for a width stride that implicit_takes_stride accepts.
   void (*mmad_f32_implicit)(const CubeImplicitA& a, const float* b, int64_t n, int64_t k, const float* bias,
                             int64_t r0, int64_t r1, float* c, UnitCounters* cnt);
-  // Whether this host runs mmad_f32_implicit with width stride sw (AVX-512
-  // hosts, sw 1 or 2; elsewhere convolutions pack A and call mmad_f32).
+  // Whether this host runs mmad_f32_implicit with width stride sw (AVX2 or
+  // AVX-512 hosts, sw 1 or 2; elsewhere convolutions pack A and call mmad_f32).
   bool (*implicit_takes_stride)(int64_t sw);
   // int8 x int8 -> int32 for rows [r0, r1), columns [c0, c1): a [m][k] and b
   // [k][n] row-major int8, exact int32 accumulation (wrapping), bias (int32) last.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/dtype.h"
+#include "common/host_isa.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -35,10 +36,7 @@ bool saturateOne(float x, uint16_t* out) {
 }
 
 #ifdef ASCEND_SIM_HAVE_F16C_PATH
-bool hostHasF16c() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-  return has;
-}
+bool hostHasF16c() { return hostIsa() >= HostIsa::kAvx2; }
 
 constexpr int kRne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 

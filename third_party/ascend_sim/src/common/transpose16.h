@@ -3,6 +3,8 @@
 // NCHW moves of format/format_access.cpp (Note [NC1HWC0 rows by transposes]).
 #pragma once
 
+#include "common/host_isa.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define ASCEND_SIM_HAVE_AVX512_PATH 1
 #include <immintrin.h>
@@ -11,10 +13,10 @@
 namespace ascend_sim {
 namespace simd {
 
+// Whether the AVX-512 forms run (Note [Host SIMD level]).
 inline bool hostHasAvx512f() {
 #ifdef ASCEND_SIM_HAVE_AVX512_PATH
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
+  return hostIsa() == HostIsa::kAvx512;
 #else
   return false;
 #endif

@@ -30,7 +30,7 @@
 // with every filter panel, instead of writing the whole column matrix to
 // memory first and reading it back. The packed values and the products are
 // the same, so the bits are too; only the host's memory traffic changes.
-// Where the host's Cube can (AVX-512; Conv2D with width stride 1 or 2,
+// Where the host's Cube can (AVX2 or AVX-512; Conv2D with width stride 1 or 2,
 // Conv2DBackpropInput with stride 1; output rows of 12 or more), nothing is
 // packed at all: each (group, sample) of x, or of dy, is zero-padded once and
 // the Cube reads A from it in place (PaddedRead below, Note [The Cube reads a
