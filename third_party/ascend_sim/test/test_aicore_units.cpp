@@ -244,8 +244,10 @@ TEST(CubeUnit, PaddedInputEqualsPackedImg2col) {
     const CubeImplicitA a{xp.data(), k_offset.data(), wp, wo, t.stride, t.stride};
     UnitCounters cnt;
     const int64_t split = rows / 2 + 5;  // inside an output row: tiles end at the split
-    cubeUnit().mmad_f32_implicit(a, bl.data(), t.cout, k, bias.data(), 0, split, got.data(), &cnt);
-    cubeUnit().mmad_f32_implicit(a, bl.data(), t.cout, k, bias.data(), split, rows, got.data(), &cnt);
+    cubeUnit().mmad_f32_implicit(a, bl.data(), t.cout, k, bias.data(), 0, split, 0, panels, got.data(), &cnt);
+    // the rest in two panel groups
+    cubeUnit().mmad_f32_implicit(a, bl.data(), t.cout, k, bias.data(), split, rows, 0, 1, got.data(), &cnt);
+    cubeUnit().mmad_f32_implicit(a, bl.data(), t.cout, k, bias.data(), split, rows, 1, panels, got.data(), &cnt);
     for (int64_t i = 0; i < rows * t.cout; ++i)
       ASSERT_EQ(got[i], want[i]) << "c" << t.c << " w" << t.w << " stride " << t.stride << " at row " << i / t.cout
                                  << " col " << i % t.cout;

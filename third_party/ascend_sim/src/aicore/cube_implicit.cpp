@@ -169,23 +169,36 @@ const Tiles& tilesOfHost() {
 bool implicitTakesStride(int64_t sw) { return cube_tiles::hostHasAvx2Fma() && (sw == 1 || sw == 2); }
 
 void mmadF32Implicit(const CubeImplicitA& a, const float* b, int64_t n, int64_t k, const float* bias, int64_t r0,
-                     int64_t r1, float* c, UnitCounters* cnt) {
+                     int64_t r1, int64_t p0, int64_t p1, float* c, UnitCounters* cnt) {
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
   const Tiles& tiles = tilesOfHost();
-  const int64_t panels = (n + kPanel - 1) / kPanel, tile_rows = tiles.rows;
+  const int64_t tile_rows = tiles.rows, col_end = std::min(n, p1 * kPanel);
   if (k == 0) {  // empty reduction: the accumulators stay +0, then the bias
     for (int64_t r = r0; r < r1; ++r)
-      for (int64_t j = 0; j < n; ++j) c[r * n + j] = bias ? 0.0f + bias[j] : 0.0f;
+      for (int64_t j = p0 * kPanel; j < col_end; ++j) c[r * n + j] = bias ? 0.0f + bias[j] : 0.0f;
   }
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
     const bool first = k0 == 0, last = k0 + kc == k;
-    for (int64_t p = 0; p < panels; p += tiles.panels) {
-      const int64_t np = std::min(tiles.panels, panels - p), j0 = p * kPanel, jn = std::min(np * kPanel, n - j0);
-      const MicroFn strided = tiles.strided[np - 1][a.sw - 1], gather = tiles.gather[np - 1];
+    for (int64_t p = p0; p < p1; p += tiles.panels) {
+      const int64_t np = std::min(tiles.panels, p1 - p), j0 = p * kPanel, jn = std::min(np * kPanel, n - j0);
+      const MicroFn gather = tiles.gather[np - 1];
+      const MicroFn strided = a.row_offset ? nullptr : tiles.strided[np - 1][a.sw - 1];
       const float* bslice = b + (p * k + k0) * kPanel;
       for (int64_t r = r0; r < r1;) {
-        const int64_t oh = r / a.wo, ow = r % a.wo, rows = std::min(tile_rows, r1 - r);
+        const int64_t rows = std::min(tile_rows, r1 - r);
+        if (a.row_offset) {  // rows from the table; rows past r1 repeat the last one (discarded)
+          int64_t row_offset[kMaxTileRows];
+          for (int64_t rr = 0; rr < tile_rows; ++rr) row_offset[rr] = a.row_offset[std::min(r + rr, r1 - 1)];
+          cube_tiles::runTile(
+              [&](float* dst, int64_t ld, bool accumulate) {
+                gather(a.x, row_offset, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
+              },
+              tile_rows, np * kPanel, first, last ? bias : nullptr, n, r, rows, j0, jn, c);
+          r += rows;
+          continue;
+        }
+        const int64_t oh = r / a.wo, ow = r % a.wo;
         if (ow + rows <= a.wo) {  // the tile lies in one output row: A at a fixed stride
           const float* xrow = a.x + oh * a.sh * a.wp + ow * a.sw;
           cube_tiles::runTile(
@@ -209,12 +222,13 @@ void mmadF32Implicit(const CubeImplicitA& a, const float* b, int64_t n, int64_t 
       }
     }
   }
-  if (cnt && r1 > r0) {
-    cnt->cube_macs += cubeUnit().padded_macs(r1 - r0, n, k);
-    cnt->cube_fractals += cubeUnit().fractals(r1 - r0, n);
+  if (cnt && r1 > r0 && p1 > p0) {
+    const int64_t cols = col_end - p0 * kPanel;
+    cnt->cube_macs += cubeUnit().padded_macs(r1 - r0, cols, k);
+    cnt->cube_fractals += cubeUnit().fractals(r1 - r0, cols);
   }
 #else
-  (void)a, (void)b, (void)n, (void)k, (void)bias, (void)r0, (void)r1, (void)c, (void)cnt;
+  (void)a, (void)b, (void)n, (void)k, (void)bias, (void)r0, (void)r1, (void)p0, (void)p1, (void)c, (void)cnt;
 #endif
 }
 

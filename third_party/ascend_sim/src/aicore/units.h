@@ -77,17 +77,22 @@ struct CubeOperands {
 
 // Note [The Cube reads a padded input]
 // A convolution's A operand read in place (the Cube's load3d), without
-// packing: row r of A is output position (oh, ow) = (r / wo, r % wo) and
-// A[r][kk] = x[(oh * sh) * wp + ow * sw + k_offset[kk]], where x is one
-// (group, sample) of the input zero-padded to [c][hp][wp] and k_offset[kk] =
-// c * hp * wp + i * dh * wp + j * dw for kk = (c * kh + i) * kw + j. The
+// packing: A[r][kk] = x[row(r) + k_offset[kk]], where x is one (group,
+// sample) of the input zero-padded to [c][hp][wp] (or several samples, one
+// after the other). Conv2D and Conv2DBackpropInput read rows that are output
+// positions: row(r) = (r / wo) * sh * wp + (r % wo) * sw, and k_offset[kk] =
+// c * hp * wp + i * dh * wp + j * dw for kk = (c * kh + i) * kw + j.
+// Conv2DBackpropFilter reads the transposed matrix, rows from a table
+// (row_offset: the taps (c, i, j)) and k_offset the output positions (n, ho,
+// wo) (Note [Filter gradient from the padded input] in ops/conv2d.cpp). The
 // values are img2col's, padding zeros included, so products and bits are too.
-// x must stay readable for 11 * sw floats past its last element (tiles that
-// end early read, and discard, whole 12-row tiles).
+// Without a row table x must stay readable for 11 * sw floats past its last
+// element (tiles that end early read, and discard, whole tiles).
 struct CubeImplicitA {
   const float* x;
   const int64_t* k_offset;
   int64_t wp, wo, sh, sw;
+  const int64_t* row_offset = nullptr;  // if set, row(r) = row_offset[r] (wp, wo, sh, sw unused)
 };
 
 struct CubeUnit {
@@ -109,10 +114,11 @@ struct CubeUnit {
   void (*mmad_f32)(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, int64_t p0, int64_t p1,
                    float* c, UnitCounters* cnt);
   // mmad_f32 with A as in Note [The Cube reads a padded input]: rows [r0, r1)
-  // x every column of c[rows][n] (+ bias, last), b as in CubeOperands. Only
-  // for a width stride that implicit_takes_stride accepts.
+  // x panels [p0, p1) of c[rows][n] (+ bias, last), b as in CubeOperands. Only
+  // on hosts (and, for output-position rows, width strides) that
+  // implicit_takes_stride accepts.
   void (*mmad_f32_implicit)(const CubeImplicitA& a, const float* b, int64_t n, int64_t k, const float* bias,
-                            int64_t r0, int64_t r1, float* c, UnitCounters* cnt);
+                            int64_t r0, int64_t r1, int64_t p0, int64_t p1, float* c, UnitCounters* cnt);
   // Whether this host runs mmad_f32_implicit with width stride sw (AVX2 or
   // AVX-512 hosts, sw 1 or 2; elsewhere convolutions pack A and call mmad_f32).
   bool (*implicit_takes_stride)(int64_t sw);

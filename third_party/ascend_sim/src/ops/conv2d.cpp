@@ -81,6 +81,7 @@ constexpr int64_t kTile = 16;                   // fractal edge
 constexpr int64_t kRowBand = 96;                // rows per task (forward / backprop input), a multiple of 6
 constexpr int64_t kPanelGroup = 4;              // 16-column panels per task (backprop filter)
 constexpr int64_t kMinTasks = 64;               // forward / backprop input: split panels below this
+constexpr int64_t kMinFilterTasks = 16;         // backprop filter from the padded input: split panels below this
 constexpr int64_t kColsBudget = 8 * 1024 * 1024;  // floats of img2col scratch per chunk (32 MiB)
 
 enum class ConvOp { kForward, kBackpropInput, kBackpropFilter };
@@ -328,13 +329,11 @@ bool takesPaddedRead(const PaddedRead& read, int64_t units) {
          read.pl >= 0 && units * ceilDiv(read.out_h * read.out_w, read.bandRows()) >= kPaddedInputMinTasks;
 }
 
-// Products of `units` (group, sample) units, unit u reading source(u) through `read`, against
-// the panels of group u / unit_group_div: bands of whole product rows per task, `emit` as in runUnits.
-template <typename Source, typename Emit>
-void runPaddedRead(const PaddedRead& read, int64_t units, Source source, const float* bpanels, int64_t ncols,
-                   int64_t unit_group_div, const float* bias, Emit emit, std::vector<UnitCounters>* counters) {
+// The zero-padded copy of `units` (group, sample) units, unit u read from source(u): [units][channels][hp][wp],
+// then kPaddedInputSlack zeros.
+template <typename Source>
+const float* padUnits(const PaddedRead& read, int64_t units, Source source) {
   const int64_t hp = read.hp(), wp = read.wp(), plane = read.channels * hp * wp;
-  const int64_t rows = read.out_h * read.out_w, k = static_cast<int64_t>(read.k_offset.size());
   float* padded = threadScratch(ScratchSlot::kCols, units * plane + kPaddedInputSlack);
   std::fill(padded + units * plane, padded + units * plane + kPaddedInputSlack, 0.0f);
   parallelFor(units * read.channels, [&](int64_t t) {  // one channel plane per call
@@ -350,6 +349,17 @@ void runPaddedRead(const PaddedRead& read, int64_t units, Source source, const f
     }
     std::fill(dst + (read.pt + read.h) * wp, dst + hp * wp, 0.0f);
   });
+  return padded;
+}
+
+// Products of `units` (group, sample) units, unit u reading source(u) through `read`, against
+// the panels of group u / unit_group_div: bands of whole product rows per task, `emit` as in runUnits.
+template <typename Source, typename Emit>
+void runPaddedRead(const PaddedRead& read, int64_t units, Source source, const float* bpanels, int64_t ncols,
+                   int64_t unit_group_div, const float* bias, Emit emit, std::vector<UnitCounters>* counters) {
+  const int64_t wp = read.wp(), plane = read.channels * read.hp() * wp;
+  const int64_t rows = read.out_h * read.out_w, k = static_cast<int64_t>(read.k_offset.size());
+  const float* padded = padUnits(read, units, source);
   const int64_t band_rows = read.bandRows(), bands = ceilDiv(rows, band_rows);
   const int64_t bsize = ceilDiv(ncols, kTile) * k * kTile;
   float* cbuf = threadScratch(ScratchSlot::kResult, units * rows * ncols);
@@ -361,8 +371,8 @@ void runPaddedRead(const PaddedRead& read, int64_t units, Source source, const f
     const CubeImplicitA a{padded + u * plane, read.k_offset.data(), wp, read.out_w, read.sh, read.sw};
     float* c = cbuf + u * rows * ncols;
     UnitCounters* uc = &(*counters)[base + static_cast<size_t>(t)];
-    cubeUnit().mmad_f32_implicit(a, bpanels + grp * bsize, ncols, k, bias ? bias + grp * ncols : nullptr, r0, r1, c,
-                                 uc);
+    cubeUnit().mmad_f32_implicit(a, bpanels + grp * bsize, ncols, k, bias ? bias + grp * ncols : nullptr, r0, r1, 0,
+                                 ceilDiv(ncols, kTile), c, uc);
     emit(u, r0, r1, 0, ncols, c, uc);
   });
 }
@@ -581,6 +591,70 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
 
 // ---- Conv2DBackpropFilter -----------------------------------------------------
 
+// Note [Filter gradient from the padded input]
+// Where the host's Cube reads in place, Conv2DBackpropFilter computes the transposed product
+// dw^T[(ci, i, j)][co] = sum over m = (n, ho, wo) ascending of X[(ci, i, j)][m] * DY[m][co]: A is x
+// read in place from its zero-padded copy (Note [The Cube reads a padded input]), row (ci, i, j)
+// at the tap's offset ci * hp * wp + i * dh * wp + j * dw and step m at n * plane + ho * sh * wp +
+// wo * sw, any stride; B is dy packed into panels of 16 output channels, [m][16]. Every element
+// still gets one FMA per m in ascending m from +0, and x * dy is the same exact product as dy * x,
+// so the bits are those of the img2col product. What goes is the column matrix (N*Ho*Wo x
+// Ci*kh*kw floats: 58 MB for 8x64x56x56 with a 3x3 window) written, copied into B panels and read
+// again. Tasks: per group, bands of 96 taps x groups of panels; the result is transposed into dw
+// (rounded once) at the end.
+void backpropFilterFromPadded(const ConvGeom& g, const float* x, const float* dy, const ResultRounding& rr,
+                              float* dw, std::vector<UnitCounters>* counters) {
+  const Window& wn = g.win;
+  const int64_t hw = g.h * g.w, rows = g.ho * g.wo, m = g.n * rows, kc = g.cig * wn.kh * wn.kw;
+  const PaddedRead read{g.cig, g.h, g.w, wn.pt, wn.pb, wn.pl, wn.pr, g.ho, g.wo, wn.sh, wn.sw, {}};
+  const int64_t hp = read.hp(), wp = read.wp(), plane = g.cig * hp * wp;
+  // Unit u = (group gi, sample n), u = gi * N + n: a group's samples are consecutive planes.
+  const float* padded =
+      padUnits(read, g.groups * g.n, [&](int64_t u) { return x + ((u % g.n) * g.ci + (u / g.n) * g.cig) * hw; });
+  std::vector<int64_t> taps, steps(static_cast<size_t>(m));
+  taps.reserve(static_cast<size_t>(kc));
+  for (int64_t c = 0; c < g.cig; ++c)
+    for (int64_t i = 0; i < wn.kh; ++i)
+      for (int64_t j = 0; j < wn.kw; ++j) taps.push_back(c * hp * wp + i * wn.dh * wp + j * wn.dw);
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t oh = 0; oh < g.ho; ++oh)
+      for (int64_t ow = 0; ow < g.wo; ++ow) steps[static_cast<size_t>((n * g.ho + oh) * g.wo + ow)] = n * plane + oh * wn.sh * wp + ow * wn.sw;
+  // B: per group, panels [ceil(Co/G / 16)][m][16] of dy, zero columns past Co/G.
+  const int64_t panels = ceilDiv(g.cog, kTile), bsize = panels * m * kTile;
+  float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
+  parallelFor(g.groups * panels * g.n, [&](int64_t t) {
+    const int64_t gi = t / (panels * g.n), p = t / g.n % panels, n = t % g.n;
+    const int64_t c0 = p * kTile, width = std::min(kTile, g.cog - c0);
+    const float* src = dy + (n * g.co + gi * g.cog + c0) * rows;
+    float* dst = bp + gi * bsize + (p * m + n * rows) * kTile;
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < width; ++c) dst[r * kTile + c] = src[c * rows + r];
+      std::fill(dst + r * kTile + width, dst + (r + 1) * kTile, 0.0f);
+    }
+  });
+  float* ct = threadScratch(ScratchSlot::kResult, g.groups * kc * g.cog);  // per group [kc][Co/G]
+  const int64_t bands = ceilDiv(kc, kRowBand);
+  const int64_t pgroups = std::max<int64_t>(1, std::min(panels, ceilDiv(kMinFilterTasks, g.groups * bands)));
+  const size_t base = counters->size();
+  counters->resize(base + static_cast<size_t>(g.groups * bands * pgroups + g.co));
+  parallelFor(g.groups * bands * pgroups, [&](int64_t t) {
+    const int64_t gi = t / (bands * pgroups), band = t / pgroups % bands, pg = t % pgroups;
+    const int64_t r0 = band * kRowBand, r1 = std::min(kc, r0 + kRowBand);
+    const int64_t p0 = pg * panels / pgroups, p1 = (pg + 1) * panels / pgroups;
+    if (p0 == p1) return;
+    CubeImplicitA a{padded + gi * g.n * plane, steps.data(), wp, g.wo, wn.sh, wn.sw};
+    a.row_offset = taps.data();
+    cubeUnit().mmad_f32_implicit(a, bp + gi * bsize, g.cog, m, nullptr, r0, r1, p0, p1, ct + gi * kc * g.cog,
+                                 &(*counters)[base + static_cast<size_t>(t)]);
+  });
+  UnitCounters* rounding = &(*counters)[base + static_cast<size_t>(g.groups * bands * pgroups)];
+  parallelFor(g.co, [&](int64_t co) {  // dw[co][kc] = ct[group][kc][co within the group]
+    const int64_t gi = co / g.cog, cl = co % g.cog;
+    const float* src = ct + gi * kc * g.cog + cl;
+    for (int64_t j = 0; j < kc; ++j) dw[co * kc + j] = rr.apply(src[j * g.cog], &rounding[co].fp16_overflow);
+  });
+}
+
 void computeBackpropFilter(const OpCall& call, const ConvGeom& g) {
   const CubeRounding rnd = cubeRoundingOf(call);
   const ResultRounding rr = resultRoundingOf(call);
@@ -590,6 +664,13 @@ void computeBackpropFilter(const OpCall& call, const ConvGeom& g) {
   const float* x = loadRounded(call.inputs[0], g.n * g.ci * hw, ScratchSlot::kIn0, rnd, &overflow);
   const float* dy = loadRounded(call.inputs[1], g.n * g.co * rows, ScratchSlot::kIn1, rnd, &overflow);
   float* dw = threadScratch(ScratchSlot::kOut, g.co * kc);
+  if (cubeUnit().implicit_takes_stride(1)) {  // Note [Filter gradient from the padded input]
+    std::vector<UnitCounters> cnt;
+    backpropFilterFromPadded(g, x, dy, rr, dw, &cnt);
+    convutil::storeLogicalF32(call.outputs[0], dw);
+    reportOverflow(call, overflow, cnt);
+    return;
+  }
   const int64_t panels = ceilDiv(kc, kTile), bsize = panels * m * kTile, asize = g.cog * m;
   const int64_t bands = ceilDiv(g.cog, kRowBand), pgroups = ceilDiv(panels, kPanelGroup);
   const int64_t per_chunk = std::max<int64_t>(1, kColsBudget / std::max<int64_t>(1, bsize + asize));
