@@ -14,6 +14,7 @@
 #include "common/dtype.h"
 #include "format/format_access.h"
 #include "format/format_registry.h"
+#include "kernel_test_util.h"
 #include "runtime_test_util.h"
 
 using namespace ascend_sim;
@@ -272,43 +273,47 @@ TEST(Format, LoadAndStoreLogical) {
 // paths put every element where the closed form says, clear the pads and read back the same
 // values, for channel counts with and without a partial block and widths beyond one 16-vector.
 TEST(Format, FastPathsOfConvFormatsMatchTheClosedForm) {
-  struct Case {
-    aclFormat format;
-    Shape logical;
-  };
-  const Case cases[] = {{ACL_FORMAT_NC1HWC0, {2, 40, 3, 37}}, {ACL_FORMAT_NC1HWC0, {1, 16, 2, 16}},
-                        {ACL_FORMAT_NC1HWC0, {3, 3, 5, 7}},    {ACL_FORMAT_FRACTAL_Z, {33, 40, 3, 3}},
-                        {ACL_FORMAT_FRACTAL_Z, {64, 16, 1, 1}}, {ACL_FORMAT_FRACTAL_Z, {5, 3, 7, 7}}};
-  for (const Case& c : cases) {
-    StorageMap m;
-    std::string err;
-    ASSERT_TRUE(makeStorageMap(c.format, ACL_FLOAT, c.logical, &m, &err)) << err;
-    std::vector<float> storage(static_cast<size_t>(m.storageNumel()), -777.0f);
-    TensorArg t;
-    t.dtype = ACL_FLOAT;
-    t.format = c.format;
-    t.shape = m.storage;
-    t.origin_format = ACL_FORMAT_NCHW;
-    t.origin_shape = c.logical;
-    t.data = storage.data();
-    t.bytes = storage.size() * sizeof(float);
-    const int64_t n = m.logicalNumel();
-    std::vector<float> v(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i) + 0.5f;
-    storeLogicalFloat(t, m, v.data());
-    std::vector<bool> hit(storage.size(), false);
-    int64_t l = 0;
-    for (const Shape& i : allIndices(c.logical)) {
-      const int64_t o = formatElementOffset(c.format, ACL_FLOAT, c.logical, i.data());
-      ASSERT_EQ(storage[static_cast<size_t>(o)], v[static_cast<size_t>(l++)]) << formatToString(c.format);
-      hit[static_cast<size_t>(o)] = true;
+  // every SIMD level of the host: 16 x 16 transposes (AVX-512), 8 x 8 (AVX2), the element walk
+  test::forEachHostIsa([](HostIsa) {
+    struct Case {
+      aclFormat format;
+      Shape logical;
+    };
+    const Case cases[] = {{ACL_FORMAT_NC1HWC0, {2, 40, 3, 37}}, {ACL_FORMAT_NC1HWC0, {1, 16, 2, 16}},
+                          {ACL_FORMAT_NC1HWC0, {3, 3, 5, 7}},    {ACL_FORMAT_NC1HWC0, {1, 20, 2, 9}},
+                          {ACL_FORMAT_FRACTAL_Z, {33, 40, 3, 3}},
+                          {ACL_FORMAT_FRACTAL_Z, {64, 16, 1, 1}}, {ACL_FORMAT_FRACTAL_Z, {5, 3, 7, 7}}};
+    for (const Case& c : cases) {
+      StorageMap m;
+      std::string err;
+      ASSERT_TRUE(makeStorageMap(c.format, ACL_FLOAT, c.logical, &m, &err)) << err;
+      std::vector<float> storage(static_cast<size_t>(m.storageNumel()), -777.0f);
+      TensorArg t;
+      t.dtype = ACL_FLOAT;
+      t.format = c.format;
+      t.shape = m.storage;
+      t.origin_format = ACL_FORMAT_NCHW;
+      t.origin_shape = c.logical;
+      t.data = storage.data();
+      t.bytes = storage.size() * sizeof(float);
+      const int64_t n = m.logicalNumel();
+      std::vector<float> v(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i) + 0.5f;
+      storeLogicalFloat(t, m, v.data());
+      std::vector<bool> hit(storage.size(), false);
+      int64_t l = 0;
+      for (const Shape& i : allIndices(c.logical)) {
+        const int64_t o = formatElementOffset(c.format, ACL_FLOAT, c.logical, i.data());
+        ASSERT_EQ(storage[static_cast<size_t>(o)], v[static_cast<size_t>(l++)]) << formatToString(c.format);
+        hit[static_cast<size_t>(o)] = true;
+      }
+      for (size_t k = 0; k < storage.size(); ++k)
+        if (!hit[k]) { ASSERT_EQ(storage[k], 0.0f) << formatToString(c.format) << " pad " << k; }
+      std::vector<float> back(static_cast<size_t>(n), -1.0f);
+      loadLogicalFloat(t, m, back.data());
+      EXPECT_EQ(back, v) << formatToString(c.format);
     }
-    for (size_t k = 0; k < storage.size(); ++k)
-      if (!hit[k]) { ASSERT_EQ(storage[k], 0.0f) << formatToString(c.format) << " pad " << k; }
-    std::vector<float> back(static_cast<size_t>(n), -1.0f);
-    loadLogicalFloat(t, m, back.data());
-    EXPECT_EQ(back, v) << formatToString(c.format);
-  }
+  });
 }
 
 // ---- C API ------------------------------------------------------------------------------

@@ -282,27 +282,31 @@ std::vector<std::vector<uint8_t>> runUpdateIn(const UpdateCase& k, aclFormat fx,
 }
 
 TEST(KernelBN, UpdateNC1HWC0BitIdenticalToNCHW) {
-  const UpdateCase k(kDims);
-  const auto ref = runUpdateIn(k, ACL_FORMAT_NCHW, ACL_FORMAT_ND);
-  for (aclFormat fx : {ACL_FORMAT_NCHW, ACL_FORMAT_NC1HWC0})
-    for (aclFormat fp : {ACL_FORMAT_ND, ACL_FORMAT_NC1HWC0}) {
-      SCOPED_TRACE(std::to_string(fx) + "/" + std::to_string(fp));
-      const auto got = runUpdateIn(k, fx, fp);
-      ASSERT_EQ(got.size(), ref.size());
-      for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], ref[i]) << "output " << i;
-    }
+  forEachHostIsa([](HostIsa) {  // the block moves of every SIMD level (Note [Batch norm by channel groups])
+    const UpdateCase k(kDims);
+    const auto ref = runUpdateIn(k, ACL_FORMAT_NCHW, ACL_FORMAT_ND);
+    for (aclFormat fx : {ACL_FORMAT_NCHW, ACL_FORMAT_NC1HWC0})
+      for (aclFormat fp : {ACL_FORMAT_ND, ACL_FORMAT_NC1HWC0}) {
+        SCOPED_TRACE(std::to_string(fx) + "/" + std::to_string(fp));
+        const auto got = runUpdateIn(k, fx, fp);
+        ASSERT_EQ(got.size(), ref.size());
+        for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], ref[i]) << "output " << i;
+      }
+  });
 }
 
 TEST(KernelBN, ReduceNC1HWC0BitIdenticalToNCHW) {
-  const Dims d = kDims;
-  FTensor x = FTensor::values(ACL_FORMAT_NCHW, ACL_FLOAT16, nchw(d), xValues(d, 9));
-  FTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0);
-  FTensor s1(ACL_FORMAT_ND, ACL_FLOAT, {d.c}), q1(ACL_FORMAT_ND, ACL_FLOAT, {d.c});
-  FTensor s2(ACL_FORMAT_NC1HWC0, ACL_FLOAT, {d.c}), q2(ACL_FORMAT_NC1HWC0, ACL_FLOAT, {d.c});
-  run(bnCall("BNTrainingReduce", {&x}, {&s1, &q1}));
-  run(bnCall("BNTrainingReduce", {&x5}, {&s2, &q2}));
-  EXPECT_EQ(transTo(s2, ACL_FORMAT_ND).buf, s1.buf);
-  EXPECT_EQ(transTo(q2, ACL_FORMAT_ND).buf, q1.buf);
+  forEachHostIsa([](HostIsa) {  // the block moves of every SIMD level (Note [Batch norm by channel groups])
+    const Dims d = kDims;
+    FTensor x = FTensor::values(ACL_FORMAT_NCHW, ACL_FLOAT16, nchw(d), xValues(d, 9));
+    FTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0);
+    FTensor s1(ACL_FORMAT_ND, ACL_FLOAT, {d.c}), q1(ACL_FORMAT_ND, ACL_FLOAT, {d.c});
+    FTensor s2(ACL_FORMAT_NC1HWC0, ACL_FLOAT, {d.c}), q2(ACL_FORMAT_NC1HWC0, ACL_FLOAT, {d.c});
+    run(bnCall("BNTrainingReduce", {&x}, {&s1, &q1}));
+    run(bnCall("BNTrainingReduce", {&x5}, {&s2, &q2}));
+    EXPECT_EQ(transTo(s2, ACL_FORMAT_ND).buf, s1.buf);
+    EXPECT_EQ(transTo(q2, ACL_FORMAT_ND).buf, q1.buf);
+  });
 }
 
 TEST(KernelBN, UpdateRunningStatsMayAliasInputs) {

@@ -155,19 +155,20 @@ void storeLogical(const TensorArg& t, const StorageMap& m, const T* src, Store s
 
 // Note [NC1HWC0 rows by transposes]
 // A 4-byte NC1HWC0 tensor of logical shape [N, C, H, W] moves one (n, c1, h)
-// block at a time on AVX-512 hosts: 16 positions x 16 channels of the
-// storage are 16 vectors, transposed in registers into 16 channel rows of 16
-// positions (and back). The walk of element offsets does one 4-byte access per
-// element at a 64-byte stride. On the way back the padding channels of the
-// last C1 block are written as zeros, so the storage needs no memset first.
-// Only the order of the moves differs from the element walk.
+// block at a time: 16 positions x 16 channels of the storage are transposed
+// in registers into 16 channel rows of 16 positions (and back) — one 16 x 16
+// transpose on AVX-512 hosts, four 8 x 8 ones with AVX2. The walk of element
+// offsets does one 4-byte access per element at a 64-byte stride. On the way
+// back the padding channels of the last C1 block are written as zeros, so the
+// storage needs no memset first. Only the order of the moves differs from the
+// element walk.
 struct Nc1hwc0 {
   int64_t n, c, h, w, c1;
 };
 
 bool nc1hwc0Of(const StorageMap& m, size_t size, Nc1hwc0* out) {
   if (m.format != ACL_FORMAT_NC1HWC0 || size != 4 || m.logical.size() != 4 || m.storage.size() != 5 ||
-      m.storage[4] != 16 || !simd::hostHasAvx512f())
+      m.storage[4] != 16 || !simd::hostHasAvx2())
     return false;
   const Nc1hwc0 g{m.logical[0], m.logical[1], m.logical[2], m.logical[3], m.storage[1]};
   if (g.n * g.c * g.h * g.w == 0 || m.storage[0] != g.n || g.c1 != (g.c + 15) / 16 || m.storage[2] != g.h ||
@@ -206,6 +207,51 @@ __attribute__((target("avx512f"))) void blockPlanesAvx512(float* block, int64_t 
   }
 }
 
+// nc1hwc0BlockPlanes with AVX2: 8 positions at a time, channels 0-7 and 8-15 as two 8 x 8 transposes.
+__attribute__((target("avx2"))) void blockPlanesAvx2(float* block, int64_t count, int64_t channels, float* planes,
+                                                     int64_t plane_stride, bool to_planes) {
+  alignas(32) static const int32_t kLanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t p0 = 0; p0 < count; p0 += 8) {
+    const int64_t width = std::min<int64_t>(8, count - p0);
+    const __m256i positions = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes + 8 - width));
+    for (int64_t half = 0; half < 2; ++half) {
+      const int64_t c_lo = half * 8, c_n = std::min<int64_t>(8, channels - c_lo);
+      __m256 v[8];
+      if (to_planes) {
+        if (c_n <= 0) break;
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; ++i) v[i] = i < width ? _mm256_loadu_ps(block + (p0 + i) * 16 + c_lo) : _mm256_setzero_ps();
+        simd::transpose8x8(v);
+        for (int64_t c = 0; c < c_n; ++c) {
+          float* dst = planes + (c_lo + c) * plane_stride + p0;
+          if (width == 8) {
+            _mm256_storeu_ps(dst, v[c]);
+          } else {
+            _mm256_maskstore_ps(dst, positions, v[c]);
+          }
+        }
+      } else {
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; ++i) {
+          const float* src = planes + (c_lo + i) * plane_stride + p0;
+          v[i] = i >= c_n ? _mm256_setzero_ps() : width == 8 ? _mm256_loadu_ps(src) : _mm256_maskload_ps(src, positions);
+        }
+        simd::transpose8x8(v);
+        for (int64_t i = 0; i < width; ++i) _mm256_storeu_ps(block + (p0 + i) * 16 + c_lo, v[i]);
+      }
+    }
+  }
+}
+
+void blockPlanes(float* block, int64_t count, int64_t channels, float* planes, int64_t plane_stride,
+                 bool to_planes) {
+  if (simd::hostHasAvx512f()) {
+    blockPlanesAvx512(block, count, channels, planes, plane_stride, to_planes);
+  } else {
+    blockPlanesAvx2(block, count, channels, planes, plane_stride, to_planes);
+  }
+}
+
 // The blocks (n, c1, h) of [first, last): storage <-> logical. to_logical: gather, else scatter.
 void moveNc1hwc0Blocks(const Nc1hwc0& g, float* storage, float* logical, int64_t first, int64_t last,
                        bool to_logical) {
@@ -213,7 +259,7 @@ void moveNc1hwc0Blocks(const Nc1hwc0& g, float* storage, float* logical, int64_t
     const int64_t h = blk % g.h, c1 = blk / g.h % g.c1, n = blk / g.h / g.c1;
     const int64_t channels = std::min<int64_t>(16, g.c - c1 * 16);
     float* row0 = logical + ((n * g.c + c1 * 16) * g.h + h) * g.w;  // channel c1 * 16 at (n, h)
-    blockPlanesAvx512(storage + blk * g.w * 16, g.w, channels, row0, g.h * g.w, to_logical);
+    blockPlanes(storage + blk * g.w * 16, g.w, channels, row0, g.h * g.w, to_logical);
   }
 }
 #endif
@@ -354,8 +400,8 @@ void storeLogicalInt(const TensorArg& t, const StorageMap& m, const int64_t* src
 bool nc1hwc0BlockPlanes(float* block, int64_t count, int64_t channels, float* planes, int64_t plane_stride,
                         bool to_planes) {
 #ifdef ASCEND_SIM_HAVE_AVX512_PATH
-  if (!simd::hostHasAvx512f()) return false;
-  blockPlanesAvx512(block, count, channels, planes, plane_stride, to_planes);
+  if (!simd::hostHasAvx2()) return false;
+  blockPlanes(block, count, channels, planes, plane_stride, to_planes);
   return true;
 #else
   (void)block, (void)count, (void)channels, (void)planes, (void)plane_stride, (void)to_planes;

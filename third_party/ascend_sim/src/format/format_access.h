@@ -125,7 +125,7 @@ ASCEND_SIM_API void zeroPads(const TensorArg& t, const StorageMap& m);
 // (block[p * 16 + c]), to or from its first `channels` (<= 16) channel planes
 // (planes[c * plane_stride + p]), by 16x16 register transposes (Note [NC1HWC0
 // rows by transposes]); towards the block, padding channels are written as
-// zeros. Returns false, moving nothing, when the host has no AVX-512.
+// zeros. Returns false, moving nothing, when the host has neither AVX2 nor AVX-512.
 ASCEND_SIM_API bool nc1hwc0BlockPlanes(float* block, int64_t count, int64_t channels, float* planes,
                                        int64_t plane_stride, bool to_planes);
 
