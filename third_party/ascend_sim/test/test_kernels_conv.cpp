@@ -420,38 +420,61 @@ TEST(KernelConv, PrecisionModes) {
 }
 
 // Every operand in NC1HWC0 / FRACTAL_Z (pads poisoned) gives the NCHW result bit for bit; output
-// pads are zero.
+// pads are zero. Under every SIMD level of the host (Note [Conv operands from private formats]:
+// the operands are read from the storage directly where it can) and in the precision modes that
+// keep and that round fp32 operands, with one operand value beyond fp16 range on a saturating
+// chip: the same bits and the same overflow flag.
 TEST(KernelConv, PrivateFormatsBitIdenticalToNchw) {
-  uint32_t seed = 700;
-  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
-    for (const Cfg& c : configs()) {
-      FormatTensor x = nchw(dt, c.xs(), ++seed), w = nchw(dt, c.fs(), ++seed), dy = nchw(dt, c.ys(), ++seed);
-      FormatTensor b = nchw(dt, {c.co}, ++seed);
-      FormatTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()), dw(ACL_FORMAT_NCHW, dt, c.fs());
-      const AttrMap bpi_attrs = withShape(convAttrs(c), "input_size", c.xs());
-      const AttrMap bpf_attrs = withShape(convAttrs(c), "filter_size", c.fs());
-      run(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c)));
-      run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, bpi_attrs));
-      run(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, bpf_attrs));
-      FormatTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0), wz = transTo(w, ACL_FORMAT_FRACTAL_Z),
-                   dy5 = transTo(dy, ACL_FORMAT_NC1HWC0), b5 = transTo(b, ACL_FORMAT_NC1HWC0);
-      for (FormatTensor* t : {&x5, &wz, &dy5, &b5}) poisonPads(*t);
-      FormatTensor y5(ACL_FORMAT_NC1HWC0, dt, c.ys()), dx5(ACL_FORMAT_NC1HWC0, dt, c.xs()),
-                   dwz(ACL_FORMAT_FRACTAL_Z, dt, c.fs());
-      run(opCall("Conv2D", {&x5, &wz, &b5}, {&y5}, convAttrs(c)));
-      run(opCall("Conv2DBackpropInput", {&wz, &dy5}, {&dx5}, bpi_attrs));
-      run(opCall("Conv2DBackpropFilter", {&x5, &dy5}, {&dwz}, bpf_attrs));
-      EXPECT_EQ(transTo(y5, ACL_FORMAT_NCHW).bytes(), y.bytes()) << c.name();
-      EXPECT_EQ(transTo(dx5, ACL_FORMAT_NCHW).bytes(), dx.bytes()) << c.name();
-      EXPECT_EQ(transTo(dwz, ACL_FORMAT_NCHW).bytes(), dw.bytes()) << c.name();
-      expectZeroPads(y5, "y " + c.name());
-      expectZeroPads(dx5, "dx " + c.name());
-      expectZeroPads(dwz, "dw " + c.name());
-      // Mixed: NCHW x with a FRACTAL_Z filter into an NC1HWC0 y.
-      FormatTensor y5b(ACL_FORMAT_NC1HWC0, dt, c.ys());
-      run(opCall("Conv2D", {&x, &wz, &b}, {&y5b}, convAttrs(c)));
-      EXPECT_EQ(transTo(y5b, ACL_FORMAT_NCHW).bytes(), y.bytes()) << c.name();
-    }
+  LaunchContext rounding;
+  rounding.precision = PrecisionMode::kAllowFp32ToFp16;
+  rounding.fp16_saturation = true;
+  forEachHostIsa([&](HostIsa) {
+    uint32_t seed = 700;
+    for (const LaunchContext& mode : {LaunchContext{}, rounding})
+      for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
+        for (const Cfg& c : configs()) {
+          // every other config: one value that saturates in fp16 (a different operand each time);
+          // the others must raise no flag (the poisoned pads are NaN)
+          const bool saturating = mode.fp16_saturation && dt == ACL_FLOAT && seed % 8 == 0;
+          FormatTensor x = nchw(dt, c.xs(), ++seed), w = nchw(dt, c.fs(), ++seed), dy = nchw(dt, c.ys(), ++seed);
+          FormatTensor b = nchw(dt, {c.co}, ++seed);
+          if (saturating) {
+            FormatTensor* big = seed % 3 == 0 ? &x : seed % 3 == 1 ? &w : &dy;
+            storeFloat(ACL_FLOAT, big->arg.data, 1, 1, std::vector<float>{-1e6f}.data());
+          }
+          bool ovf_nchw = false, ovf_private = false;
+          LaunchContext ctx_nchw = mode, ctx_private = mode;
+          ctx_nchw.overflow = &ovf_nchw;
+          ctx_private.overflow = &ovf_private;
+          FormatTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()),
+              dw(ACL_FORMAT_NCHW, dt, c.fs());
+          const AttrMap bpi_attrs = withShape(convAttrs(c), "input_size", c.xs());
+          const AttrMap bpf_attrs = withShape(convAttrs(c), "filter_size", c.fs());
+          run(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c), ctx_nchw));
+          run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, bpi_attrs, ctx_nchw));
+          run(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, bpf_attrs, ctx_nchw));
+          FormatTensor x5 = transTo(x, ACL_FORMAT_NC1HWC0), wz = transTo(w, ACL_FORMAT_FRACTAL_Z),
+                       dy5 = transTo(dy, ACL_FORMAT_NC1HWC0), b5 = transTo(b, ACL_FORMAT_NC1HWC0);
+          for (FormatTensor* t : {&x5, &wz, &dy5, &b5}) poisonPads(*t);
+          FormatTensor y5(ACL_FORMAT_NC1HWC0, dt, c.ys()), dx5(ACL_FORMAT_NC1HWC0, dt, c.xs()),
+              dwz(ACL_FORMAT_FRACTAL_Z, dt, c.fs());
+          run(opCall("Conv2D", {&x5, &wz, &b5}, {&y5}, convAttrs(c), ctx_private));
+          run(opCall("Conv2DBackpropInput", {&wz, &dy5}, {&dx5}, bpi_attrs, ctx_private));
+          run(opCall("Conv2DBackpropFilter", {&x5, &dy5}, {&dwz}, bpf_attrs, ctx_private));
+          EXPECT_EQ(transTo(y5, ACL_FORMAT_NCHW).bytes(), y.bytes()) << c.name();
+          EXPECT_EQ(transTo(dx5, ACL_FORMAT_NCHW).bytes(), dx.bytes()) << c.name();
+          EXPECT_EQ(transTo(dwz, ACL_FORMAT_NCHW).bytes(), dw.bytes()) << c.name();
+          EXPECT_EQ(ovf_private, ovf_nchw) << c.name();
+          EXPECT_EQ(ovf_nchw, saturating) << c.name();
+          expectZeroPads(y5, "y " + c.name());
+          expectZeroPads(dx5, "dx " + c.name());
+          expectZeroPads(dwz, "dw " + c.name());
+          // Mixed: NCHW x with a FRACTAL_Z filter into an NC1HWC0 y.
+          FormatTensor y5b(ACL_FORMAT_NC1HWC0, dt, c.ys());
+          run(opCall("Conv2D", {&x, &wz, &b}, {&y5b}, convAttrs(c), mode));
+          EXPECT_EQ(transTo(y5b, ACL_FORMAT_NCHW).bytes(), y.bytes()) << c.name();
+        }
+  });
 }
 
 TEST(KernelConv, DeterministicAcrossHostThreadCounts) {

@@ -64,6 +64,7 @@
 #include "aicore/thread_pool.h"
 #include "aicore/units.h"
 #include "common/dtype.h"
+#include "ops/conv_operands.h"
 #include "ops/conv_util.h"
 #include "ops/op_utils.h"
 #include "ops/scratch.h"
@@ -329,22 +330,30 @@ bool takesPaddedRead(const PaddedRead& read, int64_t units) {
          read.pl >= 0 && units * ceilDiv(read.out_h * read.out_w, read.bandRows()) >= kPaddedInputMinTasks;
 }
 
-// The zero-padded copy of `units` (group, sample) units, unit u read from source(u): [units][channels][hp][wp],
-// then kPaddedInputSlack zeros.
-template <typename Source>
-const float* padUnits(const PaddedRead& read, int64_t units, Source source) {
-  const int64_t hp = read.hp(), wp = read.wp(), plane = read.channels * hp * wp;
+// The zero-padded copy of operand t (logical [N][groups * read.channels][read.h][read.w]) as
+// N * groups (group, sample) units, unit u = gi * N + n: [units][channels][hp][wp], then
+// kPaddedInputSlack zeros; rounded per the precision mode like loadRounded. Straight from NC1HWC0
+// storage when it can (Note [Conv operands from private formats]), else through the logical fp32
+// copy in `logical_slot`.
+const float* paddedUnits(const TensorArg& t, const PaddedRead& read, int64_t groups, int64_t n, CubeRounding rnd,
+                         ScratchSlot logical_slot, bool* overflow) {
+  const int64_t hp = read.hp(), wp = read.wp(), plane = read.channels * hp * wp, units = groups * n;
   float* padded = threadScratch(ScratchSlot::kCols, units * plane + kPaddedInputSlack);
   std::fill(padded + units * plane, padded + units * plane + kPaddedInputSlack, 0.0f);
+  if (groups == 1 &&
+      convops::paddedPlanes(t, {n, read.channels, read.h, read.w, read.pt, read.pl, hp, wp}, rnd, padded, overflow))
+    return padded;
+  const int64_t hw = read.h * read.w;
+  const float* src = loadRounded(t, n * groups * read.channels * hw, logical_slot, rnd, overflow);
   parallelFor(units * read.channels, [&](int64_t t) {  // one channel plane per call
     const int64_t u = t / read.channels, c = t % read.channels;
-    const float* src = source(u) + c * read.h * read.w;
+    const float* from = src + ((u % n) * groups * read.channels + (u / n) * read.channels + c) * hw;
     float* dst = padded + u * plane + c * hp * wp;
     std::fill(dst, dst + read.pt * wp, 0.0f);
     for (int64_t h = 0; h < read.h; ++h) {
       float* row = dst + (read.pt + h) * wp;
       std::fill(row, row + read.pl, 0.0f);
-      std::copy(src + h * read.w, src + (h + 1) * read.w, row + read.pl);
+      std::copy(from + h * read.w, from + (h + 1) * read.w, row + read.pl);
       std::fill(row + read.pl + read.w, row + wp, 0.0f);
     }
     std::fill(dst + (read.pt + read.h) * wp, dst + hp * wp, 0.0f);
@@ -352,14 +361,13 @@ const float* padUnits(const PaddedRead& read, int64_t units, Source source) {
   return padded;
 }
 
-// Products of `units` (group, sample) units, unit u reading source(u) through `read`, against
+// Products of `units` (group, sample) units of `padded` (paddedUnits) read through `read`, against
 // the panels of group u / unit_group_div: bands of whole product rows per task, `emit` as in runUnits.
-template <typename Source, typename Emit>
-void runPaddedRead(const PaddedRead& read, int64_t units, Source source, const float* bpanels, int64_t ncols,
+template <typename Emit>
+void runPaddedRead(const PaddedRead& read, int64_t units, const float* padded, const float* bpanels, int64_t ncols,
                    int64_t unit_group_div, const float* bias, Emit emit, std::vector<UnitCounters>* counters) {
   const int64_t wp = read.wp(), plane = read.channels * read.hp() * wp;
   const int64_t rows = read.out_h * read.out_w, k = static_cast<int64_t>(read.k_offset.size());
-  const float* padded = padUnits(read, units, source);
   const int64_t band_rows = read.bandRows(), bands = ceilDiv(rows, band_rows);
   const int64_t bsize = ceilDiv(ncols, kTile) * k * kTile;
   float* cbuf = threadScratch(ScratchSlot::kResult, units * rows * ncols);
@@ -451,9 +459,7 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   const CubeRounding rnd = cubeRoundingOf(call);
   const ResultRounding rr = resultRoundingOf(call);
   bool overflow = false;
-  const float* x = loadRounded(call.inputs[0], g.n * g.ci * g.h * g.w, ScratchSlot::kIn0, rnd, &overflow);
-  const int64_t k = g.cig * g.win.kh * g.win.kw, rows = g.ho * g.wo, hw = g.h * g.w;
-  const float* w = loadRounded(call.inputs[1], g.co * k, ScratchSlot::kIn1, rnd, &overflow);
+  const int64_t khw = g.win.kh * g.win.kw, k = g.cig * khw, rows = g.ho * g.wo, hw = g.h * g.w;
   std::vector<float> bias;
   if (g.has_bias) {
     bias.resize(static_cast<size_t>(g.co));
@@ -462,12 +468,14 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   // L0B: per group the [K][Co/G] matrix w[co][k] seen transposed, in 16-column panels.
   const int64_t panels = ceilDiv(g.cog, kTile), bsize = panels * k * kTile;
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
-  parallelFor(g.groups * panels, [&](int64_t t) {  // one 16-column panel per call
-    const int64_t gi = t / panels, p = t % panels, n0 = p * kTile;
-    cubeUnit().load_b(GmMatrix{ACL_FLOAT, w, (gi * g.cog + n0) * k, 1, k}, k, std::min(kTile, g.cog - n0),
-                      CubeRounding::kNone, bp + gi * bsize + p * k * kTile, nullptr);
-  });
-  const Img2colParams p = img2colOf(g);
+  if (g.groups != 1 || !convops::forwardFilterPanels(call.inputs[1], g.co, g.cig, khw, rnd, bp, &overflow)) {
+    const float* w = loadRounded(call.inputs[1], g.co * k, ScratchSlot::kIn1, rnd, &overflow);
+    parallelFor(g.groups * panels, [&](int64_t t) {  // one 16-column panel per call
+      const int64_t gi = t / panels, p = t % panels, n0 = p * kTile;
+      cubeUnit().load_b(GmMatrix{ACL_FLOAT, w, (gi * g.cog + n0) * k, 1, k}, k, std::min(kTile, g.cog - n0),
+                        CubeRounding::kNone, bp + gi * bsize + p * k * kTile, nullptr);
+    });
+  }
   std::vector<UnitCounters> cnt;
   const float* bias_or_null = bias.empty() ? nullptr : bias.data();
   // Unit u = (group gi, sample n), u = gi * N + n; its x channels are contiguous.
@@ -478,10 +486,11 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
                              : EmitFn(emitNchw(y, g, g.co, g.cog, rows, rr));
   const PaddedRead read = forwardRead(g);
   if (takesPaddedRead(read, g.groups * g.n)) {
-    runPaddedRead(
-        read, g.groups * g.n, [&](int64_t u) { return x + ((u % g.n) * g.ci + (u / g.n) * g.cig) * hw; }, bp, g.cog,
-        g.n, bias_or_null, emit, &cnt);
+    const float* padded = paddedUnits(call.inputs[0], read, g.groups, g.n, rnd, ScratchSlot::kIn0, &overflow);
+    runPaddedRead(read, g.groups * g.n, padded, bp, g.cog, g.n, bias_or_null, emit, &cnt);
   } else {
+    const float* x = loadRounded(call.inputs[0], g.n * g.ci * hw, ScratchSlot::kIn0, rnd, &overflow);
+    const Img2colParams p = img2colOf(g);
     runUnits(
         g.groups * g.n, rows, k, g.cog, bp, g.n, bias_or_null, /*zero_cols=*/false, /*rows_buildable=*/true,
         [&](int64_t u, int64_t r0, int64_t r1, float* cols) {
@@ -534,18 +543,19 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   const ResultRounding rr = resultRoundingOf(call);
   bool overflow = false;
   const int64_t khw = g.win.kh * g.win.kw, k = g.cog * khw, rows = g.h * g.w, oplane = g.ho * g.wo;
-  const float* w = loadRounded(call.inputs[0], g.co * g.cig * khw, ScratchSlot::kIn0, rnd, &overflow);
-  const float* dy = loadRounded(call.inputs[1], g.n * g.co * oplane, ScratchSlot::kIn1, rnd, &overflow);
   // L0B per group: rows (co, i, j), columns ci: w[gi*cog + co][ci][i][j]. For one co and one
   // 16-column panel that is a [kh*kw][16] block read with row stride 1, column stride kh*kw.
   const int64_t panels = ceilDiv(g.cig, kTile), bsize = panels * k * kTile;
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
-  parallelFor(g.groups * panels, [&](int64_t t) {
-    const int64_t gi = t / panels, p = t % panels, c0 = p * kTile, nc = std::min(kTile, g.cig - c0);
-    for (int64_t co = 0; co < g.cog; ++co)
-      cubeUnit().load_b(GmMatrix{ACL_FLOAT, w, ((gi * g.cog + co) * g.cig + c0) * khw, 1, khw}, khw, nc,
-                        CubeRounding::kNone, bp + gi * bsize + (p * k + co * khw) * kTile, nullptr);
-  });
+  if (g.groups != 1 || !convops::backpropInputFilterPanels(call.inputs[0], g.co, g.cig, khw, rnd, bp, &overflow)) {
+    const float* w = loadRounded(call.inputs[0], g.co * g.cig * khw, ScratchSlot::kIn0, rnd, &overflow);
+    parallelFor(g.groups * panels, [&](int64_t t) {
+      const int64_t gi = t / panels, p = t % panels, c0 = p * kTile, nc = std::min(kTile, g.cig - c0);
+      for (int64_t co = 0; co < g.cog; ++co)
+        cubeUnit().load_b(GmMatrix{ACL_FLOAT, w, ((gi * g.cog + co) * g.cig + c0) * khw, 1, khw}, khw, nc,
+                          CubeRounding::kNone, bp + gi * bsize + (p * k + co * khw) * kTile, nullptr);
+    });
+  }
   const std::vector<int64_t> th = tapTable(g.h, g.ho, g.win.kh, g.win.sh, g.win.pt, g.win.dh);
   const std::vector<int64_t> tw = tapTable(g.w, g.wo, g.win.kw, g.win.sw, g.win.pl, g.win.dw);
   const TensorArg& out = call.outputs[0];
@@ -557,10 +567,10 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
                              : EmitFn(emitNchw(dx, g, g.ci, g.cig, rows, rr));
   const PaddedRead read = backpropInputRead(g);
   if (takesPaddedRead(read, g.groups * g.n)) {
-    runPaddedRead(
-        read, g.groups * g.n, [&](int64_t u) { return dy + ((u % g.n) * g.co + (u / g.n) * g.cog) * oplane; }, bp,
-        g.cig, g.n, nullptr, emit, &cnt);
+    const float* padded = paddedUnits(call.inputs[1], read, g.groups, g.n, rnd, ScratchSlot::kIn1, &overflow);
+    runPaddedRead(read, g.groups * g.n, padded, bp, g.cig, g.n, nullptr, emit, &cnt);
   } else {
+    const float* dy = loadRounded(call.inputs[1], g.n * g.co * oplane, ScratchSlot::kIn1, rnd, &overflow);
     runUnits(
         g.groups * g.n, rows, k, g.cig, bp, g.n, nullptr, /*zero_cols=*/true, /*rows_buildable=*/true,
         [&](int64_t u, int64_t r0, int64_t r1, float* cols) {  // MTE: img2col of the stride-dilated, padded dy, packed
@@ -602,15 +612,14 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
 // Ci*kh*kw floats: 58 MB for 8x64x56x56 with a 3x3 window) written, copied into B panels and read
 // again. Tasks: per group, bands of 96 taps x groups of panels; the result is transposed into dw
 // (rounded once) at the end.
-void backpropFilterFromPadded(const ConvGeom& g, const float* x, const float* dy, const ResultRounding& rr,
-                              float* dw, std::vector<UnitCounters>* counters) {
+void backpropFilterFromPadded(const OpCall& call, const ConvGeom& g, CubeRounding rnd, const ResultRounding& rr,
+                              float* dw, bool* overflow, std::vector<UnitCounters>* counters) {
   const Window& wn = g.win;
-  const int64_t hw = g.h * g.w, rows = g.ho * g.wo, m = g.n * rows, kc = g.cig * wn.kh * wn.kw;
+  const int64_t rows = g.ho * g.wo, m = g.n * rows, kc = g.cig * wn.kh * wn.kw;
   const PaddedRead read{g.cig, g.h, g.w, wn.pt, wn.pb, wn.pl, wn.pr, g.ho, g.wo, wn.sh, wn.sw, {}};
   const int64_t hp = read.hp(), wp = read.wp(), plane = g.cig * hp * wp;
   // Unit u = (group gi, sample n), u = gi * N + n: a group's samples are consecutive planes.
-  const float* padded =
-      padUnits(read, g.groups * g.n, [&](int64_t u) { return x + ((u % g.n) * g.ci + (u / g.n) * g.cig) * hw; });
+  const float* padded = paddedUnits(call.inputs[0], read, g.groups, g.n, rnd, ScratchSlot::kIn0, overflow);
   std::vector<int64_t> taps, steps(static_cast<size_t>(m));
   taps.reserve(static_cast<size_t>(kc));
   for (int64_t c = 0; c < g.cig; ++c)
@@ -622,16 +631,19 @@ void backpropFilterFromPadded(const ConvGeom& g, const float* x, const float* dy
   // B: per group, panels [ceil(Co/G / 16)][m][16] of dy, zero columns past Co/G.
   const int64_t panels = ceilDiv(g.cog, kTile), bsize = panels * m * kTile;
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
-  parallelFor(g.groups * panels * g.n, [&](int64_t t) {
-    const int64_t gi = t / (panels * g.n), p = t / g.n % panels, n = t % g.n;
-    const int64_t c0 = p * kTile, width = std::min(kTile, g.cog - c0);
-    const float* src = dy + (n * g.co + gi * g.cog + c0) * rows;
-    float* dst = bp + gi * bsize + (p * m + n * rows) * kTile;
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < width; ++c) dst[r * kTile + c] = src[c * rows + r];
-      std::fill(dst + r * kTile + width, dst + (r + 1) * kTile, 0.0f);
-    }
-  });
+  if (g.groups != 1 || !convops::activationPanels(call.inputs[1], g.n, g.co, rows, rnd, bp, overflow)) {
+    const float* dy = loadRounded(call.inputs[1], g.n * g.co * rows, ScratchSlot::kIn1, rnd, overflow);
+    parallelFor(g.groups * panels * g.n, [&](int64_t t) {
+      const int64_t gi = t / (panels * g.n), p = t / g.n % panels, n = t % g.n;
+      const int64_t c0 = p * kTile, width = std::min(kTile, g.cog - c0);
+      const float* src = dy + (n * g.co + gi * g.cog + c0) * rows;
+      float* dst = bp + gi * bsize + (p * m + n * rows) * kTile;
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < width; ++c) dst[r * kTile + c] = src[c * rows + r];
+        std::fill(dst + r * kTile + width, dst + (r + 1) * kTile, 0.0f);
+      }
+    });
+  }
   float* ct = threadScratch(ScratchSlot::kResult, g.groups * kc * g.cog);  // per group [kc][Co/G]
   const int64_t bands = ceilDiv(kc, kRowBand);
   const int64_t pgroups = std::max<int64_t>(1, std::min(panels, ceilDiv(kMinFilterTasks, g.groups * bands)));
@@ -661,16 +673,16 @@ void computeBackpropFilter(const OpCall& call, const ConvGeom& g) {
   bool overflow = false;
   const int64_t hw = g.h * g.w, rows = g.ho * g.wo, m = g.n * rows;  // m: the reduction length
   const int64_t kc = g.cig * g.win.kh * g.win.kw;                     // result columns
-  const float* x = loadRounded(call.inputs[0], g.n * g.ci * hw, ScratchSlot::kIn0, rnd, &overflow);
-  const float* dy = loadRounded(call.inputs[1], g.n * g.co * rows, ScratchSlot::kIn1, rnd, &overflow);
   float* dw = threadScratch(ScratchSlot::kOut, g.co * kc);
   if (cubeUnit().implicit_takes_stride(1)) {  // Note [Filter gradient from the padded input]
     std::vector<UnitCounters> cnt;
-    backpropFilterFromPadded(g, x, dy, rr, dw, &cnt);
+    backpropFilterFromPadded(call, g, rnd, rr, dw, &overflow, &cnt);
     convutil::storeLogicalF32(call.outputs[0], dw);
     reportOverflow(call, overflow, cnt);
     return;
   }
+  const float* x = loadRounded(call.inputs[0], g.n * g.ci * hw, ScratchSlot::kIn0, rnd, &overflow);
+  const float* dy = loadRounded(call.inputs[1], g.n * g.co * rows, ScratchSlot::kIn1, rnd, &overflow);
   const int64_t panels = ceilDiv(kc, kTile), bsize = panels * m * kTile, asize = g.cog * m;
   const int64_t bands = ceilDiv(g.cog, kRowBand), pgroups = ceilDiv(panels, kPanelGroup);
   const int64_t per_chunk = std::max<int64_t>(1, kColsBudget / std::max<int64_t>(1, bsize + asize));

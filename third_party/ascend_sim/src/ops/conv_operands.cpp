@@ -1,0 +1,165 @@
+// Note [Conv operands from private formats] (conv_operands.h).
+#include "ops/conv_operands.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "aicore/thread_pool.h"
+#include "common/dtype.h"
+#include "common/transpose16.h"
+#include "format/format_access.h"
+#include "format/format_registry.h"
+#include "ops/scratch.h"
+
+namespace ascend_sim {
+namespace convops {
+namespace {
+
+constexpr int64_t k16 = 16;
+
+int64_t ceil16(int64_t v) { return (v + k16 - 1) / k16; }
+
+bool c0Is16(const TensorArg& t, aclFormat f) {
+  return t.format == f && (t.dtype == ACL_FLOAT || t.dtype == ACL_FLOAT16) && formatC0(f, t.dtype) == k16 &&
+         t.data != nullptr;
+}
+
+// Whether w is a FRACTAL_Z filter [co][ci][kh * kw] (storage [ceil(ci/16) * khw][ceil(co/16)][16][16]).
+bool isFractalZ(const TensorArg& w, int64_t co, int64_t ci, int64_t khw) {
+  return c0Is16(w, ACL_FORMAT_FRACTAL_Z) && w.shape == Shape{ceil16(ci) * khw, ceil16(co), k16, k16};
+}
+
+// Whether t is an NC1HWC0 activation [n][c][hw] (storage [n][ceil(c/16)][h][w][16]).
+bool isNc1hwc0(const TensorArg& t, int64_t n, int64_t c, int64_t hw) {
+  return c0Is16(t, ACL_FORMAT_NC1HWC0) && t.shape.size() == 5 && t.shape[0] == n && t.shape[1] == ceil16(c) &&
+         t.shape[2] * t.shape[3] == hw && t.shape[4] == k16;
+}
+
+// n values of t's storage from element `offset` into dst, rounded per rnd; lanes [valid, n) of
+// every 16-value run are zeros when valid < 16.
+void loadRun(const TensorArg& t, int64_t offset, int64_t n, int64_t valid, CubeRounding rnd, float* dst,
+             bool* overflow) {
+  loadFloat(t.dtype, t.data, offset, 1, n, dst);
+  if (valid < k16)
+    for (int64_t i = 0; i < n; i += k16) std::fill(dst + i + valid, dst + i + k16, 0.0f);
+  if (roundCubeOperands(rnd, dst, n)) *overflow = true;
+}
+
+#ifdef ASCEND_SIM_HAVE_AVX512_PATH
+__attribute__((target("avx512f"))) void transpose16Avx512(const float* src, float* dst) {
+  __m512 v[16];
+  for (int i = 0; i < 16; ++i) v[i] = _mm512_loadu_ps(src + i * 16);
+  simd::transpose16x16(v);
+  for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * 16, v[i]);
+}
+
+__attribute__((target("avx2"))) void transpose16Avx2(const float* src, float* dst) {
+  for (int bi = 0; bi < 16; bi += 8)
+    for (int bj = 0; bj < 16; bj += 8) {
+      __m256 v[8];
+      for (int i = 0; i < 8; ++i) v[i] = _mm256_loadu_ps(src + (bi + i) * 16 + bj);
+      simd::transpose8x8(v);
+      for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + (bj + i) * 16 + bi, v[i]);
+    }
+}
+#endif
+
+// dst[j * 16 + i] = src[i * 16 + j].
+void transpose16(const float* src, float* dst) {
+#ifdef ASCEND_SIM_HAVE_AVX512_PATH
+  if (simd::hostHasAvx512f()) return transpose16Avx512(src, dst);
+  if (simd::hostHasAvx2()) return transpose16Avx2(src, dst);
+#endif
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j) dst[j * 16 + i] = src[i * 16 + j];
+}
+
+}  // namespace
+
+bool forwardFilterPanels(const TensorArg& w, int64_t co, int64_t ci, int64_t khw, CubeRounding rnd, float* bp,
+                         bool* overflow) {
+  if (!isFractalZ(w, co, ci, khw)) return false;
+  const int64_t n1 = ceil16(co), c1s = ceil16(ci), k = ci * khw;
+  std::vector<char> bad(static_cast<size_t>(n1 * c1s), 0);
+  parallelFor(n1 * c1s, n1 * c1s * khw * 256, [&](int64_t t) {  // panel p, input channel block c1
+    const int64_t p = t / c1s, c1 = t % c1s;
+    const int64_t cols = std::min(k16, co - p * k16), channels = std::min(k16, ci - c1 * k16);
+    alignas(64) float block[256], rows[256];
+    bool flag = false;
+    for (int64_t tap = 0; tap < khw; ++tap) {
+      // fractal (c1, tap, p): [co % 16][c % 16]; rows past `cols` are pads
+      loadRun(w, ((c1 * khw + tap) * n1 + p) * 256, cols * k16, channels, rnd, block, &flag);
+      std::fill(block + cols * k16, block + 256, 0.0f);
+      transpose16(block, rows);  // rows[c0 * 16 + j]
+      for (int64_t c0 = 0; c0 < channels; ++c0)
+        std::memcpy(bp + (p * k + (c1 * k16 + c0) * khw + tap) * k16, rows + c0 * k16, k16 * sizeof(float));
+    }
+    bad[static_cast<size_t>(t)] = flag;
+  });
+  if (std::find(bad.begin(), bad.end(), 1) != bad.end()) *overflow = true;
+  return true;
+}
+
+bool backpropInputFilterPanels(const TensorArg& w, int64_t co, int64_t ci, int64_t khw, CubeRounding rnd, float* bp,
+                               bool* overflow) {
+  if (!isFractalZ(w, co, ci, khw)) return false;
+  const int64_t n1 = ceil16(co), c1s = ceil16(ci), k = co * khw;
+  std::vector<char> bad(static_cast<size_t>(c1s * khw), 0);
+  parallelFor(c1s * khw, c1s * khw * n1 * 256, [&](int64_t t) {  // panel p = c1, tap
+    const int64_t p = t / khw, tap = t % khw, channels = std::min(k16, ci - p * k16);
+    bool flag = false;
+    for (int64_t o = 0; o < co; ++o)  // row (o, tap): the 16 input channels of fractal (p, tap, o / 16), row o % 16
+      loadRun(w, ((p * khw + tap) * n1 + o / k16) * 256 + o % k16 * k16, k16, channels, rnd,
+              bp + (p * k + o * khw + tap) * k16, &flag);
+    bad[static_cast<size_t>(t)] = flag;
+  });
+  if (std::find(bad.begin(), bad.end(), 1) != bad.end()) *overflow = true;
+  return true;
+}
+
+bool activationPanels(const TensorArg& dy, int64_t n, int64_t c, int64_t hw, CubeRounding rnd, float* bp,
+                      bool* overflow) {
+  if (!isNc1hwc0(dy, n, c, hw)) return false;
+  const int64_t c1s = ceil16(c);
+  std::vector<char> bad(static_cast<size_t>(n * c1s), 0);
+  parallelFor(n * c1s, n * c1s * hw * k16, [&](int64_t t) {  // sample s, panel p: one storage block
+    const int64_t s = t / c1s, p = t % c1s;
+    bool flag = false;
+    loadRun(dy, (s * c1s + p) * hw * k16, hw * k16, std::min(k16, c - p * k16), rnd, bp + (p * n + s) * hw * k16,
+            &flag);
+    bad[static_cast<size_t>(t)] = flag;
+  });
+  if (std::find(bad.begin(), bad.end(), 1) != bad.end()) *overflow = true;
+  return true;
+}
+
+bool paddedPlanes(const TensorArg& x, const PaddedPlanes& g, CubeRounding rnd, float* padded, bool* overflow) {
+  if (!isNc1hwc0(x, g.n, g.c, g.h * g.w) || x.shape[2] != g.h || !simd::hostHasAvx2()) return false;
+  const int64_t c1s = ceil16(g.c), plane = g.hp * g.wp;
+  std::vector<char> bad(static_cast<size_t>(g.n * c1s), 0);
+  parallelFor(g.n * c1s, g.n * c1s * g.h * g.w * k16, [&](int64_t t) {  // sample s, block c1
+    const int64_t s = t / c1s, c1 = t % c1s, channels = std::min(k16, g.c - c1 * k16);
+    float* planes = padded + (s * g.c + c1 * k16) * plane;
+    float* row = threadScratch(ScratchSlot::kTask, g.w * k16);  // this pool thread's own
+    bool flag = false;
+    for (int64_t ch = 0; ch < channels; ++ch) {  // the borders
+      float* dst = planes + ch * plane;
+      std::fill(dst, dst + g.pt * g.wp, 0.0f);
+      for (int64_t h = 0; h < g.h; ++h) {
+        std::fill(dst + (g.pt + h) * g.wp, dst + (g.pt + h) * g.wp + g.pl, 0.0f);
+        std::fill(dst + (g.pt + h) * g.wp + g.pl + g.w, dst + (g.pt + h + 1) * g.wp, 0.0f);
+      }
+      std::fill(dst + (g.pt + g.h) * g.wp, dst + plane, 0.0f);
+    }
+    for (int64_t h = 0; h < g.h; ++h) {  // one (s, c1, h) block: w positions x 16 channels
+      loadRun(x, ((s * c1s + c1) * g.h + h) * g.w * k16, g.w * k16, channels, rnd, row, &flag);
+      nc1hwc0BlockPlanes(row, g.w, channels, planes + (g.pt + h) * g.wp + g.pl, plane, true);
+    }
+    bad[static_cast<size_t>(t)] = flag;
+  });
+  if (std::find(bad.begin(), bad.end(), 1) != bad.end()) *overflow = true;
+  return true;
+}
+
+}  // namespace convops
+}  // namespace ascend_sim
