@@ -422,15 +422,16 @@ TEST(KernelConv, PrecisionModes) {
 // Every operand in NC1HWC0 / FRACTAL_Z (pads poisoned) gives the NCHW result bit for bit; output
 // pads are zero. Under every SIMD level of the host (Note [Conv operands from private formats]:
 // the operands are read from the storage directly where it can) and in the precision modes that
-// keep and that round fp32 operands, with one operand value beyond fp16 range on a saturating
-// chip: the same bits and the same overflow flag.
+// keep and that round fp32 operands (and results), with one operand value beyond fp16 range on a
+// saturating chip: the same bits and the same overflow flag.
 TEST(KernelConv, PrivateFormatsBitIdenticalToNchw) {
-  LaunchContext rounding;
+  LaunchContext rounding, forced;
   rounding.precision = PrecisionMode::kAllowFp32ToFp16;
   rounding.fp16_saturation = true;
+  forced.precision = PrecisionMode::kForceFp16;  // fp32 results rounded through fp16 too
   forEachHostIsa([&](HostIsa) {
     uint32_t seed = 700;
-    for (const LaunchContext& mode : {LaunchContext{}, rounding})
+    for (const LaunchContext& mode : {LaunchContext{}, rounding, forced})
       for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
         for (const Cfg& c : configs()) {
           // every other config: one value that saturates in fp16 (a different operand each time);

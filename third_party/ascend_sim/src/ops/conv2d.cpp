@@ -611,7 +611,8 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
 // so the bits are those of the img2col product. What goes is the column matrix (N*Ho*Wo x
 // Ci*kh*kw floats: 58 MB for 8x64x56x56 with a 3x3 window) written, copied into B panels and read
 // again. Tasks: per group, bands of 96 taps x groups of panels; the result is transposed into dw
-// (rounded once) at the end.
+// (rounded once) at the end, straight into a FRACTAL_Z dw (Note [Conv operands from private
+// formats]) or in 16 x 16 blocks into the logical one.
 void backpropFilterFromPadded(const OpCall& call, const ConvGeom& g, CubeRounding rnd, const ResultRounding& rr,
                               float* dw, bool* overflow, std::vector<UnitCounters>* counters) {
   const Window& wn = g.win;
@@ -659,12 +660,21 @@ void backpropFilterFromPadded(const OpCall& call, const ConvGeom& g, CubeRoundin
     cubeUnit().mmad_f32_implicit(a, bp + gi * bsize, g.cog, m, nullptr, r0, r1, p0, p1, ct + gi * kc * g.cog,
                                  &(*counters)[base + static_cast<size_t>(t)]);
   });
+  const TensorArg& out = call.outputs[0];
+  if (g.groups == 1 && convops::storeTransposedFilter(out, ct, g.co, g.cig, wn.kh * wn.kw, rr, overflow)) return;
+  // dw[gi * cog + co][kc] = ct[gi][kc][co], in 16 x 16 blocks (a column walk of ct misses the cache on every read)
   UnitCounters* rounding = &(*counters)[base + static_cast<size_t>(g.groups * bands * pgroups)];
-  parallelFor(g.co, [&](int64_t co) {  // dw[co][kc] = ct[group][kc][co within the group]
-    const int64_t gi = co / g.cog, cl = co % g.cog;
-    const float* src = ct + gi * kc * g.cog + cl;
-    for (int64_t j = 0; j < kc; ++j) dw[co * kc + j] = rr.apply(src[j * g.cog], &rounding[co].fp16_overflow);
+  const int64_t cblocks = ceilDiv(g.cog, kTile);
+  parallelFor(g.groups * cblocks, [&](int64_t t) {
+    const int64_t gi = t / cblocks, c0 = t % cblocks * kTile, cn = std::min(kTile, g.cog - c0);
+    const float* src = ct + gi * kc * g.cog;
+    bool* flag = &rounding[gi * g.cog + c0].fp16_overflow;
+    for (int64_t j0 = 0; j0 < kc; j0 += kTile)
+      for (int64_t cl = c0; cl < c0 + cn; ++cl)
+        for (int64_t j = j0; j < std::min(kc, j0 + kTile); ++j)
+          dw[(gi * g.cog + cl) * kc + j] = rr.apply(src[j * g.cog + cl], flag);
   });
+  convutil::storeLogicalF32(out, dw);
 }
 
 void computeBackpropFilter(const OpCall& call, const ConvGeom& g) {
@@ -677,7 +687,6 @@ void computeBackpropFilter(const OpCall& call, const ConvGeom& g) {
   if (cubeUnit().implicit_takes_stride(1)) {  // Note [Filter gradient from the padded input]
     std::vector<UnitCounters> cnt;
     backpropFilterFromPadded(call, g, rnd, rr, dw, &overflow, &cnt);
-    convutil::storeLogicalF32(call.outputs[0], dw);
     reportOverflow(call, overflow, cnt);
     return;
   }

@@ -133,6 +133,31 @@ bool activationPanels(const TensorArg& dy, int64_t n, int64_t c, int64_t hw, Cub
   return true;
 }
 
+bool storeTransposedFilter(const TensorArg& dw, const float* ct, int64_t co, int64_t ci, int64_t khw,
+                           const convutil::ResultRounding& rr, bool* overflow) {
+  if (!isFractalZ(dw, co, ci, khw)) return false;
+  const int64_t n1 = ceil16(co), c1s = ceil16(ci);
+  std::vector<char> bad(static_cast<size_t>(c1s * khw), 0);
+  parallelFor(c1s * khw, c1s * khw * n1 * 256, [&](int64_t t) {  // fractals (c1, tap, all n1)
+    const int64_t c1 = t / khw, tap = t % khw, channels = std::min(k16, ci - c1 * k16);
+    alignas(64) float rows[256], block[256];
+    bool flag = false;
+    for (int64_t p = 0; p < n1; ++p) {
+      const int64_t cols = std::min(k16, co - p * k16);
+      for (int64_t c0 = 0; c0 < k16; ++c0) {  // rows[c0][j] = ct[(c1 * 16 + c0) * khw + tap][p * 16 + j]
+        float* row = rows + c0 * k16;
+        const float* src = ct + ((c1 * k16 + c0) * khw + tap) * co + p * k16;
+        for (int64_t j = 0; j < k16; ++j) row[j] = c0 < channels && j < cols ? rr.apply(src[j], &flag) : 0.0f;
+      }
+      transpose16(rows, block);  // block[j][c0]: fractal (c1, tap, p)
+      storeFloat(dw.dtype, dw.data, ((c1 * khw + tap) * n1 + p) * 256, 256, block);
+    }
+    bad[static_cast<size_t>(t)] = flag;
+  });
+  if (std::find(bad.begin(), bad.end(), 1) != bad.end()) *overflow = true;
+  return true;
+}
+
 bool paddedPlanes(const TensorArg& x, const PaddedPlanes& g, CubeRounding rnd, float* padded, bool* overflow) {
   if (!isNc1hwc0(x, g.n, g.c, g.h * g.w) || x.shape[2] != g.h || !simd::hostHasAvx2()) return false;
   const int64_t c1s = ceil16(g.c), plane = g.hp * g.wp;

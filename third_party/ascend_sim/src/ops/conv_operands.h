@@ -15,7 +15,9 @@
 //    (k = (co, tap), 16 input channels);
 //  * an NC1HWC0 block (n, c1) is [h * w][16]: the filter gradient's dy panel
 //    rows as they are, or, by the 16 x 16 / 8 x 8 register transposes of
-//    nc1hwc0BlockPlanes, 16 channel planes written into the padded copy.
+//    nc1hwc0BlockPlanes, 16 channel planes written into the padded copy;
+//  * the filter gradient's transposed result [(c, tap)][co] gives each
+//    FRACTAL_Z fractal of dw as a transposed 16 x 16 block.
 // Values are rounded per the precision mode exactly as loadRounded rounds them
 // (every value once, the same overflow flag); padding lanes of the layouts are
 // written as zeros whatever the storage's pads hold. So the Cube sees the same
@@ -28,6 +30,7 @@
 #include <cstdint>
 
 #include "aicore/units.h"
+#include "ops/conv_util.h"
 #include "ops/kernel.h"
 
 namespace ascend_sim {
@@ -50,6 +53,11 @@ bool backpropInputFilterPanels(const TensorArg& w, int64_t co, int64_t ci, int64
 // zero columns past c.
 bool activationPanels(const TensorArg& dy, int64_t n, int64_t c, int64_t hw, CubeRounding rnd, float* bp,
                       bool* overflow);
+
+// The filter gradient's result dw^T [ci * kh * kw][co] (fp32, one group), each
+// value rounded by rr, stored into a FRACTAL_Z dw (pads zero).
+bool storeTransposedFilter(const TensorArg& dw, const float* ct, int64_t co, int64_t ci, int64_t khw,
+                           const convutil::ResultRounding& rr, bool* overflow);
 
 // Geometry of a zero-padded copy: planes [n][c][hp][wp] with the source's
 // h x w plane at row pt, column pl.
