@@ -480,6 +480,79 @@ TEST(KernelBN, BackwardMatchesAnalyticReference) {
   }
 }
 
+// Note [Batch norm on C0 lanes]: with every activation operand in NC1HWC0 (input pads poisoned
+// with NaN), all five kernels give the bits of the NCHW run, in fp32 and fp16, for a partial last
+// C1 block and for more rows than a pairwise block; output pads are zero.
+FTensor poisoned5hd(const FTensor& nchw_tensor) {
+  FTensor t = transTo(nchw_tensor, ACL_FORMAT_NC1HWC0);
+  StorageMap m;
+  std::string err;
+  EXPECT_TRUE(makeStorageMap(t.arg.format, t.arg.dtype, t.arg.origin_shape, &m, &err)) << err;
+  const std::vector<uint8_t> used = logicalMask(m);
+  const size_t sz = dtypeSize(t.arg.dtype);
+  for (size_t e = 0; e < used.size(); ++e)
+    if (!used[e]) std::memset(t.buf.data() + e * sz, 0xFF, sz);
+  return t;
+}
+
+std::vector<uint8_t> backToNchw(const FTensor& t) {
+  StorageMap m;
+  std::string err;
+  EXPECT_TRUE(makeStorageMap(t.arg.format, t.arg.dtype, t.arg.origin_shape, &m, &err)) << err;
+  std::vector<uint8_t> copy = t.buf;
+  TensorArg a = t.arg;
+  a.data = copy.data();
+  zeroPads(a, m);
+  EXPECT_EQ(copy, t.buf) << "pads of an NC1HWC0 output are not zero";
+  return transTo(t, ACL_FORMAT_NCHW).buf;
+}
+
+TEST(KernelBN, EveryKernelOnC0LanesBitIdenticalToNchw) {
+  for (const Dims& d : {kDims, Dims{2, 40, 9, 9}})
+    for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
+      SCOPED_TRACE(dtypeName(dt) + std::string(" C=") + std::to_string(d.c));
+      const int64_t numel = numelOf(nchw(d));
+      FTensor x = FTensor::values(ACL_FORMAT_NCHW, dt, nchw(d), xValues(d, 41));
+      FTensor dy = FTensor::values(ACL_FORMAT_NCHW, dt, nchw(d), randomFloats(static_cast<size_t>(numel), -1, 1, 42));
+      FTensor x5 = poisoned5hd(x), dy5 = poisoned5hd(dy);
+      auto p = [&](const std::vector<float>& v) { return FTensor::values(ACL_FORMAT_ND, ACL_FLOAT, {d.c}, v); };
+      auto c = [&]() { return FTensor(ACL_FORMAT_ND, ACL_FLOAT, {d.c}); };
+      // BNTrainingReduce
+      FTensor s = c(), q = c(), s5 = c(), q5 = c();
+      run(bnCall("BNTrainingReduce", {&x}, {&s, &q}));
+      run(bnCall("BNTrainingReduce", {&x5}, {&s5, &q5}));
+      EXPECT_EQ(s5.buf, s.buf);
+      EXPECT_EQ(q5.buf, q.buf);
+      // BNTrainingUpdate
+      FTensor scale = p(paramValues(d.c, 0.5f, 1.5f, 43)), offset = p(paramValues(d.c, -1, 1, 44));
+      FTensor rm = p(paramValues(d.c, -0.5f, 0.5f, 45)), rv = p(paramValues(d.c, 0.5f, 2, 46));
+      FTensor y(ACL_FORMAT_NCHW, dt, nchw(d)), y5(ACL_FORMAT_NC1HWC0, dt, nchw(d));
+      FTensor rmo = c(), rvo = c(), sm = c(), si = c(), rmo5 = c(), rvo5 = c(), sm5 = c(), si5 = c();
+      run(bnCall("BNTrainingUpdate", {&x, &s, &q, &scale, &offset, &rm, &rv}, {&y, &rmo, &rvo, &sm, &si},
+                 updAttrs()));
+      run(bnCall("BNTrainingUpdate", {&x5, &s, &q, &scale, &offset, &rm, &rv}, {&y5, &rmo5, &rvo5, &sm5, &si5},
+                 updAttrs()));
+      EXPECT_EQ(backToNchw(y5), y.buf);
+      EXPECT_EQ(sm5.buf, sm.buf);
+      // BNInfer
+      FTensor yi(ACL_FORMAT_NCHW, dt, nchw(d)), yi5(ACL_FORMAT_NC1HWC0, dt, nchw(d));
+      run(bnCall("BNInfer", {&x, &scale, &offset, &rm, &rv}, {&yi}, attrs({{"epsilon", 1e-3f}})));
+      run(bnCall("BNInfer", {&x5, &scale, &offset, &rm, &rv}, {&yi5}, attrs({{"epsilon", 1e-3f}})));
+      EXPECT_EQ(backToNchw(yi5), yi.buf);
+      // BNTrainingUpdateGrad
+      FTensor ds = c(), dof = c(), ds5 = c(), dof5 = c();
+      run(bnCall("BNTrainingUpdateGrad", {&dy, &x, &sm, &si}, {&ds, &dof}));
+      run(bnCall("BNTrainingUpdateGrad", {&dy5, &x5, &sm, &si}, {&ds5, &dof5}));
+      EXPECT_EQ(ds5.buf, ds.buf);
+      EXPECT_EQ(dof5.buf, dof.buf);
+      // BNTrainingReduceGrad
+      FTensor dx(ACL_FORMAT_NCHW, dt, nchw(d)), dx5(ACL_FORMAT_NC1HWC0, dt, nchw(d));
+      run(bnCall("BNTrainingReduceGrad", {&dy, &x, &ds, &dof, &scale, &sm, &si}, {&dx}));
+      run(bnCall("BNTrainingReduceGrad", {&dy5, &x5, &ds, &dof, &scale, &sm, &si}, {&dx5}));
+      EXPECT_EQ(backToNchw(dx5), dx.buf);
+    }
+}
+
 TEST(KernelBN, RankTwoInputAndThreadCountIndependence) {
   // [N, C] (BatchNorm1d) is read as [N, C, 1, 1].
   const Dims d{37, 6, 1, 1};

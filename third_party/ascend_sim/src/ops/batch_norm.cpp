@@ -36,7 +36,9 @@
 // is written, by the same task).
 // Work split: on the chip, channels are divided into min(C, vector cores)
 // contiguous ranges, one per core (the cost model's view). On the host, tasks
-// take groups of 16 channels (Note [Batch norm by channel groups]). Every
+// take groups of 16 channels (Note [Batch norm by channel groups]), or, when
+// the activations are fp32/fp16 NC1HWC0, C1 blocks on their C0 lanes (Note
+// [Batch norm on C0 lanes] in batch_norm_lanes.h). Every
 // channel is computed by one task in a fixed order, so results depend on
 // neither split nor on the host thread count.
 #include <algorithm>
@@ -48,6 +50,8 @@
 #include "aicore/units.h"
 #include "format/format_access.h"
 #include "format/format_registry.h"
+#include "ops/batch_norm_lanes.h"
+#include "ops/batch_norm_math.h"
 #include "ops/op_utils.h"
 #include "ops/reduce_util.h"
 
@@ -301,6 +305,14 @@ Act validateBn(const OpCall& call, std::initializer_list<size_t> acts_in, std::i
   return x;
 }
 
+// Note [Batch norm on C0 lanes]: whether every activation operand sits on C0 lanes.
+bool onLanes(const Act& x, std::initializer_list<const TensorArg*> acts) {
+  for (const TensorArg* t : acts)
+    if (!bnlanes::onLanes(*t, x.n, x.c, x.h, x.w)) return false;
+  return true;
+}
+bnlanes::Geometry lanesOf(const Act& x) { return {x.n, x.c, x.hw()}; }
+
 // ---- BNTrainingReduce: x -> sum, square_sum ----------------------------------------------
 
 void validateReduce(const OpCall& call) { validateBn(call, {0}, {}); }
@@ -310,7 +322,10 @@ void computeReduce(const OpCall& call) {
   const Act x = actOf(call, xt, "input x");
   const int64_t block = reduceBlockElems(xt.dtype);
   std::vector<float> sum(static_cast<size_t>(x.c)), sq(static_cast<size_t>(x.c));
-  forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
+  if (onLanes(x, {&xt})) {
+    bnlanes::reduce(xt, lanesOf(x), block, sum.data(), sq.data());
+  } else {
+    forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
     std::vector<float> vs(static_cast<size_t>((hi - lo) * x.m())), v2(static_cast<size_t>(x.m()));
     loadChannels(xt, x, lo, hi, vs.data());
     for (int64_t ch = lo; ch < hi; ++ch) {
@@ -319,7 +334,8 @@ void computeReduce(const OpCall& call) {
       sum[static_cast<size_t>(ch)] = pairwiseSum(v, x.m(), block);
       sq[static_cast<size_t>(ch)] = pairwiseSum(v2.data(), x.m(), block);
     }
-  });
+    });
+  }
   storeParam(call, call.outputs[0], "output sum", sum);
   storeParam(call, call.outputs[1], "output square_sum", sq);
 }
@@ -359,7 +375,10 @@ void computeUpdate(const OpCall& call) {
   }
   const std::vector<float>& scale = in[3];
   const std::vector<float>& offset = in[4];
-  forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
+  if (onLanes(x, {&xt, &yt})) {
+    bnlanes::update(xt, yt, lanesOf(x), mean.data(), invstd.data(), scale.data(), offset.data());
+  } else {
+    forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
     const int64_t hw = x.hw();
     std::vector<float> v(static_cast<size_t>((hi - lo) * hw));
     for (int64_t i = 0; i < x.n; ++i) {
@@ -367,12 +386,13 @@ void computeUpdate(const OpCall& call) {
       for (int64_t ch = lo; ch < hi; ++ch) {
         const float mu = mean[ch], is = invstd[ch], sc = scale[ch], of = offset[ch];
         float* e = v.data() + (ch - lo) * hw;
-        for (int64_t j = 0; j < hw; ++j) e[j] = ((e[j] - mu) * is) * sc + of;
+        for (int64_t j = 0; j < hw; ++j) e[j] = bnmath::normalized(e[j], mu, is, sc, of);
       }
       storeGroup(yt, y, i, lo, hi, v.data());
     }
-  });
-  zeroActPads(yt, y);
+    });
+    zeroActPads(yt, y);
+  }
   storeParam(call, call.outputs[1], outName(call, 1), rmean);
   storeParam(call, call.outputs[2], outName(call, 2), rvar);
   storeParam(call, call.outputs[3], outName(call, 3), mean);
@@ -398,6 +418,12 @@ void computeInfer(const OpCall& call) {
   const float eps = epsilonOf(call);
   std::vector<std::vector<float>> in(5);
   for (size_t i = 1; i < 5; ++i) in[i] = loadParam(call, call.inputs[i], inName(call, i));
+  if (onLanes(x, {&xt, &yt})) {
+    std::vector<float> den(static_cast<size_t>(x.c));
+    for (size_t ch = 0; ch < den.size(); ++ch) den[ch] = std::sqrt(in[4][ch] + eps);
+    bnlanes::infer(xt, yt, lanesOf(x), in[3].data(), den.data(), in[1].data(), in[2].data());
+    return;
+  }
   forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
     const int64_t hw = x.hw();
     std::vector<float> v(static_cast<size_t>((hi - lo) * hw));
@@ -407,7 +433,7 @@ void computeInfer(const OpCall& call) {
         const float sc = in[1][ch], of = in[2][ch], mu = in[3][ch];
         const float den = std::sqrt(in[4][ch] + eps);
         float* e = v.data() + (ch - lo) * hw;
-        for (int64_t j = 0; j < hw; ++j) e[j] = (e[j] - mu) / den * sc + of;
+        for (int64_t j = 0; j < hw; ++j) e[j] = bnmath::inferred(e[j], mu, den, sc, of);
       }
       storeGroup(yt, y, i, lo, hi, v.data());
     }
@@ -432,7 +458,10 @@ void computeUpdateGrad(const OpCall& call) {
   const std::vector<float> invstd = loadParam(call, call.inputs[3], inName(call, 3));
   const int64_t block = reduceBlockElems(dyt.dtype);
   std::vector<float> dscale(static_cast<size_t>(x.c)), doffset(static_cast<size_t>(x.c));
-  forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
+  if (onLanes(x, {&dyt, &xt})) {
+    bnlanes::updateGrad(dyt, xt, lanesOf(x), block, mean.data(), invstd.data(), dscale.data(), doffset.data());
+  } else {
+    forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
     std::vector<float> gs(static_cast<size_t>((hi - lo) * x.m())), xs(gs.size());
     loadChannels(dyt, dy, lo, hi, gs.data());
     loadChannels(xt, x, lo, hi, xs.data());
@@ -440,11 +469,12 @@ void computeUpdateGrad(const OpCall& call) {
       float* g = gs.data() + (ch - lo) * x.m();  // pairwiseSum reduces in place
       float* xv = xs.data() + (ch - lo) * x.m();
       const float mu = mean[ch];
-      for (int64_t i = 0; i < x.m(); ++i) xv[i] = g[i] * (xv[i] - mu);
+      for (int64_t i = 0; i < x.m(); ++i) xv[i] = bnmath::centredGrad(g[i], xv[i], mu);
       doffset[static_cast<size_t>(ch)] = pairwiseSum(g, x.m(), block);
       dscale[static_cast<size_t>(ch)] = pairwiseSum(xv, x.m(), block) * invstd[ch];
     }
-  });
+    });
+  }
   storeParam(call, call.outputs[0], outName(call, 0), dscale);
   storeParam(call, call.outputs[1], outName(call, 1), doffset);
 }
@@ -467,6 +497,18 @@ void computeReduceGrad(const OpCall& call) {
   std::vector<std::vector<float>> in(7);
   for (size_t i = 2; i < 7; ++i) in[i] = loadParam(call, call.inputs[i], inName(call, i));
   const float m = static_cast<float>(x.m());
+  if (onLanes(x, {&dyt, &xt, &dxt})) {
+    const size_t c = static_cast<size_t>(x.c);
+    std::vector<float> k(c), a(c), b(c);
+    for (size_t ch = 0; ch < c; ++ch) {  // as below
+      const float dscale = in[2][ch], doffset = in[3][ch], scale = in[4][ch], is = in[6][ch];
+      k[ch] = scale * is;
+      a[ch] = doffset / m;
+      b[ch] = is * dscale / m;
+    }
+    bnlanes::reduceGrad(dyt, xt, dxt, lanesOf(x), k.data(), a.data(), in[5].data(), b.data());
+    return;
+  }
   forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
     const int64_t hw = x.hw();
     std::vector<float> gs(static_cast<size_t>((hi - lo) * hw)), xs(gs.size());
@@ -480,7 +522,7 @@ void computeReduceGrad(const OpCall& call) {
         const float b = is * dscale / m;
         float* g = gs.data() + (ch - lo) * hw;
         const float* xv = xs.data() + (ch - lo) * hw;
-        for (int64_t j = 0; j < hw; ++j) g[j] = k * (g[j] - a - (xv[j] - mu) * b);
+        for (int64_t j = 0; j < hw; ++j) g[j] = bnmath::inputGrad(g[j], xv[j], k, a, mu, b);
       }
       storeGroup(dxt, dx, i, lo, hi, gs.data());
     }
