@@ -373,6 +373,58 @@ TEST(KernelConv, Fp16IsOneRoundingOfTheFp32Accumulator) {
     }
 }
 
+// Note [Strided input gradient by phases]: with fp16-valued operands (fp16 data; fp32 under
+// allow_fp32_to_fp16 or force_fp16) Conv2DBackpropInput with a stride skips the stride-dilated
+// zeros; the bits are still the contract's chain over every (co, i, j) including the zeros. With
+// an inf tap in the filter the zeros must be multiplied (NaN where 0 * inf meets), so the kernel
+// keeps them. Strides 2 and 3, a 1x1 window (phases without taps), dilation, pads, groups, every
+// SIMD level of the host.
+TEST(KernelConv, StridedInputGradientByPhasesKeepsBits) {
+  const Cfg cases[] = {Cfg{2, 16, 28, 28, 24, 3, 3, 2, 2, 1, 1, 1, 1},
+                       Cfg{2, 17, 28, 30, 20, 1, 1, 2, 2},
+                       Cfg{1, 5, 27, 40, 9, 3, 3, 3, 2, 0, 2, 1, 1},
+                       Cfg{1, 6, 26, 30, 8, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2},
+                       Cfg{2, 8, 24, 26, 12, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2}};
+  forEachHostIsa([&](HostIsa) {
+    uint32_t seed = 900;
+    for (const Cfg& c : cases)
+      for (const PrecisionMode pm : {PrecisionMode::kAllowFp32ToFp16, PrecisionMode::kForceFp16})
+        for (const bool inf_tap : {false, true}) {
+          FormatTensor w = nchw(ACL_FLOAT, c.fs(), ++seed), dy = nchw(ACL_FLOAT, c.ys(), ++seed);
+          if (inf_tap) storeFloat(ACL_FLOAT, w.arg.data, 4, 1, std::vector<float>{INFINITY}.data());
+          LaunchContext ctx;
+          ctx.precision = pm;
+          FormatTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
+          run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs()), ctx));
+          std::vector<float> want =
+              refBackpropInput(c, roundAll(ACL_FLOAT16, w.values()), roundAll(ACL_FLOAT16, dy.values())).exact;
+          if (pm == PrecisionMode::kForceFp16) want = roundAll(ACL_FLOAT16, want);
+          if (inf_tap) {  // NaN payloads are the host's; compare which elements are NaN, and the rest's bits
+            const std::vector<float> got = dx.values();
+            size_t nans = 0;
+            for (size_t i = 0; i < got.size(); ++i) {
+              ASSERT_EQ(std::isnan(got[i]), std::isnan(want[i])) << c.name() << " at " << i;
+              if (std::isnan(want[i])) {
+                ++nans;
+              } else {
+                ASSERT_EQ(got[i], want[i]) << c.name() << " at " << i;
+              }
+            }
+            EXPECT_GT(nans, 0u) << c.name();
+          } else {
+            expectSameBits(dx.values(), want, "bpi " + c.name());
+          }
+        }
+    for (const Cfg& c : cases) {  // fp16 data
+      FormatTensor w = nchw(ACL_FLOAT16, c.fs(), ++seed, -2, 2), dy = nchw(ACL_FLOAT16, c.ys(), ++seed, -2, 2);
+      FormatTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT16, c.xs());
+      run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
+      expectSameBits(dx.values(), roundAll(ACL_FLOAT16, refBackpropInput(c, w.values(), dy.values()).exact),
+                     "bpi fp16 " + c.name());
+    }
+  });
+}
+
 TEST(KernelConv, PrecisionModes) {
   const Cfg c = configs()[1];
   FormatTensor x = nchw(ACL_FLOAT, c.xs(), 601), w = nchw(ACL_FLOAT, c.fs(), 602), dy = nchw(ACL_FLOAT, c.ys(), 603);

@@ -307,7 +307,7 @@ void reportOverflow(const OpCall& call, bool overflow, const std::vector<UnitCou
 // ---- Conv2D -------------------------------------------------------------------
 
 constexpr int64_t kPaddedInputMinWidth = 12;  // output positions per Cube tile (cube_implicit.cpp)
-constexpr int64_t kPaddedInputMinTasks = 16;
+constexpr int64_t kPaddedInputMinTasks = 16;     // below this, runPaddedRead splits panels too
 constexpr int64_t kPaddedInputSlack = 32;     // >= 11 * sw floats: see Note [The Cube reads a padded input]
 
 // How a product reads one (group, sample) unit of an operand zero-padded, in
@@ -323,11 +323,10 @@ struct PaddedRead {
   int64_t bandRows() const { return std::max<int64_t>(1, kRowBand / out_w) * out_w; }
 };
 
-// Whether the host's Cube takes `read` (and it makes enough tasks), rather than packed img2col
-// bands (Note [Implicit img2col]).
-bool takesPaddedRead(const PaddedRead& read, int64_t units) {
+// Whether the host's Cube takes `read`, rather than packed img2col bands (Note [Implicit img2col]).
+bool takesPaddedRead(const PaddedRead& read) {
   return cubeUnit().implicit_takes_stride(read.sw) && read.out_w >= kPaddedInputMinWidth && read.pt >= 0 &&
-         read.pl >= 0 && units * ceilDiv(read.out_h * read.out_w, read.bandRows()) >= kPaddedInputMinTasks;
+         read.pl >= 0;
 }
 
 // The zero-padded copy of operand t (logical [N][groups * read.channels][read.h][read.w]) as
@@ -368,32 +367,40 @@ void runPaddedRead(const PaddedRead& read, int64_t units, const float* padded, c
                    int64_t unit_group_div, const float* bias, Emit emit, std::vector<UnitCounters>* counters) {
   const int64_t wp = read.wp(), plane = read.channels * read.hp() * wp;
   const int64_t rows = read.out_h * read.out_w, k = static_cast<int64_t>(read.k_offset.size());
-  const int64_t band_rows = read.bandRows(), bands = ceilDiv(rows, band_rows);
-  const int64_t bsize = ceilDiv(ncols, kTile) * k * kTile;
+  const int64_t band_rows = read.bandRows(), bands = ceilDiv(rows, band_rows), panels = ceilDiv(ncols, kTile);
+  const int64_t bsize = panels * k * kTile;
+  // groups of 16-column panels when the bands alone make few tasks (deep layers: few rows, many channels)
+  const int64_t pgroups = std::max<int64_t>(1, std::min(panels, ceilDiv(kPaddedInputMinTasks, units * bands)));
   float* cbuf = threadScratch(ScratchSlot::kResult, units * rows * ncols);
   const size_t base = counters->size();
-  counters->resize(base + static_cast<size_t>(units * bands));
-  parallelFor(units * bands, [&](int64_t t) {
-    const int64_t u = t / bands, r0 = t % bands * band_rows, r1 = std::min(rows, r0 + band_rows);
+  counters->resize(base + static_cast<size_t>(units * bands * pgroups));
+  parallelFor(units * bands * pgroups, [&](int64_t t) {
+    const int64_t u = t / (bands * pgroups), band = t / pgroups % bands, pg = t % pgroups;
+    const int64_t r0 = band * band_rows, r1 = std::min(rows, r0 + band_rows);
+    const int64_t p0 = pg * panels / pgroups, p1 = (pg + 1) * panels / pgroups;
+    if (p0 == p1) return;
     const int64_t grp = u / unit_group_div;
     const CubeImplicitA a{padded + u * plane, read.k_offset.data(), wp, read.out_w, read.sh, read.sw};
     float* c = cbuf + u * rows * ncols;
     UnitCounters* uc = &(*counters)[base + static_cast<size_t>(t)];
-    cubeUnit().mmad_f32_implicit(a, bpanels + grp * bsize, ncols, k, bias ? bias + grp * ncols : nullptr, r0, r1, 0,
-                                 ceilDiv(ncols, kTile), c, uc);
-    emit(u, r0, r1, 0, ncols, c, uc);
+    cubeUnit().mmad_f32_implicit(a, bpanels + grp * bsize, ncols, k, bias ? bias + grp * ncols : nullptr, r0, r1, p0,
+                                 p1, c, uc);
+    emit(u, r0, r1, p0 * kTile, std::min(ncols, p1 * kTile), c, uc);
   });
 }
 
 // The emit of runUnits / runPaddedRead for an NCHW result `out` with `channels` per sample: unit
 // u = (group gi, sample n) writes channels gi * group_channels + j, each value rounded once.
+// Product row r is output position r, or pos[r] when the product covers only some positions
+// (Note [Strided input gradient by phases]).
 auto emitNchw(float* out, const ConvGeom& g, int64_t channels, int64_t group_channels, int64_t rows,
-              const ResultRounding& rr) {
+              const ResultRounding& rr, const int64_t* pos = nullptr) {
   return [=, &g, &rr](int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
     const int64_t gi = u / g.n, n = u % g.n;
     for (int64_t j = j0; j < j1; ++j) {
       float* dst = out + (n * channels + gi * group_channels + j) * rows;
-      for (int64_t r = r0; r < r1; ++r) dst[r] = rr.apply(c[r * group_channels + j], &uc->fp16_overflow);
+      for (int64_t r = r0; r < r1; ++r)
+        dst[pos ? pos[r] : r] = rr.apply(c[r * group_channels + j], &uc->fp16_overflow);
     }
   };
 }
@@ -417,7 +424,8 @@ bool emitsNc1hwc0(const TensorArg& out, const ConvGeom& g, int64_t channels, int
 using EmitFn = std::function<void(int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c,
                                   UnitCounters* uc)>;
 
-auto emitNc1hwc0(const TensorArg& out, int64_t channels, int64_t rows, const ResultRounding& rr) {
+auto emitNc1hwc0(const TensorArg& out, int64_t channels, int64_t rows, const ResultRounding& rr,
+                 const int64_t* pos = nullptr) {
   const int64_t c1s = ceilDiv(channels, kTile);
   const aclDataType dt = out.dtype;
   void* base = out.data;
@@ -427,7 +435,7 @@ auto emitNc1hwc0(const TensorArg& out, int64_t channels, int64_t rows, const Res
     for (int64_t c1 = j0 / kTile; c1 * kTile < j1; ++c1) {  // j0, j1 are whole panels (multiples of 16)
       const int64_t lanes = std::min(kTile, channels - c1 * kTile);
       for (int64_t r = r0; r < r1; ++r) {
-        const int64_t dst = ((n * c1s + c1) * rows + r) * kTile;  // element offset in the output
+        const int64_t dst = ((n * c1s + c1) * rows + (pos ? pos[r] : r)) * kTile;  // element offset in the output
         const float* src = c + r * channels + c1 * kTile;
         if (rr.through_fp16) {
           for (int64_t l = 0; l < lanes; ++l) rounded[l] = rr.apply(src[l], &uc->fp16_overflow);
@@ -485,7 +493,7 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   const EmitFn emit = direct ? EmitFn(emitNc1hwc0(out, g.co, rows, rr))
                              : EmitFn(emitNchw(y, g, g.co, g.cog, rows, rr));
   const PaddedRead read = forwardRead(g);
-  if (takesPaddedRead(read, g.groups * g.n)) {
+  if (takesPaddedRead(read)) {
     const float* padded = paddedUnits(call.inputs[0], read, g.groups, g.n, rnd, ScratchSlot::kIn0, &overflow);
     runPaddedRead(read, g.groups * g.n, padded, bp, g.cog, g.n, bias_or_null, emit, &cnt);
   } else {
@@ -538,6 +546,87 @@ PaddedRead backpropInputRead(const ConvGeom& g) {
   return read;
 }
 
+// Note [Strided input gradient by phases]
+// With a stride s > 1, Conv2DBackpropInput's A (the img2col of the stride-dilated dy) is mostly
+// zeros: at dx position (h, w) only the taps i with (h + pt - i * dh) % sh == 0 (and likewise j)
+// meet a dy element; for a 3x3 window with stride 2, three quarters of A are zero entries that
+// the Cube multiplies like the others. Which taps meet depends only on the phase (h % sh, w % sw),
+// so per phase the product is a stride-1 one: A read in place from one zero-padded dy, row (a, b)
+// at dy row a + oi and column b + oj (oi = (ph + pt - i * dh) / sh, exact), B the rows
+// (co, i, j) of the full B for the phase's taps in ascending order, and the result of row (a, b)
+// written to dx position (ph + sh * a, pw + sw * b). Each element then gets the same non-zero
+// products in the same order, without the zero ones. That keeps the bits when adding a zero
+// product never changes the accumulator: the filter is finite (0 * inf is NaN), and every operand
+// is an fp16 value (fp16 data, or fp32 the precision mode rounds to fp16) — every product is then
+// a multiple of 2^-48, held exactly in fp32, so the accumulator, which starts at +0, only ever
+// becomes zero as +0, never -0 (for which -0 + +0 = +0 would differ). Otherwise (fp32 under
+// must_keep_origin_dtype, bf16, an inf or NaN tap) the zeros are multiplied as before.
+struct InputGradPhase {
+  PaddedRead read;              // rows (a, b) of out_h x out_w; k_offset per phase step (co, i, j)
+  std::vector<int64_t> b_rows;  // per phase step: its row co * kh * kw + i * kw + j of the full B
+  std::vector<int64_t> pos;     // per row: dx position h * W + w
+};
+
+// The taps of phase p along one dim (input extent n, kernel k, stride s, pad, dilation):
+// (tap, offset into dy) in ascending tap order.
+std::vector<std::pair<int64_t, int64_t>> phaseTaps(int64_t p, int64_t k, int64_t s, int64_t pad, int64_t dil) {
+  std::vector<std::pair<int64_t, int64_t>> taps;
+  for (int64_t t = 0; t < k; ++t) {
+    const int64_t v = p + pad - t * dil;
+    if (((v % s) + s) % s == 0) taps.emplace_back(t, v / s);
+  }
+  return taps;
+}
+
+// The phases with at least one position, and the zero padding of dy they read (`pad`).
+std::vector<InputGradPhase> inputGradPhases(const ConvGeom& g, PaddedRead* pad) {
+  const Window& wn = g.win;
+  int64_t top = 0, left = 0, bottom = g.ho, right = g.wo;  // dy rows / columns read: [-top, bottom)
+  for (int64_t ph = 0; ph < std::min(wn.sh, g.h); ++ph)
+    for (const auto& [i, oi] : phaseTaps(ph, wn.kh, wn.sh, wn.pt, wn.dh)) {
+      (void)i;
+      top = std::max(top, -oi);
+      bottom = std::max(bottom, ceilDiv(g.h - ph, wn.sh) + oi);
+    }
+  for (int64_t pw = 0; pw < std::min(wn.sw, g.w); ++pw)
+    for (const auto& [j, oj] : phaseTaps(pw, wn.kw, wn.sw, wn.pl, wn.dw)) {
+      (void)j;
+      left = std::max(left, -oj);
+      right = std::max(right, ceilDiv(g.w - pw, wn.sw) + oj);
+    }
+  *pad = PaddedRead{g.cog, g.ho, g.wo, top, bottom - g.ho, left, right - g.wo, 0, 0, 1, 1, {}};
+  const int64_t hp = pad->hp(), wp = pad->wp(), khw = wn.kh * wn.kw;
+  std::vector<InputGradPhase> phases;
+  for (int64_t ph = 0; ph < std::min(wn.sh, g.h); ++ph)
+    for (int64_t pw = 0; pw < std::min(wn.sw, g.w); ++pw) {
+      InputGradPhase f;
+      f.read = *pad;
+      f.read.out_h = ceilDiv(g.h - ph, wn.sh);
+      f.read.out_w = ceilDiv(g.w - pw, wn.sw);
+      const auto ti = phaseTaps(ph, wn.kh, wn.sh, wn.pt, wn.dh), tj = phaseTaps(pw, wn.kw, wn.sw, wn.pl, wn.dw);
+      for (int64_t co = 0; co < g.cog; ++co)
+        for (const auto& [i, oi] : ti)
+          for (const auto& [j, oj] : tj) {
+            f.b_rows.push_back(co * khw + i * wn.kw + j);
+            f.read.k_offset.push_back(co * hp * wp + (oi + top) * wp + (oj + left));
+          }
+      for (int64_t a = 0; a < f.read.out_h; ++a)
+        for (int64_t b = 0; b < f.read.out_w; ++b) f.pos.push_back((ph + wn.sh * a) * g.w + pw + wn.sw * b);
+      phases.push_back(std::move(f));
+    }
+  return phases;
+}
+
+// Whether skipping the zero entries keeps the bits (Note [Strided input gradient by phases]):
+// fp16-valued operands and a finite filter (its B panels, bp[0..n)).
+bool phasesKeepBits(const TensorArg& w, CubeRounding rnd, const float* bp, int64_t n) {
+  const bool fp16_values = w.dtype == ACL_FLOAT16 || (w.dtype == ACL_FLOAT && rnd != CubeRounding::kNone);
+  if (!fp16_values) return false;
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(bp[i])) return false;
+  return true;
+}
+
 void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   const CubeRounding rnd = cubeRoundingOf(call);
   const ResultRounding rr = resultRoundingOf(call);
@@ -566,7 +655,27 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   const EmitFn emit = direct ? EmitFn(emitNc1hwc0(out, g.ci, rows, rr))
                              : EmitFn(emitNchw(dx, g, g.ci, g.cig, rows, rr));
   const PaddedRead read = backpropInputRead(g);
-  if (takesPaddedRead(read, g.groups * g.n)) {
+  PaddedRead phase_pad;
+  const std::vector<InputGradPhase> phases =
+      (g.win.sh > 1 || g.win.sw > 1) && cubeUnit().implicit_takes_stride(1) ? inputGradPhases(g, &phase_pad)
+                                                                              : std::vector<InputGradPhase>{};
+  if (!phases.empty() && takesPaddedRead(phases[0].read) &&
+      phasesKeepBits(call.inputs[0], rnd, bp, g.groups * bsize)) {  // Note [Strided input gradient by phases]
+    const float* padded = paddedUnits(call.inputs[1], phase_pad, g.groups, g.n, rnd, ScratchSlot::kIn1, &overflow);
+    for (const InputGradPhase& f : phases) {
+      const int64_t kf = static_cast<int64_t>(f.b_rows.size()), fsize = panels * kf * kTile;
+      float* bf = threadScratch(ScratchSlot::kAux, g.groups * fsize);
+      parallelFor(g.groups * panels, [&](int64_t t) {  // the phase's rows of every panel
+        const float* src = bp + t * k * kTile;
+        float* dst = bf + t * kf * kTile;
+        for (int64_t kk = 0; kk < kf; ++kk)
+          std::copy(src + f.b_rows[kk] * kTile, src + (f.b_rows[kk] + 1) * kTile, dst + kk * kTile);
+      });
+      const EmitFn phase_emit = direct ? EmitFn(emitNc1hwc0(out, g.ci, rows, rr, f.pos.data()))
+                                       : EmitFn(emitNchw(dx, g, g.ci, g.cig, rows, rr, f.pos.data()));
+      runPaddedRead(f.read, g.groups * g.n, padded, bf, g.cig, g.n, nullptr, phase_emit, &cnt);
+    }
+  } else if (takesPaddedRead(read)) {
     const float* padded = paddedUnits(call.inputs[1], read, g.groups, g.n, rnd, ScratchSlot::kIn1, &overflow);
     runPaddedRead(read, g.groups * g.n, padded, bp, g.cig, g.n, nullptr, emit, &cnt);
   } else {

@@ -16,7 +16,7 @@
 
 namespace ascend_sim {
 
-enum class ScratchSlot { kIn0, kIn1, kPanels, kCols, kResult, kOut, kTask, kCount };
+enum class ScratchSlot { kIn0, kIn1, kPanels, kCols, kResult, kOut, kTask, kAux, kCount };
 
 float* threadScratch(ScratchSlot slot, int64_t n, bool zero = false);
 
