@@ -31,10 +31,11 @@
 // memory first and reading it back. The packed values and the products are
 // the same, so the bits are too; only the host's memory traffic changes.
 // Where the host's Cube can (AVX2 or AVX-512; Conv2D with width stride 1 or 2,
-// Conv2DBackpropInput with stride 1; output rows of 12 or more), nothing is
-// packed at all: each (group, sample) of x, or of dy, is zero-padded once and
-// the Cube reads A from it in place (PaddedRead below, Note [The Cube reads a
-// padded input] in aicore/units.h), in bands of whole output rows.
+// Conv2DBackpropInput with stride 1, or by phases for larger strides (Note
+// [Strided input gradient by phases]), Conv2DBackpropFilter always), nothing
+// is packed at all: each (group, sample) of x, or of dy, is zero-padded once
+// and the Cube reads A from it in place (PaddedRead below, Note [The Cube
+// reads a padded input] in aicore/units.h), in bands of whole output rows.
 // Work split (Note [Simulated cores on host threads]): forward and backprop
 // input cut the rows of every (group, sample) product into 96-row bands, and
 // those into groups of 16-column panels when there are fewer than 64 tasks
@@ -306,7 +307,6 @@ void reportOverflow(const OpCall& call, bool overflow, const std::vector<UnitCou
 
 // ---- Conv2D -------------------------------------------------------------------
 
-constexpr int64_t kPaddedInputMinWidth = 12;  // output positions per Cube tile (cube_implicit.cpp)
 constexpr int64_t kPaddedInputMinTasks = 16;     // below this, runPaddedRead splits panels too
 constexpr int64_t kPaddedInputSlack = 32;     // >= 11 * sw floats: see Note [The Cube reads a padded input]
 
@@ -325,8 +325,8 @@ struct PaddedRead {
 
 // Whether the host's Cube takes `read`, rather than packed img2col bands (Note [Implicit img2col]).
 bool takesPaddedRead(const PaddedRead& read) {
-  return cubeUnit().implicit_takes_stride(read.sw) && read.out_w >= kPaddedInputMinWidth && read.pt >= 0 &&
-         read.pl >= 0;
+  // Rows of any width: tiles continue across output rows (Note [Tiles across output rows]).
+  return cubeUnit().implicit_takes_stride(read.sw) && read.pt >= 0 && read.pl >= 0;
 }
 
 // The zero-padded copy of operand t (logical [N][groups * read.channels][read.h][read.w]) as
