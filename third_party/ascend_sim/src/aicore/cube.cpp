@@ -40,8 +40,6 @@ namespace ascend_sim {
 namespace {
 
 using cube_tiles::hostHasAvx512;
-using cube_tiles::tileFromC;
-using cube_tiles::tileToC;
 
 constexpr int64_t kFractal = 16;  // M0 = K0 = N0
 constexpr int64_t kPanel = cube_tiles::kPanel;  // output columns per micro tile (= N0)
@@ -54,59 +52,48 @@ constexpr int64_t kKc = 256;      // reduction steps per block (B slice: 16 KiB,
 // from `c` (accumulate) or from zero, and adds ap[k*6 + r] * bp[k*16 + j] for
 // k = 0..kc-1 in ascending order with one fused multiply-add each. ap is a
 // packed A micro panel (k-major, 6 rows interleaved, zero rows past the end),
-// bp a slice of a B panel. c is a 6 x 16 row-major tile.
+// bp a slice of a B panel. c is a 6 x 16 tile of row stride ldc: the result itself where the tile
+// is whole, else a scratch tile (cube_tiles::runTile).
 
-void microPortable(const float* ap, const float* bp, int64_t kc, float* c, bool accumulate) {
+void microPortable(const float* ap, const float* bp, int64_t kc, float* c, int64_t ldc, bool accumulate) {
   float acc[kMr][kPanel];
   for (int64_t r = 0; r < kMr; ++r)
-    for (int64_t j = 0; j < kPanel; ++j) acc[r][j] = accumulate ? c[r * kPanel + j] : 0.0f;
+    for (int64_t j = 0; j < kPanel; ++j) acc[r][j] = accumulate ? c[r * ldc + j] : 0.0f;
   for (int64_t k = 0; k < kc; ++k)
     for (int64_t r = 0; r < kMr; ++r) {
       const float av = ap[k * kMr + r];
       for (int64_t j = 0; j < kPanel; ++j) acc[r][j] = std::fma(av, bp[k * kPanel + j], acc[r][j]);
     }
   for (int64_t r = 0; r < kMr; ++r)
-    for (int64_t j = 0; j < kPanel; ++j) c[r * kPanel + j] = acc[r][j];
+    for (int64_t j = 0; j < kPanel; ++j) c[r * ldc + j] = acc[r][j];
 }
 
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
 __attribute__((target("avx2,fma"))) void microAvx2(const float* ap, const float* bp, int64_t kc, float* c,
-                                                   bool accumulate) {
-  __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
-  if (accumulate) {
-    c00 = _mm256_loadu_ps(c + 0), c01 = _mm256_loadu_ps(c + 8);
-    c10 = _mm256_loadu_ps(c + 16), c11 = _mm256_loadu_ps(c + 24);
-    c20 = _mm256_loadu_ps(c + 32), c21 = _mm256_loadu_ps(c + 40);
-    c30 = _mm256_loadu_ps(c + 48), c31 = _mm256_loadu_ps(c + 56);
-    c40 = _mm256_loadu_ps(c + 64), c41 = _mm256_loadu_ps(c + 72);
-    c50 = _mm256_loadu_ps(c + 80), c51 = _mm256_loadu_ps(c + 88);
-  } else {
-    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
+                                                   int64_t ldc, bool accumulate) {
+  __m256 acc[kMr][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) {
+    acc[r][0] = accumulate ? _mm256_loadu_ps(c + r * ldc) : _mm256_setzero_ps();
+    acc[r][1] = accumulate ? _mm256_loadu_ps(c + r * ldc + 8) : _mm256_setzero_ps();
   }
 #pragma GCC unroll 4
   for (int64_t k = 0; k < kc; ++k) {
     const __m256 b0 = _mm256_loadu_ps(bp + k * kPanel);
     const __m256 b1 = _mm256_loadu_ps(bp + k * kPanel + 8);
     const float* a = ap + k * kMr;
-    __m256 av = _mm256_broadcast_ss(a + 0);
-    c00 = _mm256_fmadd_ps(av, b0, c00), c01 = _mm256_fmadd_ps(av, b1, c01);
-    av = _mm256_broadcast_ss(a + 1);
-    c10 = _mm256_fmadd_ps(av, b0, c10), c11 = _mm256_fmadd_ps(av, b1, c11);
-    av = _mm256_broadcast_ss(a + 2);
-    c20 = _mm256_fmadd_ps(av, b0, c20), c21 = _mm256_fmadd_ps(av, b1, c21);
-    av = _mm256_broadcast_ss(a + 3);
-    c30 = _mm256_fmadd_ps(av, b0, c30), c31 = _mm256_fmadd_ps(av, b1, c31);
-    av = _mm256_broadcast_ss(a + 4);
-    c40 = _mm256_fmadd_ps(av, b0, c40), c41 = _mm256_fmadd_ps(av, b1, c41);
-    av = _mm256_broadcast_ss(a + 5);
-    c50 = _mm256_fmadd_ps(av, b0, c50), c51 = _mm256_fmadd_ps(av, b1, c51);
+#pragma GCC unroll 6
+    for (int r = 0; r < kMr; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a + r);
+      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+    }
   }
-  _mm256_storeu_ps(c + 0, c00), _mm256_storeu_ps(c + 8, c01);
-  _mm256_storeu_ps(c + 16, c10), _mm256_storeu_ps(c + 24, c11);
-  _mm256_storeu_ps(c + 32, c20), _mm256_storeu_ps(c + 40, c21);
-  _mm256_storeu_ps(c + 48, c30), _mm256_storeu_ps(c + 56, c31);
-  _mm256_storeu_ps(c + 64, c40), _mm256_storeu_ps(c + 72, c41);
-  _mm256_storeu_ps(c + 80, c50), _mm256_storeu_ps(c + 88, c51);
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) {
+    _mm256_storeu_ps(c + r * ldc, acc[r][0]);
+    _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
+  }
 }
 
 // The same tile with one 16-float register per row: each output element gets
@@ -114,11 +101,11 @@ __attribute__((target("avx2,fma"))) void microAvx2(const float* ap, const float*
 // microPortable, so the bits are the same; a host with AVX-512 just issues
 // half as many instructions.
 __attribute__((target("avx512f"))) void microAvx512(const float* ap, const float* bp, int64_t kc, float* c,
-                                                    bool accumulate) {
+                                                    int64_t ldc, bool accumulate) {
   __m512 c0, c1, c2, c3, c4, c5;
   if (accumulate) {
-    c0 = _mm512_loadu_ps(c + 0), c1 = _mm512_loadu_ps(c + 16), c2 = _mm512_loadu_ps(c + 32);
-    c3 = _mm512_loadu_ps(c + 48), c4 = _mm512_loadu_ps(c + 64), c5 = _mm512_loadu_ps(c + 80);
+    c0 = _mm512_loadu_ps(c + 0 * ldc), c1 = _mm512_loadu_ps(c + 1 * ldc), c2 = _mm512_loadu_ps(c + 2 * ldc);
+    c3 = _mm512_loadu_ps(c + 3 * ldc), c4 = _mm512_loadu_ps(c + 4 * ldc), c5 = _mm512_loadu_ps(c + 5 * ldc);
   } else {
     c0 = c1 = c2 = c3 = c4 = c5 = _mm512_setzero_ps();
   }
@@ -133,8 +120,8 @@ __attribute__((target("avx512f"))) void microAvx512(const float* ap, const float
     c4 = _mm512_fmadd_ps(_mm512_set1_ps(a[4]), b, c4);
     c5 = _mm512_fmadd_ps(_mm512_set1_ps(a[5]), b, c5);
   }
-  _mm512_storeu_ps(c + 0, c0), _mm512_storeu_ps(c + 16, c1), _mm512_storeu_ps(c + 32, c2);
-  _mm512_storeu_ps(c + 48, c3), _mm512_storeu_ps(c + 64, c4), _mm512_storeu_ps(c + 80, c5);
+  _mm512_storeu_ps(c + 0 * ldc, c0), _mm512_storeu_ps(c + 1 * ldc, c1), _mm512_storeu_ps(c + 2 * ldc, c2);
+  _mm512_storeu_ps(c + 3 * ldc, c3), _mm512_storeu_ps(c + 4 * ldc, c4), _mm512_storeu_ps(c + 5 * ldc, c5);
 }
 
 // Note [Wide Cube tiles]
@@ -177,7 +164,8 @@ __attribute__((target("avx512f"))) void microWideAvx512(const float* ap, int64_t
 }
 #endif
 
-using MicroFn = void (*)(const float*, const float*, int64_t, float*, bool);
+// (A micro panel, B slice, kc, C tile, its row stride, accumulate)
+using MicroFn = void (*)(const float*, const float*, int64_t, float*, int64_t, bool);
 
 MicroFn microKernel() {
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
@@ -395,7 +383,6 @@ void mmadF32(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, 
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
   const bool wide = hostHasAvx512();
 #endif
-  alignas(32) float tile[kMr * kPanel];
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
     const bool first = k0 == 0, last = k0 + kc == k;
@@ -419,11 +406,10 @@ void mmadF32(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, 
         }
 #endif
         const int64_t jn = std::min(kPanel, n - j0);
-        for (int64_t i = i0; i < i1; i += kMr) {
-          const int64_t rows = std::min(kMr, i1 - i);
-          if (!first) tileFromC(c, n, i, rows, j0, jn, tile);
-          micro(ablock + (i - i0) / kMr * ap_stride, bslice, kc, tile, !first);
-          tileToC(tile, last ? bias : nullptr, n, i, rows, j0, jn, c);
+        for (int64_t i = i0; i < i1; i += kMr) {  // in place in c where the tile is whole
+          const float* ap = ablock + (i - i0) / kMr * ap_stride;
+          cube_tiles::runTile([&](float* dst, int64_t ld, bool accumulate) { micro(ap, bslice, kc, dst, ld, accumulate); },
+                              kMr, kPanel, first, last ? bias : nullptr, n, i, std::min(kMr, i1 - i), j0, jn, c);
         }
         ++p;
       }
