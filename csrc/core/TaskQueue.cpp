@@ -128,7 +128,8 @@ void TaskQueue::waitForDevice(aclrtStream stream, const std::string& name) {
               " (ASCEND_LAUNCH_BLOCKING=1: this is the op that failed)");
 }
 
-void TaskQueue::enqueue(Task task) {
+template <typename Put, typename Name>
+void TaskQueue::submit(aclrtStream stream, Put put, Name name) {
   // Note [Launch events]: while torch's profiler runs, every launch is a host event of its own, a
   // child of the op that launched it, like cudaLaunchKernel under CUDA. The event's sequence number
   // is the launch id that the launch's device tasks carry (sim::setTaskTag), so a profiler ties
@@ -141,10 +142,11 @@ void TaskQueue::enqueue(Task task) {
   if (launch_event.isActive()) launch_event.before(kLaunchEventName, static_cast<int64_t>(launch_id));
   raisePendingError();
   const bool blocking = launchBlocking();
-  aclrtStream stream = taskStream(task);
-  std::string name = blocking ? taskName(task) : std::string();
+  std::string blocking_name = blocking ? std::string(name()) : std::string();
   const LaunchTag tag = LaunchTag::now(launch_id);
   if (!enabled()) {
+    Task task;
+    put(task);
     DeviceSwitch guard(device_);
     run(task, tag);
     raisePendingError();
@@ -163,7 +165,7 @@ void TaskQueue::enqueue(Task task) {
         --producers_waiting_;
       }
       Slot& slot = slots_[tail_ % kCapacity];
-      slot.task = std::move(task);
+      put(slot.task);
       slot.tag = tag;
       ++tail_;
       published_tail_.store(tail_, std::memory_order_release);
@@ -171,7 +173,28 @@ void TaskQueue::enqueue(Task task) {
     not_empty_.notify_one();
     if (blocking) drain();
   }
-  if (blocking) waitForDevice(stream, name);
+  if (blocking) waitForDevice(stream, blocking_name);
+}
+
+void TaskQueue::enqueue(Task task) {
+  const aclrtStream stream = taskStream(task);
+  submit(
+      stream, [&](Task& slot) { slot = std::move(task); }, [&]() -> const std::string& { return taskName(task); });
+}
+
+void TaskQueue::enqueue(AclOpLaunch&& launch) {
+  const aclrtStream stream = launch.stream;
+  const std::string op_type = launchBlocking() ? launch.op_type : std::string();
+  submit(
+      stream,
+      [&](Task& slot) {  // Note [Task slots]: into the slot's own launch when it holds one
+        if (auto* op = std::get_if<AclOpLaunch>(&slot)) {
+          *op = std::move(launch);
+        } else {
+          slot = std::move(launch);
+        }
+      },
+      [&]() -> const std::string& { return op_type; });
 }
 
 void TaskQueue::workerLoop() {

@@ -81,6 +81,8 @@ class TaskQueue {
 
   // Raises a pending error of an earlier task, then queues (or runs) `task`.
   void enqueue(Task task);
+  // The same for an op launch, moved straight into its ring slot (Note [Task slots]).
+  void enqueue(AclOpLaunch&& launch);
   // Waits until every queued task was handed to the device, then raises a
   // pending error. Does not wait for the device itself.
   void drain();
@@ -103,7 +105,9 @@ class TaskQueue {
   // the slot at tail_, and the worker runs it in place at head_, advancing head_ only when it is
   // done, so a producer never writes a slot that is running. Reusing slots keeps the launch path
   // free of allocation: a deque would allocate a node per op launch (a launch is larger than a
-  // deque block) on the Python thread and free it on the worker. Producers that find the ring
+  // deque block) on the Python thread and free it on the worker. An op launch is moved from
+  // OpCommand straight into the AclOpLaunch the slot holds, not through a Task in between: its
+  // operand lists keep their elements inline, so each move copies them. Producers that find the ring
   // full sleep until it is half empty, and drain() until it is empty; the worker wakes them only
   // then, so a full ring does not cost a wake-up per task.
   struct Slot {
@@ -120,6 +124,10 @@ class TaskQueue {
   static constexpr int kSpinMicros = 20;
   void spinForWork();
 
+  // enqueue's body: put(Task&) moves the task into a slot (or into a local Task when the queue is
+  // off), name() names it for ASCEND_LAUNCH_BLOCKING.
+  template <typename Put, typename Name>
+  void submit(aclrtStream stream, Put put, Name name);
   void workerLoop();
   void run(const Task& task, const LaunchTag& tag);  // on the worker or the caller; records errors
   static void release(Slot* slot);
