@@ -53,14 +53,16 @@ TEST(KernelMatMul, BitExactOddShapesTransposesBias) {
 // Note [Host split of the Cube's work]: few rows and many columns are split into column groups,
 // many rows into row ranges with a partial last one; every element keeps its own FMA chain.
 TEST(KernelMatMul, BitExactOverTheHostSplit) {
-  for (bool ta : {false, true})
-    for (bool tb : {false, true}) {
-      checkMatmul(ACL_FLOAT, 13, 211, 70, ta, tb, true);   // two row ranges x column groups
-      checkMatmul(ACL_FLOAT, 5, 500, 17, ta, tb, false);   // one row range x column groups, odd panel count
-      checkMatmul(ACL_FLOAT, 101, 45, 40, ta, tb, true);   // row ranges of 12 and a remainder
-    }
-  checkMatmul(ACL_FLOAT16, 13, 211, 70, false, true, true);
-  checkMatmul(ACL_FLOAT16, 13, 211, 70, false, false, true);  // row-major fp16 B: packHalfBRowsAvx512
+  forEachHostIsa([](HostIsa) {  // the packing and tiles of every SIMD level of the host
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        checkMatmul(ACL_FLOAT, 13, 211, 70, ta, tb, true);   // two row ranges x column groups
+        checkMatmul(ACL_FLOAT, 5, 500, 17, ta, tb, false);   // one row range x column groups, odd panel count
+        checkMatmul(ACL_FLOAT, 101, 45, 40, ta, tb, true);   // row ranges of 12 and a remainder
+      }
+    checkMatmul(ACL_FLOAT16, 13, 211, 70, false, true, true);
+    checkMatmul(ACL_FLOAT16, 13, 211, 70, false, false, true);  // row-major fp16 B: packHalfBRowsAvx512
+  });
 }
 
 TEST(KernelMatMul, BatchBroadcast) {

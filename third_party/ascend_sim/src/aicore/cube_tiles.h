@@ -71,6 +71,9 @@ inline bool hostHasAvx2Fma() { return hostIsa() >= HostIsa::kAvx2; }
 
 }  // namespace cube_tiles
 
+// cube_pack.cpp: CubeUnit::load_b.
+void cubeLoadB(const GmMatrix& b, int64_t k, int64_t n, CubeRounding rnd, float* bp, UnitCounters* cnt);
+
 // cube_implicit.cpp: CubeUnit::mmad_f32_implicit and implicit_takes_stride.
 void mmadF32Implicit(const CubeImplicitA& a, const float* b, int64_t n, int64_t k, const float* bias, int64_t r0,
                      int64_t r1, int64_t p0, int64_t p1, float* c, UnitCounters* cnt);
