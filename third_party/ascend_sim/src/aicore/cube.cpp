@@ -69,31 +69,16 @@ void microPortable(const float* ap, const float* bp, int64_t kc, float* c, int64
 }
 
 #ifdef ASCEND_SIM_HAVE_AVX2_PATH
+// A packed A micro panel: step k holds the 6 rows' values at ap + k * 6.
+struct PackedPanel {
+  const float* ap;
+  const float* step(int64_t k) const { return ap + k * kMr; }
+  static const float* row(const float* step, int r) { return step + r; }
+};
+
 __attribute__((target("avx2,fma"))) void microAvx2(const float* ap, const float* bp, int64_t kc, float* c,
                                                    int64_t ldc, bool accumulate) {
-  __m256 acc[kMr][2];
-#pragma GCC unroll 6
-  for (int r = 0; r < kMr; ++r) {
-    acc[r][0] = accumulate ? _mm256_loadu_ps(c + r * ldc) : _mm256_setzero_ps();
-    acc[r][1] = accumulate ? _mm256_loadu_ps(c + r * ldc + 8) : _mm256_setzero_ps();
-  }
-#pragma GCC unroll 4
-  for (int64_t k = 0; k < kc; ++k) {
-    const __m256 b0 = _mm256_loadu_ps(bp + k * kPanel);
-    const __m256 b1 = _mm256_loadu_ps(bp + k * kPanel + 8);
-    const float* a = ap + k * kMr;
-#pragma GCC unroll 6
-    for (int r = 0; r < kMr; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + r);
-      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
-    }
-  }
-#pragma GCC unroll 6
-  for (int r = 0; r < kMr; ++r) {
-    _mm256_storeu_ps(c + r * ldc, acc[r][0]);
-    _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
-  }
+  cube_tiles::fmaTile6x16(PackedPanel{ap}, bp, kc, c, ldc, accumulate);
 }
 
 // The same tile with one 16-float register per row: each output element gets

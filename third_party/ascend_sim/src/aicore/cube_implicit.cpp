@@ -61,35 +61,22 @@ __attribute__((target("avx512f"), always_inline)) inline void microTileAvx512(co
     for (int p = 0; p < kPanels; ++p) _mm512_storeu_ps(c + r * ldc + p * kPanel, acc[r][p]);
 }
 
-// The AVX2 tile: C[0..6)[0..16), each row in two 8-float halves.
+// The AVX2 tile: C[0..6)[0..16) (cube_tiles::fmaTile6x16), row r of A at step k at
+// rows.address(x + k_offset[k], r).
+template <class Rows>
+struct ImplicitA {
+  const float* x;
+  const int64_t* k_offset;
+  Rows rows;
+  const float* step(int64_t k) const { return x + k_offset[k]; }
+  const float* row(const float* step, int r) const { return rows.address(step, r); }
+};
 template <class Rows>
 __attribute__((target("avx2,fma"), always_inline)) inline void microTileAvx2(const float* x, Rows rows,
                                                                              const int64_t* k_offset, int64_t kc,
                                                                              const float* bp, float* c, int64_t ldc,
                                                                              bool accumulate) {
-  constexpr int kTileRows = 6;
-  __m256 acc[kTileRows][2];
-#pragma GCC unroll 6
-  for (int r = 0; r < kTileRows; ++r) {
-    acc[r][0] = accumulate ? _mm256_loadu_ps(c + r * ldc) : _mm256_setzero_ps();
-    acc[r][1] = accumulate ? _mm256_loadu_ps(c + r * ldc + 8) : _mm256_setzero_ps();
-  }
-#pragma GCC unroll 2
-  for (int64_t k = 0; k < kc; ++k) {
-    const float* a = x + k_offset[k];
-    const __m256 b0 = _mm256_loadu_ps(bp + k * kPanel), b1 = _mm256_loadu_ps(bp + k * kPanel + 8);
-#pragma GCC unroll 6
-    for (int r = 0; r < kTileRows; ++r) {
-      const __m256 av = _mm256_broadcast_ss(rows.address(a, r));
-      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
-    }
-  }
-#pragma GCC unroll 6
-  for (int r = 0; r < kTileRows; ++r) {
-    _mm256_storeu_ps(c + r * ldc, acc[r][0]);
-    _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
-  }
+  cube_tiles::fmaTile6x16(ImplicitA<Rows>{x, k_offset, rows}, bp, kc, c, ldc, accumulate);
 }
 
 // A tile within one output row: its rows are kStride apart in the padded input.

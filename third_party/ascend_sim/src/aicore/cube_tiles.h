@@ -64,6 +64,40 @@ void runTile(Kernel kernel, int64_t kernel_rows, int64_t kernel_cols, bool first
   }
 }
 
+#ifdef ASCEND_SIM_HAVE_AVX2_PATH
+// The AVX2 micro-kernel body (Note [Cube GEMM blocking]) for any A operand: C[0..6)[0..16) of row
+// stride ldc, from c (accumulate) or from zero, plus A[r][k] * bp[k * 16 + j] for k = 0..kc-1 in
+// ascending order with one FMA each, each row in two 8-float halves. A[r][k] is *a.row(a.step(k), r):
+// packed panels (cube.cpp) or a padded input read in place (cube_implicit.cpp).
+template <class A>
+__attribute__((target("avx2,fma"), always_inline)) inline void fmaTile6x16(A a, const float* bp, int64_t kc,
+                                                                           float* c, int64_t ldc, bool accumulate) {
+  constexpr int kRows = 6;
+  __m256 acc[kRows][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    acc[r][0] = accumulate ? _mm256_loadu_ps(c + r * ldc) : _mm256_setzero_ps();
+    acc[r][1] = accumulate ? _mm256_loadu_ps(c + r * ldc + 8) : _mm256_setzero_ps();
+  }
+#pragma GCC unroll 2
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* ak = a.step(k);
+    const __m256 b0 = _mm256_loadu_ps(bp + k * kPanel), b1 = _mm256_loadu_ps(bp + k * kPanel + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a.row(ak, r));
+      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    _mm256_storeu_ps(c + r * ldc, acc[r][0]);
+    _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
+  }
+}
+#endif
+
 // The wide kernels (Note [Wide Cube tiles]) need AVX-512F.
 inline bool hostHasAvx512() { return simd::hostHasAvx512f(); }
 // The AVX2 kernels need AVX2 with FMA (Note [Host SIMD level]).

@@ -2,6 +2,7 @@
 #include "ops/batch_norm_lanes.h"
 
 #include <algorithm>
+#include <array>
 
 #include "aicore/thread_pool.h"
 #include "common/dtype.h"
@@ -69,6 +70,20 @@ void mapRows(const TensorArg& in0, const TensorArg* in1, const TensorArg& out, c
   });
 }
 
+// y = fn(x, p[0][c], p[1][c], p[2][c], p[3][c]) per element of channel c (y may alias x).
+template <typename Fn>
+void mapWithParams(const TensorArg& x, const TensorArg& y, const Geometry& g, const std::array<const float*, 4>& p,
+                   Fn fn) {
+  mapRows(x, nullptr, y, g, [&](int64_t c1, float* v, float*) {
+    const Lanes p0(p[0], g, c1), p1(p[1], g, c1), p2(p[2], g, c1), p3(p[3], g, c1);
+    for (int64_t r = 0; r < g.hw; ++r)
+      for (int64_t l = 0; l < kLanes; ++l) {
+        float& e = v[r * kLanes + l];
+        e = fn(e, p0.v[l], p1.v[l], p2.v[l], p3.v[l]);
+      }
+  });
+}
+
 }  // namespace
 
 bool onLanes(const TensorArg& t, int64_t n, int64_t c, int64_t h, int64_t w) {
@@ -90,26 +105,14 @@ void reduce(const TensorArg& x, const Geometry& g, int64_t block, float* sum, fl
 
 void update(const TensorArg& x, const TensorArg& y, const Geometry& g, const float* mean, const float* invstd,
             const float* scale, const float* offset) {
-  mapRows(x, nullptr, y, g, [&](int64_t c1, float* v, float*) {
-    const Lanes mu(mean, g, c1), is(invstd, g, c1), sc(scale, g, c1), of(offset, g, c1);
-    for (int64_t r = 0; r < g.hw; ++r)
-      for (int64_t l = 0; l < kLanes; ++l) {
-        float& e = v[r * kLanes + l];
-        e = bnmath::normalized(e, mu.v[l], is.v[l], sc.v[l], of.v[l]);
-      }
-  });
+  mapWithParams(x, y, g, {mean, invstd, scale, offset},
+                [](float v, float mu, float is, float sc, float of) { return bnmath::normalized(v, mu, is, sc, of); });
 }
 
 void infer(const TensorArg& x, const TensorArg& y, const Geometry& g, const float* mean, const float* den,
            const float* scale, const float* offset) {
-  mapRows(x, nullptr, y, g, [&](int64_t c1, float* v, float*) {
-    const Lanes mu(mean, g, c1), dn(den, g, c1), sc(scale, g, c1), of(offset, g, c1);
-    for (int64_t r = 0; r < g.hw; ++r)
-      for (int64_t l = 0; l < kLanes; ++l) {
-        float& e = v[r * kLanes + l];
-        e = bnmath::inferred(e, mu.v[l], dn.v[l], sc.v[l], of.v[l]);
-      }
-  });
+  mapWithParams(x, y, g, {mean, den, scale, offset},
+                [](float v, float mu, float dn, float sc, float of) { return bnmath::inferred(v, mu, dn, sc, of); });
 }
 
 void updateGrad(const TensorArg& dy, const TensorArg& x, const Geometry& g, int64_t block, const float* mean,
