@@ -40,3 +40,12 @@ def run_step(isa):
 @pytest.mark.parametrize("isa", ["avx2", "portable"])
 def test_a_training_step_gives_the_same_bits_at_every_host_simd_level(isa):
     assert run_step(isa) == run_step(None)
+
+
+def test_an_unknown_level_is_reported_and_ignored():
+    env = dict(os.environ, ASCEND_SIM_HOST_ISA="avx-2")
+    out = subprocess.run([sys.executable, "-c", "import torch, torch_npu; print(torch.ones(3).npu().sum().item())"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "3.0"
+    assert "ASCEND_SIM_HOST_ISA='avx-2' is not avx512, avx2 or portable; ignored" in out.stderr

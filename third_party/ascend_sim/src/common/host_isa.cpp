@@ -2,6 +2,7 @@
 #include "common/host_isa.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -23,13 +24,18 @@ HostIsa capFromEnvironment() {
   if (v == nullptr || *v == '\0') return HostIsa::kAvx512;
   if (std::strcmp(v, "portable") == 0) return HostIsa::kPortable;
   if (std::strcmp(v, "avx2") == 0) return HostIsa::kAvx2;
-  return HostIsa::kAvx512;  // "avx512" or anything else: no cap
+  if (std::strcmp(v, "avx512") != 0)
+    std::fprintf(stderr, "ascend_sim: ASCEND_SIM_HOST_ISA='%s' is not avx512, avx2 or portable; ignored\n", v);
+  return HostIsa::kAvx512;  // no cap
 }
 
 std::atomic<int>& cap() {
   static std::atomic<int> value{static_cast<int>(capFromEnvironment())};
   return value;
 }
+
+// The environment is read when the library loads, so a bad value is reported at once.
+const bool kCapRead = (cap(), true);
 
 }  // namespace
 

@@ -14,8 +14,7 @@
 namespace ascend_sim {
 namespace simd {
 
-// Whether the AVX-512 forms run (Note [Host SIMD level]).
-// Whether the AVX2 forms run.
+// Whether the AVX2 forms run (Note [Host SIMD level]).
 inline bool hostHasAvx2() {
 #ifdef ASCEND_SIM_HAVE_AVX512_PATH
   return hostIsa() >= HostIsa::kAvx2;
@@ -24,6 +23,7 @@ inline bool hostHasAvx2() {
 #endif
 }
 
+// Whether the AVX-512 forms run.
 inline bool hostHasAvx512f() {
 #ifdef ASCEND_SIM_HAVE_AVX512_PATH
   return hostIsa() == HostIsa::kAvx512;
