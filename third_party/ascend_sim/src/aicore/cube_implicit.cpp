@@ -149,6 +149,11 @@ const Tiles& tilesOfHost() {
   static const Tiles avx2{6, 1, {{&stridedAvx2<1>, &stridedAvx2<2>}, {nullptr, nullptr}}, {&gatherAvx2, nullptr}};
   return cube_tiles::hostHasAvx512() ? avx512 : avx2;
 }
+
+// Where row q of A starts in a.x (Note [The Cube reads a padded input]).
+int64_t rowOffset(const CubeImplicitA& a, int64_t q) {
+  return a.row_offset ? a.row_offset[q] : q / a.wo * a.sh * a.wp + q % a.wo * a.sw;
+}
 #endif
 
 }  // namespace
@@ -174,31 +179,16 @@ void mmadF32Implicit(const CubeImplicitA& a, const float* b, int64_t n, int64_t 
       const float* bslice = b + (p * k + k0) * kPanel;
       for (int64_t r = r0; r < r1;) {
         const int64_t rows = std::min(tile_rows, r1 - r);
-        if (a.row_offset) {  // rows from the table; rows past r1 repeat the last one (discarded)
-          int64_t row_offset[kMaxTileRows];
-          for (int64_t rr = 0; rr < tile_rows; ++rr) row_offset[rr] = a.row_offset[std::min(r + rr, r1 - 1)];
-          cube_tiles::runTile(
-              [&](float* dst, int64_t ld, bool accumulate) {
-                gather(a.x, row_offset, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
-              },
-              tile_rows, np * kPanel, first, last ? bias : nullptr, n, r, rows, j0, jn, c);
-          r += rows;
-          continue;
-        }
-        const int64_t oh = r / a.wo, ow = r % a.wo;
-        if (ow + rows <= a.wo) {  // the tile lies in one output row: A at a fixed stride
-          const float* xrow = a.x + oh * a.sh * a.wp + ow * a.sw;
+        if (!a.row_offset && r % a.wo + rows <= a.wo) {  // the tile lies in one output row: A at a fixed stride
+          const float* xrow = a.x + rowOffset(a, r);
           cube_tiles::runTile(
               [&](float* dst, int64_t ld, bool accumulate) {
                 strided(xrow, nullptr, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
               },
               tile_rows, np * kPanel, first, last ? bias : nullptr, n, r, rows, j0, jn, c);
-        } else {  // Note [Tiles across output rows]; rows past r1 repeat the last one (discarded)
+        } else {  // rows from the table, or Note [Tiles across output rows]; rows past r1 repeat the last one
           int64_t row_offset[kMaxTileRows];
-          for (int64_t rr = 0; rr < tile_rows; ++rr) {
-            const int64_t q = std::min(r + rr, r1 - 1);
-            row_offset[rr] = q / a.wo * a.sh * a.wp + q % a.wo * a.sw;
-          }
+          for (int64_t rr = 0; rr < tile_rows; ++rr) row_offset[rr] = rowOffset(a, std::min(r + rr, r1 - 1));
           cube_tiles::runTile(
               [&](float* dst, int64_t ld, bool accumulate) {
                 gather(a.x, row_offset, a.k_offset + k0, kc, bslice, k * kPanel, dst, ld, accumulate);
