@@ -397,6 +397,11 @@ void storeLogicalInt(const TensorArg& t, const StorageMap& m, const int64_t* src
   storeLogical(t, m, src, &storeInt);
 }
 
+bool isNc1hwc0Of16(const TensorArg& t, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return t.format == ACL_FORMAT_NC1HWC0 && (t.dtype == ACL_FLOAT || t.dtype == ACL_FLOAT16) &&
+         formatC0(t.format, t.dtype) == 16 && t.shape == Shape{n, (c + 15) / 16, h, w, 16};
+}
+
 bool nc1hwc0BlockPlanes(float* block, int64_t count, int64_t channels, float* planes, int64_t plane_stride,
                         bool to_planes) {
 #ifdef ASCEND_SIM_HAVE_AVX512_PATH

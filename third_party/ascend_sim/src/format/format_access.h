@@ -121,6 +121,12 @@ ASCEND_SIM_API std::vector<uint8_t> logicalMask(const StorageMap& m);
 // No-op for layouts without pads or null data.
 ASCEND_SIM_API void zeroPads(const TensorArg& t, const StorageMap& m);
 
+// Whether t is an fp32 or fp16 NC1HWC0 tensor with C0 = 16 holding logical [n, c, h, w], i.e.
+// storage [n][ceil(c/16)][h][w][16]: the layout the kernels' C0-lane fast paths read directly
+// (Note [Conv results straight into NC1HWC0], [Conv operands from private formats], [Batch norm
+// on C0 lanes]).
+ASCEND_SIM_API bool isNc1hwc0Of16(const TensorArg& t, int64_t n, int64_t c, int64_t h, int64_t w);
+
 // One C1 block of an fp32 NC1HWC0 tensor, `count` positions of 16 channels
 // (block[p * 16 + c]), to or from its first `channels` (<= 16) channel planes
 // (planes[c * plane_stride + p]), by 16x16 register transposes (Note [NC1HWC0

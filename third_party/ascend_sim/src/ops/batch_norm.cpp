@@ -42,6 +42,7 @@
 // channel is computed by one task in a fixed order, so results depend on
 // neither split nor on the host thread count.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -308,10 +309,31 @@ Act validateBn(const OpCall& call, std::initializer_list<size_t> acts_in, std::i
 // Note [Batch norm on C0 lanes]: whether every activation operand sits on C0 lanes.
 bool onLanes(const Act& x, std::initializer_list<const TensorArg*> acts) {
   for (const TensorArg* t : acts)
-    if (!bnlanes::onLanes(*t, x.n, x.c, x.h, x.w)) return false;
+    if (!isNc1hwc0Of16(*t, x.n, x.c, x.h, x.w)) return false;
   return true;
 }
 bnlanes::Geometry lanesOf(const Act& x) { return {x.n, x.c, x.hw()}; }
+
+// y = fn(x, p[0][c], p[1][c], p[2][c], p[3][c]) per element of channel c, walking channel groups
+// plane by plane (y may alias x); pads of a private y are zeroed after.
+template <typename Fn>
+void mapPlanesWithParams(const TensorArg& xt, const Act& x, const TensorArg& yt, const Act& y,
+                         const std::array<const float*, 4>& p, Fn fn) {
+  forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
+    const int64_t hw = x.hw();
+    std::vector<float> v(static_cast<size_t>((hi - lo) * hw));
+    for (int64_t i = 0; i < x.n; ++i) {
+      loadGroup(xt, x, i, lo, hi, v.data(), hw);
+      for (int64_t ch = lo; ch < hi; ++ch) {
+        const float p0 = p[0][ch], p1 = p[1][ch], p2 = p[2][ch], p3 = p[3][ch];
+        float* e = v.data() + (ch - lo) * hw;
+        for (int64_t j = 0; j < hw; ++j) e[j] = fn(e[j], p0, p1, p2, p3);
+      }
+      storeGroup(yt, y, i, lo, hi, v.data());
+    }
+  });
+  zeroActPads(yt, y);
+}
 
 // ---- BNTrainingReduce: x -> sum, square_sum ----------------------------------------------
 
@@ -326,14 +348,14 @@ void computeReduce(const OpCall& call) {
     bnlanes::reduce(xt, lanesOf(x), block, sum.data(), sq.data());
   } else {
     forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
-    std::vector<float> vs(static_cast<size_t>((hi - lo) * x.m())), v2(static_cast<size_t>(x.m()));
-    loadChannels(xt, x, lo, hi, vs.data());
-    for (int64_t ch = lo; ch < hi; ++ch) {
-      float* v = vs.data() + (ch - lo) * x.m();  // pairwiseSum reduces in place
-      for (size_t i = 0; i < v2.size(); ++i) v2[i] = v[i] * v[i];
-      sum[static_cast<size_t>(ch)] = pairwiseSum(v, x.m(), block);
-      sq[static_cast<size_t>(ch)] = pairwiseSum(v2.data(), x.m(), block);
-    }
+      std::vector<float> vs(static_cast<size_t>((hi - lo) * x.m())), v2(static_cast<size_t>(x.m()));
+      loadChannels(xt, x, lo, hi, vs.data());
+      for (int64_t ch = lo; ch < hi; ++ch) {
+        float* v = vs.data() + (ch - lo) * x.m();  // pairwiseSum reduces in place
+        for (size_t i = 0; i < v2.size(); ++i) v2[i] = v[i] * v[i];
+        sum[static_cast<size_t>(ch)] = pairwiseSum(v, x.m(), block);
+        sq[static_cast<size_t>(ch)] = pairwiseSum(v2.data(), x.m(), block);
+      }
     });
   }
   storeParam(call, call.outputs[0], "output sum", sum);
@@ -378,20 +400,10 @@ void computeUpdate(const OpCall& call) {
   if (onLanes(x, {&xt, &yt})) {
     bnlanes::update(xt, yt, lanesOf(x), mean.data(), invstd.data(), scale.data(), offset.data());
   } else {
-    forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
-    const int64_t hw = x.hw();
-    std::vector<float> v(static_cast<size_t>((hi - lo) * hw));
-    for (int64_t i = 0; i < x.n; ++i) {
-      loadGroup(xt, x, i, lo, hi, v.data(), hw);
-      for (int64_t ch = lo; ch < hi; ++ch) {
-        const float mu = mean[ch], is = invstd[ch], sc = scale[ch], of = offset[ch];
-        float* e = v.data() + (ch - lo) * hw;
-        for (int64_t j = 0; j < hw; ++j) e[j] = bnmath::normalized(e[j], mu, is, sc, of);
-      }
-      storeGroup(yt, y, i, lo, hi, v.data());
-    }
-    });
-    zeroActPads(yt, y);
+    mapPlanesWithParams(xt, x, yt, y, {mean.data(), invstd.data(), scale.data(), offset.data()},
+                        [](float v, float mu, float is, float sc, float of) {
+                          return bnmath::normalized(v, mu, is, sc, of);
+                        });
   }
   storeParam(call, call.outputs[1], outName(call, 1), rmean);
   storeParam(call, call.outputs[2], outName(call, 2), rvar);
@@ -418,27 +430,16 @@ void computeInfer(const OpCall& call) {
   const float eps = epsilonOf(call);
   std::vector<std::vector<float>> in(5);
   for (size_t i = 1; i < 5; ++i) in[i] = loadParam(call, call.inputs[i], inName(call, i));
+  std::vector<float> den(static_cast<size_t>(x.c));  // sqrt(variance + eps) per channel
+  for (size_t ch = 0; ch < den.size(); ++ch) den[ch] = std::sqrt(in[4][ch] + eps);
   if (onLanes(x, {&xt, &yt})) {
-    std::vector<float> den(static_cast<size_t>(x.c));
-    for (size_t ch = 0; ch < den.size(); ++ch) den[ch] = std::sqrt(in[4][ch] + eps);
     bnlanes::infer(xt, yt, lanesOf(x), in[3].data(), den.data(), in[1].data(), in[2].data());
-    return;
+  } else {
+    mapPlanesWithParams(xt, x, yt, y, {in[3].data(), den.data(), in[1].data(), in[2].data()},
+                        [](float v, float mu, float dn, float sc, float of) {
+                          return bnmath::inferred(v, mu, dn, sc, of);
+                        });
   }
-  forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
-    const int64_t hw = x.hw();
-    std::vector<float> v(static_cast<size_t>((hi - lo) * hw));
-    for (int64_t i = 0; i < x.n; ++i) {
-      loadGroup(xt, x, i, lo, hi, v.data(), hw);
-      for (int64_t ch = lo; ch < hi; ++ch) {
-        const float sc = in[1][ch], of = in[2][ch], mu = in[3][ch];
-        const float den = std::sqrt(in[4][ch] + eps);
-        float* e = v.data() + (ch - lo) * hw;
-        for (int64_t j = 0; j < hw; ++j) e[j] = bnmath::inferred(e[j], mu, den, sc, of);
-      }
-      storeGroup(yt, y, i, lo, hi, v.data());
-    }
-  });
-  zeroActPads(yt, y);
 }
 
 KernelCost costInfer(const OpCall& call) {
@@ -462,17 +463,17 @@ void computeUpdateGrad(const OpCall& call) {
     bnlanes::updateGrad(dyt, xt, lanesOf(x), block, mean.data(), invstd.data(), dscale.data(), doffset.data());
   } else {
     forChannelGroups(x.c, [&](int64_t lo, int64_t hi) {
-    std::vector<float> gs(static_cast<size_t>((hi - lo) * x.m())), xs(gs.size());
-    loadChannels(dyt, dy, lo, hi, gs.data());
-    loadChannels(xt, x, lo, hi, xs.data());
-    for (int64_t ch = lo; ch < hi; ++ch) {
-      float* g = gs.data() + (ch - lo) * x.m();  // pairwiseSum reduces in place
-      float* xv = xs.data() + (ch - lo) * x.m();
-      const float mu = mean[ch];
-      for (int64_t i = 0; i < x.m(); ++i) xv[i] = bnmath::centredGrad(g[i], xv[i], mu);
-      doffset[static_cast<size_t>(ch)] = pairwiseSum(g, x.m(), block);
-      dscale[static_cast<size_t>(ch)] = pairwiseSum(xv, x.m(), block) * invstd[ch];
-    }
+      std::vector<float> gs(static_cast<size_t>((hi - lo) * x.m())), xs(gs.size());
+      loadChannels(dyt, dy, lo, hi, gs.data());
+      loadChannels(xt, x, lo, hi, xs.data());
+      for (int64_t ch = lo; ch < hi; ++ch) {
+        float* g = gs.data() + (ch - lo) * x.m();  // pairwiseSum reduces in place
+        float* xv = xs.data() + (ch - lo) * x.m();
+        const float mu = mean[ch];
+        for (int64_t i = 0; i < x.m(); ++i) xv[i] = bnmath::centredGrad(g[i], xv[i], mu);
+        doffset[static_cast<size_t>(ch)] = pairwiseSum(g, x.m(), block);
+        dscale[static_cast<size_t>(ch)] = pairwiseSum(xv, x.m(), block) * invstd[ch];
+      }
     });
   }
   storeParam(call, call.outputs[0], outName(call, 0), dscale);
@@ -497,15 +498,15 @@ void computeReduceGrad(const OpCall& call) {
   std::vector<std::vector<float>> in(7);
   for (size_t i = 2; i < 7; ++i) in[i] = loadParam(call, call.inputs[i], inName(call, i));
   const float m = static_cast<float>(x.m());
+  const size_t c = static_cast<size_t>(x.c);
+  std::vector<float> k(c), a(c), b(c);  // the per-channel coefficients of bnmath::inputGrad
+  for (size_t ch = 0; ch < c; ++ch) {
+    const float dscale = in[2][ch], doffset = in[3][ch], scale = in[4][ch], is = in[6][ch];
+    k[ch] = scale * is;
+    a[ch] = doffset / m;
+    b[ch] = is * dscale / m;
+  }
   if (onLanes(x, {&dyt, &xt, &dxt})) {
-    const size_t c = static_cast<size_t>(x.c);
-    std::vector<float> k(c), a(c), b(c);
-    for (size_t ch = 0; ch < c; ++ch) {  // as below
-      const float dscale = in[2][ch], doffset = in[3][ch], scale = in[4][ch], is = in[6][ch];
-      k[ch] = scale * is;
-      a[ch] = doffset / m;
-      b[ch] = is * dscale / m;
-    }
     bnlanes::reduceGrad(dyt, xt, dxt, lanesOf(x), k.data(), a.data(), in[5].data(), b.data());
     return;
   }
@@ -516,13 +517,11 @@ void computeReduceGrad(const OpCall& call) {
       loadGroup(dyt, dy, i, lo, hi, gs.data(), hw);
       loadGroup(xt, x, i, lo, hi, xs.data(), hw);
       for (int64_t ch = lo; ch < hi; ++ch) {
-        const float dscale = in[2][ch], doffset = in[3][ch], scale = in[4][ch], mu = in[5][ch], is = in[6][ch];
-        const float k = scale * is;
-        const float a = doffset / m;
-        const float b = is * dscale / m;
+        const size_t cs = static_cast<size_t>(ch);
+        const float kc = k[cs], ac = a[cs], bc = b[cs], mu = in[5][cs];
         float* g = gs.data() + (ch - lo) * hw;
         const float* xv = xs.data() + (ch - lo) * hw;
-        for (int64_t j = 0; j < hw; ++j) g[j] = bnmath::inputGrad(g[j], xv[j], k, a, mu, b);
+        for (int64_t j = 0; j < hw; ++j) g[j] = bnmath::inputGrad(g[j], xv[j], kc, ac, mu, bc);
       }
       storeGroup(dxt, dx, i, lo, hi, gs.data());
     }

@@ -6,7 +6,6 @@
 
 #include "aicore/thread_pool.h"
 #include "common/dtype.h"
-#include "format/format_registry.h"
 #include "ops/batch_norm_math.h"
 #include "ops/reduce_util.h"
 #include "ops/scratch.h"
@@ -38,7 +37,8 @@ void zeroPadLanes(float* v, int64_t rows, int64_t valid) {
 
 // All samples' rows of block c1 of t into dst [n * hw][16].
 void loadBlockRows(const TensorArg& t, const Geometry& g, int64_t c1, float* dst) {
-  for (int64_t s = 0; s < g.n; ++s) loadFloat(t.dtype, t.data, rowsAt(g, s, c1), 1, g.hw * kLanes, dst + s * g.hw * kLanes);
+  for (int64_t s = 0; s < g.n; ++s)
+    loadFloat(t.dtype, t.data, rowsAt(g, s, c1), 1, g.hw * kLanes, dst + s * g.hw * kLanes);
 }
 
 // out[l] = sum of column l of rows [m][16] (destroys rows), for the block's channels.
@@ -86,11 +86,6 @@ void mapWithParams(const TensorArg& x, const TensorArg& y, const Geometry& g, co
 
 }  // namespace
 
-bool onLanes(const TensorArg& t, int64_t n, int64_t c, int64_t h, int64_t w) {
-  return t.format == ACL_FORMAT_NC1HWC0 && (t.dtype == ACL_FLOAT || t.dtype == ACL_FLOAT16) &&
-         formatC0(t.format, t.dtype) == kLanes && t.shape == Shape{n, (c + kLanes - 1) / kLanes, h, w, kLanes};
-}
-
 void reduce(const TensorArg& x, const Geometry& g, int64_t block, float* sum, float* square_sum) {
   parallelFor(g.blocks(), g.m() * g.c, [&](int64_t c1) {
     const int64_t n = g.m() * kLanes;
@@ -124,8 +119,7 @@ void updateGrad(const TensorArg& dy, const TensorArg& x, const Geometry& g, int6
     loadBlockRows(dy, g, c1, gs);
     loadBlockRows(x, g, c1, xs);
     const Lanes mu(mean, g, c1);
-    for (int64_t r = 0; r < g.m(); ++r)
-      for (int64_t l = 0; l < kLanes; ++l) xs[r * kLanes + l] = bnmath::centredGrad(gs[r * kLanes + l], xs[r * kLanes + l], mu.v[l]);
+    for (int64_t i = 0; i < n; ++i) xs[i] = bnmath::centredGrad(gs[i], xs[i], mu.v[i % kLanes]);
     sumColumns(gs, g, c1, block, diff_offset);
     sumColumns(xs, g, c1, block, diff_scale);
     for (int64_t ch = c1 * kLanes; ch < c1 * kLanes + channelsOf(g, c1); ++ch) diff_scale[ch] *= invstd[ch];

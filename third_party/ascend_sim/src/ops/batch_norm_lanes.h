@@ -6,7 +6,7 @@
 // channel, so the rows are already what a SIMD unit wants: lane l is channel
 // c1 * 16 + l. When every activation operand of a kernel is fp32 or fp16
 // NC1HWC0 with C0 = 16, the kernels below work on those rows directly, with no
-// transpose into channel planes and back:
+// transpose into channel planes and back (isNc1hwc0Of16 in format_access.h says which tensors):
 //  * elementwise formulas (bnmath::) are applied per lane with the lane's
 //    channel parameters, the same operations per element as the plane walk;
 //  * a channel's sums are the columns of the block's [N*H*W][16] rows
@@ -32,9 +32,6 @@ struct Geometry {
   int64_t blocks() const { return (c + 15) / 16; }
   int64_t m() const { return n * hw; }
 };
-
-// Whether t is fp32 or fp16 NC1HWC0 with C0 = 16 holding [n, c, h, w].
-bool onLanes(const TensorArg& t, int64_t n, int64_t c, int64_t h, int64_t w);
 
 // BNTrainingReduce: sum[c] and square_sum[c] (block: rows per pairwise block).
 void reduce(const TensorArg& x, const Geometry& g, int64_t block, float* sum, float* square_sum);

@@ -66,6 +66,7 @@
 #include "aicore/units.h"
 #include "common/dtype.h"
 #include "ops/conv_operands.h"
+#include "ops/conv_padded_read.h"
 #include "ops/conv_util.h"
 #include "ops/op_utils.h"
 #include "ops/scratch.h"
@@ -73,14 +74,23 @@
 namespace ascend_sim {
 namespace {
 
+using convops::EmitFn;
+using convops::InputGradPhase;
+using convops::loadRounded;
+using convops::PaddedRead;
+using convops::paddedUnits;
+using convops::runPaddedRead;
+using convops::takesPaddedRead;
+using convutil::ceilDiv;
+using convutil::kRowBand;
 using convutil::OperandKind;
+using convutil::ProductTasks;
 using convutil::ResultRounding;
 using convutil::resultRoundingOf;
 using convutil::str;
 using convutil::Window;
 
 constexpr int64_t kTile = 16;                   // fractal edge
-constexpr int64_t kRowBand = 96;                // rows per task (forward / backprop input), a multiple of 6
 constexpr int64_t kPanelGroup = 4;              // 16-column panels per task (backprop filter)
 constexpr int64_t kMinTasks = 64;               // forward / backprop input: split panels below this
 constexpr int64_t kMinFilterTasks = 16;         // backprop filter from the padded input: split panels below this
@@ -218,16 +228,6 @@ void validateConv(const OpCall& call) { (void)geomOf(call); }
 
 // ---- numerics helpers -------------------------------------------------------
 
-// Loads the logical fp32 view of t, rounded per the precision mode.
-const float* loadRounded(const TensorArg& t, int64_t logical_numel, ScratchSlot slot, CubeRounding rnd, bool* overflow) {
-  float* v = threadScratch(slot, logical_numel);
-  if (logical_numel) convutil::loadLogicalF32(t, v);
-  if (roundCubeOperands(rnd, v, logical_numel)) *overflow = true;
-  return v;
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 Img2colParams img2colOf(const ConvGeom& g) {
   Img2colParams p;
   p.n = 1, p.c = g.cig, p.h = g.h, p.w = g.w, p.kh = g.win.kh, p.kw = g.win.kw;
@@ -281,14 +281,12 @@ void runUnits(int64_t units, int64_t rows, int64_t k, int64_t ncols, const float
     const int64_t u1 = std::min(units, u0 + per_chunk), nu = u1 - u0;
     if (zero_cols) std::fill(cols, cols + nu * asize, 0.0f);
     parallelFor(nu, [&](int64_t t) { build(u0 + t, 0, rows, cols + t * asize); });
-    const int64_t pgroups = std::max<int64_t>(1, std::min(panels, ceilDiv(kMinTasks, nu * bands)));
-    const int64_t tasks = nu * bands * pgroups;
+    const ProductTasks tasks(nu, bands, panels, kMinTasks);
     const size_t base = counters->size();
-    counters->resize(base + static_cast<size_t>(tasks));
-    parallelFor(tasks, [&](int64_t t) {
-      const int64_t ui = t / (bands * pgroups), band = (t / pgroups) % bands, pg = t % pgroups;
+    counters->resize(base + static_cast<size_t>(tasks.count()));
+    parallelFor(tasks.count(), [&](int64_t t) {
+      const auto [ui, band, p0, p1] = tasks[t];
       const int64_t r0 = band * kRowBand, r1 = std::min(rows, r0 + kRowBand);
-      const int64_t p0 = pg * panels / pgroups, p1 = (pg + 1) * panels / pgroups;
       if (p0 == p1) return;
       const int64_t grp = (u0 + ui) / unit_group_div;
       const CubeOperands op{cols + ui * asize, bpanels + grp * bsize, rows, ncols, k, /*a_packed=*/true};
@@ -306,88 +304,6 @@ void reportOverflow(const OpCall& call, bool overflow, const std::vector<UnitCou
 }
 
 // ---- Conv2D -------------------------------------------------------------------
-
-constexpr int64_t kPaddedInputMinTasks = 16;     // below this, runPaddedRead splits panels too
-constexpr int64_t kPaddedInputSlack = 32;     // >= 11 * sw floats: see Note [The Cube reads a padded input]
-
-// How a product reads one (group, sample) unit of an operand zero-padded, in
-// place (Note [The Cube reads a padded input]): Conv2D reads x this way, and
-// Conv2DBackpropInput reads dy for stride 1.
-struct PaddedRead {
-  int64_t channels = 0, h = 0, w = 0;            // one unit of the source, NCHW
-  int64_t pt = 0, pb = 0, pl = 0, pr = 0;        // zeros around each plane
-  int64_t out_h = 0, out_w = 0, sh = 1, sw = 1;  // product row r = (r / out_w, r % out_w)
-  std::vector<int64_t> k_offset;                 // per reduction step, into one padded unit
-  int64_t hp() const { return h + pt + pb; }
-  int64_t wp() const { return w + pl + pr; }
-  int64_t bandRows() const { return std::max<int64_t>(1, kRowBand / out_w) * out_w; }
-};
-
-// Whether the host's Cube takes `read`, rather than packed img2col bands (Note [Implicit img2col]).
-bool takesPaddedRead(const PaddedRead& read) {
-  // Rows of any width: tiles continue across output rows (Note [Tiles across output rows]).
-  return cubeUnit().implicit_takes_stride(read.sw) && read.pt >= 0 && read.pl >= 0;
-}
-
-// The zero-padded copy of operand t (logical [N][groups * read.channels][read.h][read.w]) as
-// N * groups (group, sample) units, unit u = gi * N + n: [units][channels][hp][wp], then
-// kPaddedInputSlack zeros; rounded per the precision mode like loadRounded. Straight from NC1HWC0
-// storage when it can (Note [Conv operands from private formats]), else through the logical fp32
-// copy in `logical_slot`.
-const float* paddedUnits(const TensorArg& t, const PaddedRead& read, int64_t groups, int64_t n, CubeRounding rnd,
-                         ScratchSlot logical_slot, bool* overflow) {
-  const int64_t hp = read.hp(), wp = read.wp(), plane = read.channels * hp * wp, units = groups * n;
-  float* padded = threadScratch(ScratchSlot::kCols, units * plane + kPaddedInputSlack);
-  std::fill(padded + units * plane, padded + units * plane + kPaddedInputSlack, 0.0f);
-  if (groups == 1 &&
-      convops::paddedPlanes(t, {n, read.channels, read.h, read.w, read.pt, read.pl, hp, wp}, rnd, padded, overflow))
-    return padded;
-  const int64_t hw = read.h * read.w;
-  const float* src = loadRounded(t, n * groups * read.channels * hw, logical_slot, rnd, overflow);
-  parallelFor(units * read.channels, [&](int64_t t) {  // one channel plane per call
-    const int64_t u = t / read.channels, c = t % read.channels;
-    const float* from = src + ((u % n) * groups * read.channels + (u / n) * read.channels + c) * hw;
-    float* dst = padded + u * plane + c * hp * wp;
-    std::fill(dst, dst + read.pt * wp, 0.0f);
-    for (int64_t h = 0; h < read.h; ++h) {
-      float* row = dst + (read.pt + h) * wp;
-      std::fill(row, row + read.pl, 0.0f);
-      std::copy(from + h * read.w, from + (h + 1) * read.w, row + read.pl);
-      std::fill(row + read.pl + read.w, row + wp, 0.0f);
-    }
-    std::fill(dst + (read.pt + read.h) * wp, dst + hp * wp, 0.0f);
-  });
-  return padded;
-}
-
-// Products of `units` (group, sample) units of `padded` (paddedUnits) read through `read`, against
-// the panels of group u / unit_group_div: bands of whole product rows per task, `emit` as in runUnits.
-template <typename Emit>
-void runPaddedRead(const PaddedRead& read, int64_t units, const float* padded, const float* bpanels, int64_t ncols,
-                   int64_t unit_group_div, const float* bias, Emit emit, std::vector<UnitCounters>* counters) {
-  const int64_t wp = read.wp(), plane = read.channels * read.hp() * wp;
-  const int64_t rows = read.out_h * read.out_w, k = static_cast<int64_t>(read.k_offset.size());
-  const int64_t band_rows = read.bandRows(), bands = ceilDiv(rows, band_rows), panels = ceilDiv(ncols, kTile);
-  const int64_t bsize = panels * k * kTile;
-  // groups of 16-column panels when the bands alone make few tasks (deep layers: few rows, many channels)
-  const int64_t pgroups = std::max<int64_t>(1, std::min(panels, ceilDiv(kPaddedInputMinTasks, units * bands)));
-  float* cbuf = threadScratch(ScratchSlot::kResult, units * rows * ncols);
-  const size_t base = counters->size();
-  counters->resize(base + static_cast<size_t>(units * bands * pgroups));
-  parallelFor(units * bands * pgroups, [&](int64_t t) {
-    const int64_t u = t / (bands * pgroups), band = t / pgroups % bands, pg = t % pgroups;
-    const int64_t r0 = band * band_rows, r1 = std::min(rows, r0 + band_rows);
-    const int64_t p0 = pg * panels / pgroups, p1 = (pg + 1) * panels / pgroups;
-    if (p0 == p1) return;
-    const int64_t grp = u / unit_group_div;
-    const CubeImplicitA a{padded + u * plane, read.k_offset.data(), wp, read.out_w, read.sh, read.sw};
-    float* c = cbuf + u * rows * ncols;
-    UnitCounters* uc = &(*counters)[base + static_cast<size_t>(t)];
-    cubeUnit().mmad_f32_implicit(a, bpanels + grp * bsize, ncols, k, bias ? bias + grp * ncols : nullptr, r0, r1, p0,
-                                 p1, c, uc);
-    emit(u, r0, r1, p0 * kTile, std::min(ncols, p1 * kTile), c, uc);
-  });
-}
 
 // The emit of runUnits / runPaddedRead for an NCHW result `out` with `channels` per sample: unit
 // u = (group gi, sample n) writes channels gi * group_channels + j, each value rounded once.
@@ -415,14 +331,8 @@ auto emitNchw(float* out, const ConvGeom& g, int64_t channels, int64_t group_cha
 // groups (whose units are the samples); the result's bits and the zero pads are those of the
 // two-pass path.
 bool emitsNc1hwc0(const TensorArg& out, const ConvGeom& g, int64_t channels, int64_t rows_h, int64_t rows_w) {
-  return out.format == ACL_FORMAT_NC1HWC0 && (out.dtype == ACL_FLOAT || out.dtype == ACL_FLOAT16) && g.groups == 1 &&
-         formatC0(ACL_FORMAT_NC1HWC0, out.dtype) == kTile &&
-         out.shape == Shape{g.n, ceilDiv(channels, kTile), rows_h, rows_w, kTile};
+  return g.groups == 1 && isNc1hwc0Of16(out, g.n, channels, rows_h, rows_w);
 }
-
-// An emit chosen at run time (emitNchw or emitNc1hwc0); called once per product band.
-using EmitFn = std::function<void(int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c,
-                                  UnitCounters* uc)>;
 
 auto emitNc1hwc0(const TensorArg& out, int64_t channels, int64_t rows, const ResultRounding& rr,
                  const int64_t* pos = nullptr) {
@@ -546,87 +456,6 @@ PaddedRead backpropInputRead(const ConvGeom& g) {
   return read;
 }
 
-// Note [Strided input gradient by phases]
-// With a stride s > 1, Conv2DBackpropInput's A (the img2col of the stride-dilated dy) is mostly
-// zeros: at dx position (h, w) only the taps i with (h + pt - i * dh) % sh == 0 (and likewise j)
-// meet a dy element; for a 3x3 window with stride 2, three quarters of A are zero entries that
-// the Cube multiplies like the others. Which taps meet depends only on the phase (h % sh, w % sw),
-// so per phase the product is a stride-1 one: A read in place from one zero-padded dy, row (a, b)
-// at dy row a + oi and column b + oj (oi = (ph + pt - i * dh) / sh, exact), B the rows
-// (co, i, j) of the full B for the phase's taps in ascending order, and the result of row (a, b)
-// written to dx position (ph + sh * a, pw + sw * b). Each element then gets the same non-zero
-// products in the same order, without the zero ones. That keeps the bits when adding a zero
-// product never changes the accumulator: the filter is finite (0 * inf is NaN), and every operand
-// is an fp16 value (fp16 data, or fp32 the precision mode rounds to fp16) — every product is then
-// a multiple of 2^-48, held exactly in fp32, so the accumulator, which starts at +0, only ever
-// becomes zero as +0, never -0 (for which -0 + +0 = +0 would differ). Otherwise (fp32 under
-// must_keep_origin_dtype, bf16, an inf or NaN tap) the zeros are multiplied as before.
-struct InputGradPhase {
-  PaddedRead read;              // rows (a, b) of out_h x out_w; k_offset per phase step (co, i, j)
-  std::vector<int64_t> b_rows;  // per phase step: its row co * kh * kw + i * kw + j of the full B
-  std::vector<int64_t> pos;     // per row: dx position h * W + w
-};
-
-// The taps of phase p along one dim (input extent n, kernel k, stride s, pad, dilation):
-// (tap, offset into dy) in ascending tap order.
-std::vector<std::pair<int64_t, int64_t>> phaseTaps(int64_t p, int64_t k, int64_t s, int64_t pad, int64_t dil) {
-  std::vector<std::pair<int64_t, int64_t>> taps;
-  for (int64_t t = 0; t < k; ++t) {
-    const int64_t v = p + pad - t * dil;
-    if (((v % s) + s) % s == 0) taps.emplace_back(t, v / s);
-  }
-  return taps;
-}
-
-// The phases with at least one position, and the zero padding of dy they read (`pad`).
-std::vector<InputGradPhase> inputGradPhases(const ConvGeom& g, PaddedRead* pad) {
-  const Window& wn = g.win;
-  int64_t top = 0, left = 0, bottom = g.ho, right = g.wo;  // dy rows / columns read: [-top, bottom)
-  for (int64_t ph = 0; ph < std::min(wn.sh, g.h); ++ph)
-    for (const auto& [i, oi] : phaseTaps(ph, wn.kh, wn.sh, wn.pt, wn.dh)) {
-      (void)i;
-      top = std::max(top, -oi);
-      bottom = std::max(bottom, ceilDiv(g.h - ph, wn.sh) + oi);
-    }
-  for (int64_t pw = 0; pw < std::min(wn.sw, g.w); ++pw)
-    for (const auto& [j, oj] : phaseTaps(pw, wn.kw, wn.sw, wn.pl, wn.dw)) {
-      (void)j;
-      left = std::max(left, -oj);
-      right = std::max(right, ceilDiv(g.w - pw, wn.sw) + oj);
-    }
-  *pad = PaddedRead{g.cog, g.ho, g.wo, top, bottom - g.ho, left, right - g.wo, 0, 0, 1, 1, {}};
-  const int64_t hp = pad->hp(), wp = pad->wp(), khw = wn.kh * wn.kw;
-  std::vector<InputGradPhase> phases;
-  for (int64_t ph = 0; ph < std::min(wn.sh, g.h); ++ph)
-    for (int64_t pw = 0; pw < std::min(wn.sw, g.w); ++pw) {
-      InputGradPhase f;
-      f.read = *pad;
-      f.read.out_h = ceilDiv(g.h - ph, wn.sh);
-      f.read.out_w = ceilDiv(g.w - pw, wn.sw);
-      const auto ti = phaseTaps(ph, wn.kh, wn.sh, wn.pt, wn.dh), tj = phaseTaps(pw, wn.kw, wn.sw, wn.pl, wn.dw);
-      for (int64_t co = 0; co < g.cog; ++co)
-        for (const auto& [i, oi] : ti)
-          for (const auto& [j, oj] : tj) {
-            f.b_rows.push_back(co * khw + i * wn.kw + j);
-            f.read.k_offset.push_back(co * hp * wp + (oi + top) * wp + (oj + left));
-          }
-      for (int64_t a = 0; a < f.read.out_h; ++a)
-        for (int64_t b = 0; b < f.read.out_w; ++b) f.pos.push_back((ph + wn.sh * a) * g.w + pw + wn.sw * b);
-      phases.push_back(std::move(f));
-    }
-  return phases;
-}
-
-// Whether skipping the zero entries keeps the bits (Note [Strided input gradient by phases]):
-// fp16-valued operands and a finite filter (its B panels, bp[0..n)).
-bool phasesKeepBits(const TensorArg& w, CubeRounding rnd, const float* bp, int64_t n) {
-  const bool fp16_values = w.dtype == ACL_FLOAT16 || (w.dtype == ACL_FLOAT && rnd != CubeRounding::kNone);
-  if (!fp16_values) return false;
-  for (int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(bp[i])) return false;
-  return true;
-}
-
 void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   const CubeRounding rnd = cubeRoundingOf(call);
   const ResultRounding rr = resultRoundingOf(call);
@@ -655,12 +484,11 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   const EmitFn emit = direct ? EmitFn(emitNc1hwc0(out, g.ci, rows, rr))
                              : EmitFn(emitNchw(dx, g, g.ci, g.cig, rows, rr));
   const PaddedRead read = backpropInputRead(g);
-  PaddedRead phase_pad;
-  const std::vector<InputGradPhase> phases =
-      (g.win.sh > 1 || g.win.sw > 1) && cubeUnit().implicit_takes_stride(1) ? inputGradPhases(g, &phase_pad)
-                                                                              : std::vector<InputGradPhase>{};
-  if (!phases.empty() && takesPaddedRead(phases[0].read) &&
-      phasesKeepBits(call.inputs[0], rnd, bp, g.groups * bsize)) {  // Note [Strided input gradient by phases]
+  const bool by_phases = (g.win.sh > 1 || g.win.sw > 1) && cubeUnit().implicit_takes_stride(1) &&
+                         convops::phasesKeepBits(call.inputs[0], rnd, bp, g.groups * bsize);
+  if (by_phases) {  // Note [Strided input gradient by phases]
+    PaddedRead phase_pad;
+    const std::vector<InputGradPhase> phases = convops::inputGradPhases(g.cog, g.h, g.w, g.ho, g.wo, g.win, &phase_pad);
     const float* padded = paddedUnits(call.inputs[1], phase_pad, g.groups, g.n, rnd, ScratchSlot::kIn1, &overflow);
     for (const InputGradPhase& f : phases) {
       const int64_t kf = static_cast<int64_t>(f.b_rows.size()), fsize = panels * kf * kTile;
@@ -737,11 +565,12 @@ void backpropFilterFromPadded(const OpCall& call, const ConvGeom& g, CubeRoundin
       for (int64_t j = 0; j < wn.kw; ++j) taps.push_back(c * hp * wp + i * wn.dh * wp + j * wn.dw);
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t oh = 0; oh < g.ho; ++oh)
-      for (int64_t ow = 0; ow < g.wo; ++ow) steps[static_cast<size_t>((n * g.ho + oh) * g.wo + ow)] = n * plane + oh * wn.sh * wp + ow * wn.sw;
+      for (int64_t ow = 0; ow < g.wo; ++ow)
+        steps[static_cast<size_t>((n * g.ho + oh) * g.wo + ow)] = n * plane + oh * wn.sh * wp + ow * wn.sw;
   // B: per group, panels [ceil(Co/G / 16)][m][16] of dy, zero columns past Co/G.
   const int64_t panels = ceilDiv(g.cog, kTile), bsize = panels * m * kTile;
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
-  if (g.groups != 1 || !convops::activationPanels(call.inputs[1], g.n, g.co, rows, rnd, bp, overflow)) {
+  if (g.groups != 1 || !convops::activationPanels(call.inputs[1], g.n, g.co, g.ho, g.wo, rnd, bp, overflow)) {
     const float* dy = loadRounded(call.inputs[1], g.n * g.co * rows, ScratchSlot::kIn1, rnd, overflow);
     parallelFor(g.groups * panels * g.n, [&](int64_t t) {
       const int64_t gi = t / (panels * g.n), p = t / g.n % panels, n = t % g.n;
@@ -755,14 +584,12 @@ void backpropFilterFromPadded(const OpCall& call, const ConvGeom& g, CubeRoundin
     });
   }
   float* ct = threadScratch(ScratchSlot::kResult, g.groups * kc * g.cog);  // per group [kc][Co/G]
-  const int64_t bands = ceilDiv(kc, kRowBand);
-  const int64_t pgroups = std::max<int64_t>(1, std::min(panels, ceilDiv(kMinFilterTasks, g.groups * bands)));
+  const ProductTasks tasks(g.groups, ceilDiv(kc, kRowBand), panels, kMinFilterTasks);
   const size_t base = counters->size();
-  counters->resize(base + static_cast<size_t>(g.groups * bands * pgroups + g.co));
-  parallelFor(g.groups * bands * pgroups, [&](int64_t t) {
-    const int64_t gi = t / (bands * pgroups), band = t / pgroups % bands, pg = t % pgroups;
+  counters->resize(base + static_cast<size_t>(tasks.count() + g.co));
+  parallelFor(tasks.count(), [&](int64_t t) {
+    const auto [gi, band, p0, p1] = tasks[t];
     const int64_t r0 = band * kRowBand, r1 = std::min(kc, r0 + kRowBand);
-    const int64_t p0 = pg * panels / pgroups, p1 = (pg + 1) * panels / pgroups;
     if (p0 == p1) return;
     CubeImplicitA a{padded + gi * g.n * plane, steps.data(), wp, g.wo, wn.sh, wn.sw};
     a.row_offset = taps.data();
@@ -772,7 +599,7 @@ void backpropFilterFromPadded(const OpCall& call, const ConvGeom& g, CubeRoundin
   const TensorArg& out = call.outputs[0];
   if (g.groups == 1 && convops::storeTransposedFilter(out, ct, g.co, g.cig, wn.kh * wn.kw, rr, overflow)) return;
   // dw[gi * cog + co][kc] = ct[gi][kc][co], in 16 x 16 blocks (a column walk of ct misses the cache on every read)
-  UnitCounters* rounding = &(*counters)[base + static_cast<size_t>(g.groups * bands * pgroups)];
+  UnitCounters* rounding = &(*counters)[base + static_cast<size_t>(tasks.count())];
   const int64_t cblocks = ceilDiv(g.cog, kTile);
   parallelFor(g.groups * cblocks, [&](int64_t t) {
     const int64_t gi = t / cblocks, c0 = t % cblocks * kTile, cn = std::min(kTile, g.cog - c0);

@@ -19,21 +19,18 @@ constexpr int64_t k16 = 16;
 
 int64_t ceil16(int64_t v) { return (v + k16 - 1) / k16; }
 
-bool c0Is16(const TensorArg& t, aclFormat f) {
-  return t.format == f && (t.dtype == ACL_FLOAT || t.dtype == ACL_FLOAT16) && formatC0(f, t.dtype) == k16 &&
-         t.data != nullptr;
-}
-
-// Whether w is a FRACTAL_Z filter [co][ci][kh * kw] (storage [ceil(ci/16) * khw][ceil(co/16)][16][16]).
+// Whether w is an fp32 or fp16 FRACTAL_Z filter [co][ci][kh * kw] (storage [ceil(ci/16) * khw][ceil(co/16)][16][16]).
 bool isFractalZ(const TensorArg& w, int64_t co, int64_t ci, int64_t khw) {
-  return c0Is16(w, ACL_FORMAT_FRACTAL_Z) && w.shape == Shape{ceil16(ci) * khw, ceil16(co), k16, k16};
+  return w.format == ACL_FORMAT_FRACTAL_Z && (w.dtype == ACL_FLOAT || w.dtype == ACL_FLOAT16) &&
+         formatC0(w.format, w.dtype) == k16 && w.data != nullptr &&
+         w.shape == Shape{ceil16(ci) * khw, ceil16(co), k16, k16};
 }
 
-// Whether t is an NC1HWC0 activation [n][c][hw] (storage [n][ceil(c/16)][h][w][16]).
-bool isNc1hwc0(const TensorArg& t, int64_t n, int64_t c, int64_t hw) {
-  return c0Is16(t, ACL_FORMAT_NC1HWC0) && t.shape.size() == 5 && t.shape[0] == n && t.shape[1] == ceil16(c) &&
-         t.shape[2] * t.shape[3] == hw && t.shape[4] == k16;
+// Whether t is an fp32 or fp16 NC1HWC0 activation [n][c][h][w] with data.
+bool isNc1hwc0(const TensorArg& t, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return t.data != nullptr && isNc1hwc0Of16(t, n, c, h, w);
 }
+
 
 // n values of t's storage from element `offset` into dst, rounded per rnd; lanes [valid, n) of
 // every 16-value run are zeros when valid < 16.
@@ -45,31 +42,10 @@ void loadRun(const TensorArg& t, int64_t offset, int64_t n, int64_t valid, CubeR
   if (roundCubeOperands(rnd, dst, n)) *overflow = true;
 }
 
-#ifdef ASCEND_SIM_HAVE_AVX512_PATH
-__attribute__((target("avx512f"))) void transpose16Avx512(const float* src, float* dst) {
-  __m512 v[16];
-  for (int i = 0; i < 16; ++i) v[i] = _mm512_loadu_ps(src + i * 16);
-  simd::transpose16x16(v);
-  for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * 16, v[i]);
-}
-
-__attribute__((target("avx2"))) void transpose16Avx2(const float* src, float* dst) {
-  for (int bi = 0; bi < 16; bi += 8)
-    for (int bj = 0; bj < 16; bj += 8) {
-      __m256 v[8];
-      for (int i = 0; i < 8; ++i) v[i] = _mm256_loadu_ps(src + (bi + i) * 16 + bj);
-      simd::transpose8x8(v);
-      for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + (bj + i) * 16 + bi, v[i]);
-    }
-}
-#endif
-
-// dst[j * 16 + i] = src[i * 16 + j].
-void transpose16(const float* src, float* dst) {
-#ifdef ASCEND_SIM_HAVE_AVX512_PATH
-  if (simd::hostHasAvx512f()) return transpose16Avx512(src, dst);
-  if (simd::hostHasAvx2()) return transpose16Avx2(src, dst);
-#endif
+// dst[j * 16 + i] = src[i * 16 + j]: a 16 x 16 block by register transposes (nc1hwc0BlockPlanes with 16
+// positions of 16 channels), or element by element on hosts without AVX2.
+void transpose16(float* src, float* dst) {
+  if (nc1hwc0BlockPlanes(src, k16, k16, dst, k16, true)) return;
   for (int i = 0; i < 16; ++i)
     for (int j = 0; j < 16; ++j) dst[j * 16 + i] = src[i * 16 + j];
 }
@@ -87,6 +63,14 @@ bool parallelForFlagged(int64_t tasks, int64_t elements, Fn fn) {
 }
 
 }  // namespace
+
+const float* loadRounded(const TensorArg& t, int64_t logical_numel, ScratchSlot slot, CubeRounding rnd,
+                         bool* overflow) {
+  float* v = threadScratch(slot, logical_numel);
+  if (logical_numel) convutil::loadLogicalF32(t, v);
+  if (roundCubeOperands(rnd, v, logical_numel)) *overflow = true;
+  return v;
+}
 
 bool forwardFilterPanels(const TensorArg& w, int64_t co, int64_t ci, int64_t khw, CubeRounding rnd, float* bp,
                          bool* overflow) {
@@ -123,9 +107,10 @@ bool backpropInputFilterPanels(const TensorArg& w, int64_t co, int64_t ci, int64
   return true;
 }
 
-bool activationPanels(const TensorArg& dy, int64_t n, int64_t c, int64_t hw, CubeRounding rnd, float* bp,
+bool activationPanels(const TensorArg& dy, int64_t n, int64_t c, int64_t h, int64_t w, CubeRounding rnd, float* bp,
                       bool* overflow) {
-  if (!isNc1hwc0(dy, n, c, hw)) return false;
+  if (!isNc1hwc0(dy, n, c, h, w)) return false;
+  const int64_t hw = h * w;
   const int64_t c1s = ceil16(c);
   const bool bad = parallelForFlagged(n * c1s, n * c1s * hw * k16, [&](int64_t t, bool* flag) {
     const int64_t s = t / c1s, p = t % c1s;  // sample s, panel p: one storage block
@@ -159,7 +144,7 @@ bool storeTransposedFilter(const TensorArg& dw, const float* ct, int64_t co, int
 }
 
 bool paddedPlanes(const TensorArg& x, const PaddedPlanes& g, CubeRounding rnd, float* padded, bool* overflow) {
-  if (!isNc1hwc0(x, g.n, g.c, g.h * g.w) || x.shape[2] != g.h || !simd::hostHasAvx2()) return false;
+  if (!isNc1hwc0(x, g.n, g.c, g.h, g.w) || !simd::hostHasAvx2()) return false;
   const int64_t c1s = ceil16(g.c), plane = g.hp * g.wp;
   const bool bad = parallelForFlagged(g.n * c1s, g.n * c1s * g.h * g.w * k16, [&](int64_t t, bool* flag) {
     const int64_t s = t / c1s, c1 = t % c1s, channels = std::min(k16, g.c - c1 * k16);  // sample s, block c1

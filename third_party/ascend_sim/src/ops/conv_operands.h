@@ -32,9 +32,15 @@
 #include "aicore/units.h"
 #include "ops/conv_util.h"
 #include "ops/kernel.h"
+#include "ops/scratch.h"
 
 namespace ascend_sim {
 namespace convops {
+
+// The logical fp32 view of t (Note [Conv and pooling operands]) in this thread's scratch `slot`,
+// rounded per the precision mode; raises *overflow when a value saturates.
+const float* loadRounded(const TensorArg& t, int64_t logical_numel, ScratchSlot slot, CubeRounding rnd,
+                         bool* overflow);
 
 // Filter w [co][ci][kh][kw] (one group) as Conv2D's B: per 16-output-channel
 // panel p, bp[(p * K + (c * kh * kw + tap)) * 16 + j] = w[p * 16 + j][c][tap],
@@ -48,10 +54,10 @@ bool forwardFilterPanels(const TensorArg& w, int64_t co, int64_t ci, int64_t khw
 bool backpropInputFilterPanels(const TensorArg& w, int64_t co, int64_t ci, int64_t khw, CubeRounding rnd, float* bp,
                                bool* overflow);
 
-// Activation dy [n][c][hw] (one group) as the filter gradient's B: per
-// 16-channel panel p, bp[(p * n * hw + (s * hw + r)) * 16 + j] = dy[s][p * 16 + j][r],
-// zero columns past c.
-bool activationPanels(const TensorArg& dy, int64_t n, int64_t c, int64_t hw, CubeRounding rnd, float* bp,
+// Activation dy [n][c][h][w] (one group) as the filter gradient's B: per
+// 16-channel panel p, bp[(p * n * hw + (s * hw + r)) * 16 + j] = dy[s][p * 16 + j][r]
+// (hw = h * w), zero columns past c.
+bool activationPanels(const TensorArg& dy, int64_t n, int64_t c, int64_t h, int64_t w, CubeRounding rnd, float* bp,
                       bool* overflow);
 
 // The filter gradient's result dw^T [ci * kh * kw][co] (fp32, one group), each

@@ -15,6 +15,7 @@
 // ACL_ERROR_OP_UNSUPPORTED_FORMAT.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -84,6 +85,30 @@ ResultRounding resultRoundingOf(const OpCall& call);
 
 // Shape in messages: "[2,3,4,5]".
 inline std::string str(const Shape& s) { return shapeToString(s); }
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Rows of a convolution product per host task (a multiple of the Cube tiles' 6 and 12 rows).
+constexpr int64_t kRowBand = 96;
+
+// The host tasks of a convolution product (Note [Simulated cores on host threads] in conv2d.cpp):
+// `units` (group, sample) or group products x `bands` of rows x groups of its 16-column panels,
+// the panels split only as far as units x bands falls short of `min_tasks` (deep layers: few
+// rows, many channels). Task t covers unit, band and panels [p0, p1) (possibly empty).
+struct ProductTasks {
+  int64_t units, bands, panels, pgroups;
+  ProductTasks(int64_t units_, int64_t bands_, int64_t panels_, int64_t min_tasks)
+      : units(units_), bands(bands_), panels(panels_),
+        pgroups(std::max<int64_t>(1, std::min(panels_, ceilDiv(min_tasks, units_ * bands_)))) {}
+  int64_t count() const { return units * bands * pgroups; }
+  struct Task {
+    int64_t unit, band, p0, p1;
+  };
+  Task operator[](int64_t t) const {
+    const int64_t pg = t % pgroups;
+    return {t / (bands * pgroups), t / pgroups % bands, pg * panels / pgroups, (pg + 1) * panels / pgroups};
+  }
+};
 
 }  // namespace convutil
 }  // namespace ascend_sim
