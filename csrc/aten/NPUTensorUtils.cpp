@@ -9,9 +9,16 @@
 
 namespace torch_npu {
 
+// Kernels create their outputs straight through the tensor factory, as Ascend's torch_npu does
+// (OpPreparation), not through the dispatcher's aten::empty: a round trip through the dispatcher
+// costs a launch of a small op several hundred nanoseconds. Another device type still goes there.
 at::Tensor emptyNpu(at::IntArrayRef sizes, c10::ScalarType dtype, c10::optional<c10::Device> device) {
-  const c10::Device d = device.value_or(c10::Device(c10::DeviceType::PrivateUse1, current_device()));
-  return at::empty(sizes, at::TensorOptions().dtype(dtype).device(d));
+  if (device.has_value() && device->type() != c10::DeviceType::PrivateUse1) {
+    return at::empty(sizes, at::TensorOptions().dtype(dtype).device(*device));
+  }
+  if (!device.has_value() || !device->has_index()) return makeNpuTensor(sizes, c10::nullopt, dtype, current_device());
+  check_device_index(device->index());
+  return makeNpuTensor(sizes, c10::nullopt, dtype, device->index());
 }
 
 at::Tensor emptyNpuLike(const at::Tensor& t, c10::optional<c10::ScalarType> dtype) {

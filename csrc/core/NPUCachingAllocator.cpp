@@ -29,6 +29,7 @@
 #include <atomic>
 #include <deque>
 #include <memory>
+#include <memory_resource>
 #include <mutex>
 #include <set>
 #include <unordered_map>
@@ -40,6 +41,7 @@
 #include "csrc/core/NPUEvent.h"
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
+#include "csrc/core/RecycledNodes.h"
 #include "csrc/core/TaskQueue.h"
 #include "csrc/core/TestMutations.h"
 
@@ -79,6 +81,11 @@ struct Block {
   Block* next = nullptr;
   std::unordered_set<c10::StreamId> stream_uses;
   int event_count = 0;
+  // Handed out and not yet back in a pool (allocated, or freed while events on other streams are
+  // pending): a member of the allocator's intrusive list of active blocks.
+  bool active = false;
+  Block* active_prev = nullptr;
+  Block* active_next = nullptr;
 
   Block(c10::DeviceIndex d, c10::StreamId s, size_t sz, BlockPool* p, void* ptr_)
       : device(d), stream(s), size(sz), ptr(ptr_), pool(p) {}
@@ -91,10 +98,45 @@ bool blockLess(const Block* a, const Block* b) {
   return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
 }
 
+// Note [Allocator bookkeeping without allocation]
+// malloc and free run for nearly every op launch, on the Python thread, so their bookkeeping
+// allocates nothing from the heap in the steady state: Block objects and the free-block sets'
+// nodes come from the allocator's RecycledNodes (guarded by its mutex, like the sets), and the
+// active blocks form an intrusive list (ActiveBlocks) instead of a hash set. Splitting a cached
+// block and merging it back on free (every small op output) then costs no malloc/free pair.
 struct BlockPool {
-  explicit BlockPool(bool small_) : blocks(blockLess), is_small(small_) {}
-  std::set<Block*, bool (*)(const Block*, const Block*)> blocks;
+  BlockPool(bool small_, std::pmr::memory_resource* nodes) : blocks(blockLess, nodes), is_small(small_) {}
+  std::pmr::set<Block*, bool (*)(const Block*, const Block*)> blocks;
   const bool is_small;
+};
+
+class ActiveBlocks {
+ public:
+  void insert(Block* b) {
+    b->active = true;
+    b->active_prev = nullptr;
+    b->active_next = head_;
+    if (head_) head_->active_prev = b;
+    head_ = b;
+  }
+  void erase(Block* b) {
+    if (!b->active) return;
+    if (b->active_prev) {
+      b->active_prev->active_next = b->active_next;
+    } else {
+      head_ = b->active_next;
+    }
+    if (b->active_next) b->active_next->active_prev = b->active_prev;
+    b->active = false;
+    b->active_prev = b->active_next = nullptr;
+  }
+  template <typename F>
+  void forEach(F f) const {
+    for (Block* b = head_; b; b = b->active_next) f(b);
+  }
+
+ private:
+  Block* head_ = nullptr;
 };
 
 std::string formatBytes(size_t bytes) {
@@ -129,7 +171,7 @@ std::atomic<bool>& memoryReportingFlag() {
 class DeviceCachingAllocator {
  public:
   explicit DeviceCachingAllocator(c10::DeviceIndex device)
-      : device_(device), small_(true), large_(false) {}
+      : device_(device), small_(true, &nodes_), large_(false, &nodes_) {}
 
   Block* malloc(size_t request, c10::StreamId stream) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -226,7 +268,7 @@ class DeviceCachingAllocator {
   void snapshot(std::vector<SegmentInfo>& out) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     std::vector<Block*> heads;
-    for (Block* b : active_) heads.push_back(b);
+    active_.forEach([&](Block* b) { heads.push_back(b); });
     for (BlockPool* p : {&small_, &large_}) {
       for (Block* b : p->blocks) heads.push_back(b);
     }
@@ -313,7 +355,7 @@ class DeviceCachingAllocator {
       stats_.reserved_bytes[t].increase(seg);
     }
     NPU_LOGD("allocator: new segment of {} bytes on device {}", seg, device_);
-    return new Block(device_, stream, seg, &pool, ptr);
+    return newBlock(device_, stream, seg, &pool, ptr);
   }
 
   // On failure, last_device_error_ holds the device's own reason ("" when the
@@ -328,11 +370,20 @@ class DeviceCachingAllocator {
     return status;
   }
 
+  template <typename... Args>
+  Block* newBlock(Args&&... args) {
+    return new (nodes_.allocate(sizeof(Block), alignof(Block))) Block(std::forward<Args>(args)...);
+  }
+  void deleteBlock(Block* b) {
+    b->~Block();
+    nodes_.deallocate(b, sizeof(Block), alignof(Block));
+  }
+
   Block* splitIfWorthIt(Block* block, size_t size) {
     const size_t remaining = block->size - size;
     const bool worth = block->pool->is_small ? remaining >= kMinBlockSize : remaining > kSmallSize;
     if (!worth) return block;
-    auto* rest = new Block(device_, block->stream, remaining, block->pool,
+    auto* rest = newBlock(device_, block->stream, remaining, block->pool,
                            static_cast<char*>(block->ptr) + size);
     rest->prev = block;
     rest->next = block->next;
@@ -371,8 +422,7 @@ class DeviceCachingAllocator {
     }
     // Merge with free neighbours of the same segment.
     for (Block* neighbour : {block->prev, block->next}) {
-      if (neighbour == nullptr || neighbour->allocated || neighbour->event_count > 0 ||
-          active_.count(neighbour)) {
+      if (neighbour == nullptr || neighbour->allocated || neighbour->event_count > 0 || neighbour->active) {
         continue;
       }
       removeFree(neighbour);
@@ -385,7 +435,7 @@ class DeviceCachingAllocator {
         if (block->next) block->next->prev = block;
       }
       block->size += neighbour->size;
-      delete neighbour;
+      deleteBlock(neighbour);
     }
     insertFree(block);
   }
@@ -427,16 +477,17 @@ class DeviceCachingAllocator {
           stats_.segment[t].decrease(1);
           stats_.reserved_bytes[t].decrease(b->size);
         }
-        delete b;
+        deleteBlock(b);
       }
     }
   }
 
   c10::DeviceIndex device_;
   std::recursive_mutex mutex_;
+  RecycledNodes nodes_;  // Note [Allocator bookkeeping without allocation]
   BlockPool small_;
   BlockPool large_;
-  std::unordered_set<Block*> active_;
+  ActiveBlocks active_;
   std::deque<std::pair<std::unique_ptr<NPUEvent>, Block*>> pending_events_;
   DeviceStats stats_;
   size_t allowed_bytes_ = SIZE_MAX;

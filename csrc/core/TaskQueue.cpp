@@ -108,14 +108,17 @@ void TaskQueue::run(const Task& task, const LaunchTag& tag) {
     NPU_LOGE("{}", msg);
     std::lock_guard<std::mutex> lock(mutex_);
     if (pending_error_.empty()) pending_error_ = std::move(msg);
+    has_pending_error_.store(true, std::memory_order_release);
   }
 }
 
 void TaskQueue::raisePendingError() {
+  if (!has_pending_error_.load(std::memory_order_acquire)) return;  // every launch asks: no lock then
   std::string msg;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     msg.swap(pending_error_);
+    has_pending_error_.store(false, std::memory_order_relaxed);
   }
   TORCH_CHECK(msg.empty(), msg);
 }
@@ -138,8 +141,12 @@ void TaskQueue::submit(aclrtStream stream, Put put, Name name) {
   // the same epoch, and the two disagree by up to a microsecond.
   static std::atomic<uint64_t> next_launch_id{kFirstLaunchId};
   const uint64_t launch_id = next_launch_id.fetch_add(1, std::memory_order_relaxed);
-  at::RecordFunction launch_event(at::RecordScope::FUNCTION);
-  if (launch_event.isActive()) launch_event.before(kLaunchEventName, static_cast<int64_t>(launch_id));
+  // Without a profiler (or any RecordFunction callback) there is no event object to build.
+  c10::optional<at::RecordFunction> launch_event;
+  if (auto callbacks = at::getStepCallbacksUnlessEmpty(at::RecordScope::FUNCTION)) {
+    launch_event.emplace(std::move(*callbacks));
+    if (launch_event->isActive()) launch_event->before(kLaunchEventName, static_cast<int64_t>(launch_id));
+  }
   raisePendingError();
   const bool blocking = launchBlocking();
   std::string blocking_name = blocking ? std::string(name()) : std::string();

@@ -147,6 +147,7 @@ class TaskQueue {
   bool running_ = false;  // the worker is executing a task
   bool worker_started_ = false;
   std::string pending_error_;
+  std::atomic<bool> has_pending_error_{false};  // pending_error_ is set (read without the mutex)
 };
 
 }  // namespace torch_npu

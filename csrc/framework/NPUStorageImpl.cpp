@@ -1,5 +1,7 @@
 #include "csrc/framework/NPUStorageImpl.h"
 
+#include <typeinfo>
+
 #include <ATen/Tensor.h>
 
 namespace torch_npu {
@@ -8,9 +10,12 @@ NPUStorageImpl::NPUStorageImpl(use_byte_size_t, size_t size_bytes, c10::DataPtr 
                                c10::Allocator* allocator, bool resizable)
     : c10::StorageImpl(use_byte_size_t(), size_bytes, std::move(data_ptr), allocator, resizable) {}
 
+// On the path of every op operand: no Storage copy (a pair of atomic reference count updates) and
+// an exact type comparison instead of a dynamic_cast (NPUStorageImpl is final).
 const NPUStorageDesc* storageDesc(const at::Tensor& t) {
-  auto* impl = dynamic_cast<NPUStorageImpl*>(t.storage().unsafeGetStorageImpl());
-  return impl ? &impl->desc : nullptr;
+  c10::StorageImpl* impl = t.unsafeGetTensorImpl()->unsafe_storage().unsafeGetStorageImpl();
+  if (impl == nullptr || typeid(*impl) != typeid(NPUStorageImpl)) return nullptr;
+  return &static_cast<NPUStorageImpl*>(impl)->desc;
 }
 
 }  // namespace torch_npu

@@ -23,7 +23,7 @@ struct NPUStorageDesc {
   caffe2::TypeMeta data_type;
 };
 
-class NPUStorageImpl : public c10::StorageImpl {
+class NPUStorageImpl final : public c10::StorageImpl {
  public:
   NPUStorageImpl(use_byte_size_t, size_t size_bytes, c10::DataPtr data_ptr, c10::Allocator* allocator,
                  bool resizable);

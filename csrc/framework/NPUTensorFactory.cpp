@@ -23,7 +23,10 @@ at::Tensor makeNpuTensor(at::IntArrayRef sizes, c10::optional<at::IntArrayRef> s
   const aclFormat npu_format = effectiveFormat(format.value_or(defaultBaseFormat(sizes.size())), sizes);
   TORCH_INTERNAL_ASSERT(isBaseFormat(npu_format) || !strides.has_value(),
                         "private-format tensors are always contiguous");
-  const std::vector<int64_t> storage_sizes = storageSizes(npu_format, dtype, sizes);
+  // A base format's storage has the logical sizes: no vector to build for it.
+  const bool base = isBaseFormat(npu_format);
+  const std::vector<int64_t> private_sizes = base ? std::vector<int64_t>() : storageSizes(npu_format, dtype, sizes);
+  const at::IntArrayRef storage_sizes = base ? sizes : at::IntArrayRef(private_sizes);
   size_t nbytes = 0;
   if (strides) {
     nbytes = at::detail::computeStorageNbytes(sizes, *strides, meta.itemsize());
@@ -36,7 +39,7 @@ at::Tensor makeNpuTensor(at::IntArrayRef sizes, c10::optional<at::IntArrayRef> s
                                                      allocator->allocate(nbytes), allocator, true);
   storage->desc.base_sizes.assign(sizes.begin(), sizes.end());
   storage->desc.storage_sizes.assign(storage_sizes.begin(), storage_sizes.end());
-  storage->desc.origin_format = isBaseFormat(npu_format) ? npu_format : baseFormatOf(npu_format);
+  storage->desc.origin_format = base ? npu_format : baseFormatOf(npu_format);
   storage->desc.npu_format = npu_format;
   storage->desc.data_type = meta;
   // AutocastXPU hosts the NPU autocast (Note [NPU autocast] in csrc/aten/AutocastNPU.cpp).

@@ -1,7 +1,12 @@
 // The NPU caching allocator: statistics, block reuse, empty_cache, OOM.
 #include "csrc/core/NPUCachingAllocator.h"
 #include "csrc/core/NPUFunctions.h"
+#include "csrc/core/RecycledNodes.h"
 #include "npu_test_util.h"
+
+#include <memory_resource>
+#include <set>
+#include <vector>
 
 using torch_npu::allocator::DeviceStats;
 using torch_npu::allocator::getDeviceStats;
@@ -124,4 +129,34 @@ TEST(NpuAllocator, RawAllocAndDelete) {
   EXPECT_EQ(allocatedBytes(), before);
   EXPECT_THROW_WITH(torch_npu::allocator::rawDelete(p), "was not allocated by torch.npu.caching_allocator_alloc");
   EXPECT_EQ(torch_npu::allocator::rawAlloc(0, 0, torch_npu::getCurrentNPUStream(0).id()), nullptr);
+}
+
+// Note [Allocator bookkeeping without allocation]: freed nodes are handed out again, per size.
+TEST(RecycledNodes, ReusesFreedMemoryOfTheSameSize) {
+  torch_npu::RecycledNodes nodes;
+  void* a = nodes.allocate(48, 8);
+  void* b = nodes.allocate(120, 8);
+  nodes.deallocate(a, 48, 8);
+  nodes.deallocate(b, 120, 8);
+  EXPECT_EQ(nodes.allocate(120, 8), b);  // the last freed of its size
+  EXPECT_EQ(nodes.allocate(48, 8), a);
+  void* c = nodes.allocate(48, 8);  // the free list is empty again: new memory
+  EXPECT_NE(c, a);
+  // A set of blocks that is filled and emptied twice stays within the memory of the first round.
+  std::pmr::set<int> set(&nodes);
+  std::set<const void*> first_round;
+  for (int i = 0; i < 100; ++i) first_round.insert(&*set.insert(i).first);
+  set.clear();
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(first_round.count(&*set.insert(1000 + i).first), 1u);
+}
+
+TEST(RecycledNodes, MoreSizesThanClassesUseTheHeap) {
+  torch_npu::RecycledNodes nodes;
+  std::vector<void*> blocks;
+  for (size_t size = 16; size <= 256; size += 16) blocks.push_back(nodes.allocate(size, 8));
+  for (size_t i = 0; i < blocks.size(); ++i) nodes.deallocate(blocks[i], 16 * (i + 1), 8);
+  void* big = nodes.allocate(4096, 64);  // over-aligned: always the heap
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big) % 64, 0u);
+  nodes.deallocate(big, 4096, 64);
+  EXPECT_EQ(nodes.allocate(16, 8), blocks[0]);  // the first sizes got classes
 }
