@@ -1,9 +1,9 @@
 // RecycledNodes: a memory resource for many objects of a few fixed sizes, used by one thread at a
 // time (its owner's lock). It keeps the memory of each freed object in a free list per size and
 // hands it out again, so a container that inserts and erases in a steady state (a std::pmr::set
-// of cached blocks, say) stops calling malloc and free. It never returns memory to the heap: its
-// owners live for the whole process. More than kClasses distinct sizes, or over-aligned objects,
-// fall back to plain operator new/delete.
+// of cached blocks, say) stops calling malloc and free. Freed memory goes back to the heap only
+// when the resource is destroyed (the caching allocator's never are: they live for the process).
+// More than kClasses distinct sizes, or over-aligned objects, use plain operator new/delete.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +14,20 @@
 namespace torch_npu {
 
 class RecycledNodes final : public std::pmr::memory_resource {
+ public:
+  RecycledNodes() = default;
+  RecycledNodes(const RecycledNodes&) = delete;
+  RecycledNodes& operator=(const RecycledNodes&) = delete;
+  ~RecycledNodes() override {
+    for (SizeClass& c : classes_) {
+      while (c.head != nullptr) {
+        FreeNode* n = c.head;
+        c.head = n->next;
+        ::operator delete(n);
+      }
+    }
+  }
+
  private:
   struct FreeNode {
     FreeNode* next;
@@ -40,12 +54,11 @@ class RecycledNodes final : public std::pmr::memory_resource {
   void* do_allocate(size_t bytes, size_t alignment) override {
     bytes = std::max(bytes, sizeof(FreeNode));
     SizeClass* c = classFor(bytes, alignment);
-    if (c != nullptr && c->head != nullptr) {
-      FreeNode* n = c->head;
-      c->head = n->next;
-      return n;
-    }
-    return ::operator new(bytes, std::align_val_t(alignment));
+    if (c == nullptr) return ::operator new(bytes, std::align_val_t(alignment));
+    if (c->head == nullptr) return ::operator new(bytes);  // aligned for any alignment <= max_align_t
+    FreeNode* n = c->head;
+    c->head = n->next;
+    return n;
   }
 
   void do_deallocate(void* p, size_t bytes, size_t alignment) override {

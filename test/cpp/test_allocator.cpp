@@ -142,6 +142,9 @@ TEST(RecycledNodes, ReusesFreedMemoryOfTheSameSize) {
   EXPECT_EQ(nodes.allocate(48, 8), a);
   void* c = nodes.allocate(48, 8);  // the free list is empty again: new memory
   EXPECT_NE(c, a);
+  nodes.deallocate(c, 48, 8);
+  nodes.deallocate(a, 48, 8);
+  nodes.deallocate(b, 120, 8);
   // A set of blocks that is filled and emptied twice stays within the memory of the first round.
   std::pmr::set<int> set(&nodes);
   std::set<const void*> first_round;
@@ -159,4 +162,5 @@ TEST(RecycledNodes, MoreSizesThanClassesUseTheHeap) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(big) % 64, 0u);
   nodes.deallocate(big, 4096, 64);
   EXPECT_EQ(nodes.allocate(16, 8), blocks[0]);  // the first sizes got classes
+  nodes.deallocate(blocks[0], 16, 8);
 }
