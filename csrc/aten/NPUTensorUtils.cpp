@@ -9,6 +9,15 @@
 
 namespace torch_npu {
 
+c10::DeviceIndex targetDeviceIndex(c10::optional<c10::Device> device) {
+  if (device.has_value() && device->has_index()) {
+    TORCH_CHECK(device->type() == c10::DeviceType::PrivateUse1, "expected an npu device, got ", *device);
+    check_device_index(device->index());
+    return device->index();
+  }
+  return current_device();
+}
+
 // Kernels create their outputs straight through the tensor factory, as Ascend's torch_npu does
 // (OpPreparation), not through the dispatcher's aten::empty: a round trip through the dispatcher
 // costs a launch of a small op several hundred nanoseconds. Another device type still goes there.
@@ -16,9 +25,7 @@ at::Tensor emptyNpu(at::IntArrayRef sizes, c10::ScalarType dtype, c10::optional<
   if (device.has_value() && device->type() != c10::DeviceType::PrivateUse1) {
     return at::empty(sizes, at::TensorOptions().dtype(dtype).device(*device));
   }
-  if (!device.has_value() || !device->has_index()) return makeNpuTensor(sizes, c10::nullopt, dtype, current_device());
-  check_device_index(device->index());
-  return makeNpuTensor(sizes, c10::nullopt, dtype, device->index());
+  return makeNpuTensor(sizes, c10::nullopt, dtype, targetDeviceIndex(device));
 }
 
 at::Tensor emptyNpuLike(const at::Tensor& t, c10::optional<c10::ScalarType> dtype) {

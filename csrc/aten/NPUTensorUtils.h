@@ -7,6 +7,10 @@
 
 namespace torch_npu {
 
+// The index of the NPU device a factory call asks for: `device`'s index (checked; it must be an npu
+// device then), or the current device when there is no device or no index.
+c10::DeviceIndex targetDeviceIndex(c10::optional<c10::Device> device);
+
 // A new contiguous NPU tensor (on `device`, or the current device).
 at::Tensor emptyNpu(at::IntArrayRef sizes, c10::ScalarType dtype, c10::optional<c10::Device> device = c10::nullopt);
 at::Tensor emptyNpuLike(const at::Tensor& t, c10::optional<c10::ScalarType> dtype = c10::nullopt);

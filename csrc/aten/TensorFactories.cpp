@@ -17,18 +17,6 @@
 
 namespace at_npu {
 namespace native {
-namespace {
-
-c10::DeviceIndex targetDevice(c10::optional<at::Device> device) {
-  if (device.has_value() && device->has_index()) {
-    TORCH_CHECK(device->type() == c10::DeviceType::PrivateUse1, "expected an npu device, got ", *device);
-    torch_npu::check_device_index(device->index());
-    return device->index();
-  }
-  return torch_npu::current_device();
-}
-
-}  // namespace
 
 at::Tensor NPUNativeFunctions::empty(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
                                      c10::optional<at::Layout> layout, c10::optional<at::Device> device,
@@ -37,7 +25,7 @@ at::Tensor NPUNativeFunctions::empty(at::IntArrayRef size, c10::optional<at::Sca
   TORCH_CHECK(!pin_memory.value_or(false), "Only dense CPU tensors can be pinned");
   TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "NPU tensors must be strided, got layout ",
               *layout);
-  auto tensor = torch_npu::makeNpuTensor(size, c10::nullopt, c10::dtype_or_default(dtype), targetDevice(device));
+  auto tensor = torch_npu::makeNpuTensor(size, c10::nullopt, c10::dtype_or_default(dtype), torch_npu::targetDeviceIndex(device));
   const auto mf = memory_format.value_or(at::MemoryFormat::Contiguous);
   if (mf != at::MemoryFormat::Contiguous) tensor.unsafeGetTensorImpl()->empty_tensor_restride(mf);
   return tensor;
@@ -49,7 +37,7 @@ at::Tensor NPUNativeFunctions::empty_strided(at::IntArrayRef size, at::IntArrayR
   TORCH_CHECK(!pin_memory.value_or(false), "Only dense CPU tensors can be pinned");
   TORCH_CHECK(size.size() == stride.size(), "empty_strided: ", size.size(), " sizes but ", stride.size(),
               " strides");
-  return torch_npu::makeNpuTensor(size, stride, c10::dtype_or_default(dtype), targetDevice(device));
+  return torch_npu::makeNpuTensor(size, stride, c10::dtype_or_default(dtype), torch_npu::targetDeviceIndex(device));
 }
 
 // empty_like (and so zeros_like, ones_like, full_like, randn_like, ...) keeps
