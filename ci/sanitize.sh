@@ -13,15 +13,11 @@
 #   bash ci/sanitize.sh [address|thread]...    (default: both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 kinds=("$@")
 ((${#kinds[@]})) || kinds=(address thread)
 
-# halt_on_error: the first report fails the test that caused it (ctest shows which).
-export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:suppressions=$root/ci/sanitizers/asan.supp"
-export LSAN_OPTIONS="suppressions=$root/ci/sanitizers/lsan.supp:print_suppressions=0"
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$root/ci/sanitizers/ubsan.supp"
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/ci/sanitizers/tsan.supp"
+ROOT=$PWD
+source ci/sanitizers/env.sh
 
 status=0
 for kind in "${kinds[@]}"; do
@@ -29,11 +25,13 @@ for kind in "${kinds[@]}"; do
     address)
       cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DASCEND_SIM_SANITIZE=address > /dev/null
       cmake --build build-asan -j2 --target ascend_sim_tests torch_npu_tests
+      rm -f build-asan/Testing/Temporary/LastTestsFailed.log
       (cd build-asan && ctest -j2 --output-on-failure --timeout 900) || status=1
       ;;
     thread)
       cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DASCEND_SIM_SANITIZE=thread > /dev/null
       cmake --build build-tsan -j2 --target ascend_sim_tests torch_npu_tests
+      rm -f build-tsan/Testing/Temporary/LastTestsFailed.log
       (cd build-tsan && ctest -j2 --output-on-failure --timeout 900 \
         -R '^(Stream|Event|EventFailure|Memory|HbmArena|Device|Profiling|OpDumpTest|OpExecute|FaultInjection|ThreadPool|AiCoreSplit|CubeUnit|Hccl[A-Za-z]*|[A-Za-z]+/Hccl[A-Za-z]*|Kinds/TransportTest|ShmTransport|ShmSegment|NpuTaskQueue|NpuAllocator|NpuStreamsEvents|NpuPinnedMemory|NpuCopy|NpuFloatStatus|NpuRandom|NpuRandomOps|NpuAmpKernels)\.') || status=1
       ;;

@@ -6,7 +6,11 @@ cd "$(dirname "$0")/.."
 
 bash ci/setup.sh
 
+# The logs that ci/report_failures.sh reads: ctest's list of failed tests (ctest leaves a
+# stale one when all pass) and pytest's output.
+rm -f build/Testing/Temporary/LastTestsFailed.log build/pytest.log
 status=0
 (cd build && ctest -j2 --output-on-failure --timeout 600) || status=1
-(cd /tmp && /usr/bin/python3 -m pytest -q -p no:cacheprovider "$OLDPWD/test/python") || status=1
+(cd /tmp && /usr/bin/python3 -m pytest -q -p no:cacheprovider "$OLDPWD/test/python" 2>&1 |
+  tee "$OLDPWD/build/pytest.log") || status=1
 exit $status
