@@ -82,6 +82,10 @@ TEST(NpuTaskQueue, TasksBeyondTheRingsCapacityRunInOrder) {
       ++enqueued;
     }
   });
+  // The producer fills the ring (however slowly a loaded host schedules it), then must wait.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (enqueued.load() <= 1000 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const int stalled_at = enqueued.load();
   EXPECT_LT(stalled_at, kTasks) << "the producer did not wait for room in the ring";
