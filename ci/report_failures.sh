@@ -3,8 +3,9 @@
 # README's test command scrolls away under the sanitizer runs: this repeats, at the end,
 # every failure of the run — each failed GoogleTest with the end of its own output (from
 # its tree's ctest log), each failed pytest case with its error line — then runs each
-# failed test once more, to tell a steady failure from a flaky one. It never changes the
-# run's verdict (a test that passes on its rerun still failed the run).
+# failed test once more, to tell a steady failure from a flaky one. Exits 1 if it found a
+# failed test; .ci/run's verdict stays what the tests said (a test that passes on its rerun
+# still failed the run).
 #   bash ci/report_failures.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -49,6 +50,6 @@ fi
 echo
 if ((failures)); then
   echo "ci/report_failures.sh: $failures failed test(s) in this run, listed above"
-else
-  echo "ci/report_failures.sh: no failed test in this run's logs"
+  exit 1
 fi
+echo "ci/report_failures.sh: no failed test in this run's logs"
