@@ -90,7 +90,10 @@ TEST(NpuLinalgLstsq, EveryDriverVectorAndBroadcast) {
   // Rank deficient: no residuals for gelsd; m = 0: a zero solution.
   const at::Tensor d = at::cat({a, a.narrow(1, 0, 1)}, 1);
   EXPECT_EQ(std::get<1>(at::linalg_lstsq(d.to(npu()), v.to(npu()), c10::nullopt, "gelsd")).numel(), 0);
-  expectClose(std::get<2>(at::linalg_lstsq(d.to(npu()), v.to(npu()))), std::get<2>(at::linalg_lstsq(d, v)));
+  // Its rank is 3. Not compared with the CPU's: torch 1.13's CPU gelsy hands LAPACK an uninitialised
+  // pivot array (JPVT: nonzero entries pin columns to the front), so its rank of this matrix varies
+  // between calls (2 in about one call in ten, measured); ours pivots freely.
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(std::get<2>(at::linalg_lstsq(d.to(npu()), v.to(npu()))).item<int64_t>(), 3);
   expectClose(std::get<0>(at::linalg_lstsq(at::randn({0, 3}).to(npu()), at::randn({0, 2}).to(npu()))),
               at::zeros({3, 2}));
   at::Tensor inf = a.clone();
