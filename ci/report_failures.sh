@@ -13,7 +13,7 @@ ROOT=$PWD
 source ci/sanitizers/env.sh
 failures=0
 
-# The end of one test's output in a ctest log (between "Output:" and "<end of output>").
+# The end of one test's record in a ctest log (from its "Testing:" line to "<end of output>").
 ctest_output_tail() {  # log test_name
   awk -v name="$2" '
     !inside && index($0, " Testing: ") && substr($0, index($0, " Testing: ") + 10) == name { inside = 1; next }
@@ -32,16 +32,17 @@ for tree in build build-asan build-tsan; do
     ctest_output_tail "$tree/Testing/Temporary/LastTest.log" "$name"
   done < "$list"
   echo "---- $tree: the failed tests once more"
-  if (cd "$tree" && ctest --rerun-failed --output-on-failure --timeout 900 2>&1 | tail -n 80); then :; fi
+  (cd "$tree" && ctest --rerun-failed --output-on-failure --timeout 900 2>&1 | tail -n 80)
 done
 
 pytest_log=build/pytest.log
-if [[ -s $pytest_log ]] && grep -qE '^(FAILED|ERROR) ' "$pytest_log"; then
+failed_cases=$([[ -s $pytest_log ]] && grep -E '^(FAILED|ERROR) ' "$pytest_log")
+if [[ -n $failed_cases ]]; then
   echo
   echo "==== pytest: failed cases"
-  grep -E '^(FAILED|ERROR) ' "$pytest_log"
+  echo "$failed_cases"
   # Node ids are relative to /tmp, where ci/test.sh runs pytest.
-  mapfile -t ids < <(grep -E '^(FAILED|ERROR) ' "$pytest_log" | awk '{print $2}' | sort -u)
+  mapfile -t ids < <(awk '{print $2}' <<< "$failed_cases" | sort -u)
   failures=$((failures + ${#ids[@]}))
   echo "---- pytest: the failed cases once more"
   (cd /tmp && /usr/bin/python3 -m pytest -q -p no:cacheprovider "${ids[@]}" 2>&1 | tail -n 80)
