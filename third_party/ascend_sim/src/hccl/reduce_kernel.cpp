@@ -13,40 +13,84 @@ namespace hccl {
 
 namespace {
 
-// Integer op with wrap-around (computed on the unsigned type: no UB).
-template <typename T>
-T intOp(T a, T b, HcclReduceOp op) {
-  using U = std::make_unsigned_t<T>;
-  switch (op) {
-    case HCCL_REDUCE_SUM: return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-    case HCCL_REDUCE_PROD: return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-    case HCCL_REDUCE_MAX: return a > b ? a : b;
-    case HCCL_REDUCE_MIN: return a < b ? a : b;
-  }
-  return a;
-}
+// Note [Reduction loops per op]
+// The op is chosen once per call, outside the loop, so that each loop body is
+// one operation the compiler can vectorise (SUM of fp32 runs 4-8 lanes wide
+// instead of testing the op per element). Every lane computes what the scalar
+// form computes, in the same order per element, so the bits do not change.
 
-float floatOp(float a, float b, HcclReduceOp op) {
-  switch (op) {
-    case HCCL_REDUCE_SUM: return a + b;
-    case HCCL_REDUCE_PROD: return a * b;
-    case HCCL_REDUCE_MAX: return std::isnan(a) || std::isnan(b) ? NAN : (a > b ? a : b);
-    case HCCL_REDUCE_MIN: return std::isnan(a) || std::isnan(b) ? NAN : (a < b ? a : b);
+// Integer ops with wrap-around (computed on the unsigned type: no UB).
+template <typename T>
+struct IntSum {
+  T operator()(T a, T b) const {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
   }
-  return a;
+};
+template <typename T>
+struct IntProd {
+  T operator()(T a, T b) const {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+  }
+};
+template <typename T>
+struct Max {
+  T operator()(T a, T b) const { return a > b ? a : b; }
+};
+template <typename T>
+struct Min {
+  T operator()(T a, T b) const { return a < b ? a : b; }
+};
+
+struct FloatSum {
+  float operator()(float a, float b) const { return a + b; }
+};
+struct FloatProd {
+  float operator()(float a, float b) const { return a * b; }
+};
+// MAX / MIN propagate NaN (as the canonical quiet NaN).
+struct FloatMax {
+  float operator()(float a, float b) const { return a != a || b != b ? NAN : (a > b ? a : b); }
+};
+struct FloatMin {
+  float operator()(float a, float b) const { return a != a || b != b ? NAN : (a < b ? a : b); }
+};
+
+template <typename T, typename Op>
+void elementwise(void* dst, const void* src, size_t n, Op op) {
+  T* d = static_cast<T*>(dst);
+  const T* s = static_cast<const T*>(src);
+  for (size_t i = 0; i < n; ++i) d[i] = op(d[i], s[i]);
 }
 
 template <typename T>
 void reduceInts(void* dst, const void* src, size_t n, HcclReduceOp op) {
-  T* d = static_cast<T*>(dst);
-  const T* s = static_cast<const T*>(src);
-  for (size_t i = 0; i < n; ++i) d[i] = intOp<T>(d[i], s[i], op);
+  switch (op) {
+    case HCCL_REDUCE_SUM: return elementwise<T>(dst, src, n, IntSum<T>{});
+    case HCCL_REDUCE_PROD: return elementwise<T>(dst, src, n, IntProd<T>{});
+    case HCCL_REDUCE_MAX: return elementwise<T>(dst, src, n, Max<T>{});
+    case HCCL_REDUCE_MIN: return elementwise<T>(dst, src, n, Min<T>{});
+  }
 }
 
 void reduceFp32(void* dst, const void* src, size_t n, HcclReduceOp op) {
-  float* d = static_cast<float*>(dst);
-  const float* s = static_cast<const float*>(src);
-  for (size_t i = 0; i < n; ++i) d[i] = floatOp(d[i], s[i], op);
+  switch (op) {
+    case HCCL_REDUCE_SUM: return elementwise<float>(dst, src, n, FloatSum{});
+    case HCCL_REDUCE_PROD: return elementwise<float>(dst, src, n, FloatProd{});
+    case HCCL_REDUCE_MAX: return elementwise<float>(dst, src, n, FloatMax{});
+    case HCCL_REDUCE_MIN: return elementwise<float>(dst, src, n, FloatMin{});
+  }
+}
+
+float floatOp(float a, float b, HcclReduceOp op) {
+  switch (op) {
+    case HCCL_REDUCE_SUM: return FloatSum{}(a, b);
+    case HCCL_REDUCE_PROD: return FloatProd{}(a, b);
+    case HCCL_REDUCE_MAX: return FloatMax{}(a, b);
+    case HCCL_REDUCE_MIN: return FloatMin{}(a, b);
+  }
+  return a;
 }
 
 constexpr uint16_t kHalfExpMask = 0x7c00;  // exponent all ones: inf or NaN

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 
+#include "ascend_sim/acl.h"  // ASCEND_SIM_API
 #include "ascend_sim/hccl.h"
 
 namespace ascend_sim {
@@ -22,7 +23,7 @@ namespace hccl {
 // Reduces n elements of dt in place into dst. dt must be reducible
 // (isReducibleDtype) and op valid. Returns true if an fp16 result overflowed
 // (only reported when fp16_saturate).
-bool reduceInto(void* dst, const void* src, size_t n, HcclDataType dt, HcclReduceOp op, bool fp16_saturate);
+ASCEND_SIM_API bool reduceInto(void* dst, const void* src, size_t n, HcclDataType dt, HcclReduceOp op, bool fp16_saturate);
 
 }  // namespace hccl
 }  // namespace ascend_sim
