@@ -209,6 +209,77 @@ TEST(ShmTransport, ASizeThatDisagreesWithTheReceiveFailsIt) {
   EXPECT_EQ(failureOf(pair[1], *recv, kTimeout), "rank 0 sent 64 bytes with tag 1 where this rank expected 32");
 }
 
+// dst += src on wrapping 32-bit integers, counting the calls.
+class AddInt32 final : public hccl::ReceiveReducer {
+ public:
+  size_t elementBytes() const override { return 4; }
+  void reduceBytes(void* dst, const void* src, size_t bytes) override {
+    ASSERT_EQ(bytes % 4, 0u);
+    for (size_t i = 0; i < bytes; i += 4) {
+      uint32_t a, b;
+      std::memcpy(&a, static_cast<char*>(dst) + i, 4);
+      std::memcpy(&b, static_cast<const char*>(src) + i, 4);
+      a += b;
+      std::memcpy(static_cast<char*>(dst) + i, &a, 4);
+    }
+    ++calls;
+  }
+  int calls = 0;
+};
+
+std::vector<char> added(const std::vector<char>& a, const std::vector<char>& b) {
+  std::vector<char> sum = a;
+  AddInt32().reduceBytes(sum.data(), b.data(), sum.size());
+  return sum;
+}
+
+// Note [Reducing while receiving]: a 7-byte frame first, so that every later
+// chunk (64 KB ring, wrapped ~16 times) starts and ends inside an element.
+TEST(ShmTransport, AReducingReceiveReducesChunksSplitInsideElements) {
+  TransportPair pair("shm");
+  const auto odd = pattern(7, 10), incoming = pattern((1 << 20) + 12, 11), start = pattern(incoming.size(), 12);
+  std::vector<char> got_odd(odd.size()), acc = start;
+  AddInt32 add;
+  runRanks(2, [&](int r) {
+    if (r == 0) {
+      auto a = pair[0].postSend(1, 1, odd.data(), odd.size());
+      auto b = pair[0].postSend(1, 2, incoming.data(), incoming.size());
+      EXPECT_EQ(failureOf(pair[0], *a, kTimeout), "none");
+      EXPECT_EQ(failureOf(pair[0], *b, kTimeout), "none");
+      return;
+    }
+    auto a = pair[1].postRecv(0, 1, got_odd.data(), got_odd.size());
+    auto b = pair[1].postRecvReduce(0, 2, acc.data(), acc.size(), add);
+    EXPECT_EQ(failureOf(pair[1], *a, kTimeout), "none");
+    EXPECT_EQ(failureOf(pair[1], *b, kTimeout), "none");
+  });
+  EXPECT_EQ(got_odd, odd);
+  EXPECT_TRUE(acc == added(start, incoming));
+  EXPECT_GT(add.calls, 16);  // reduced chunk by chunk, not staged
+}
+
+TEST(ShmTransport, AReducingReceivePostedAfterItsFrameArrivedReducesTheParkedCopy) {
+  TransportPair pair("shm");
+  const auto early = pattern(1000, 13), later = pattern(24, 14), start = pattern(early.size(), 15);
+  std::vector<char> got_later(later.size()), acc = start;
+  AddInt32 add;
+  runRanks(2, [&](int r) {
+    if (r == 0) {
+      auto a = pair[0].postSend(1, 1, early.data(), early.size());
+      auto b = pair[0].postSend(1, 2, later.data(), later.size());
+      EXPECT_EQ(failureOf(pair[0], *a, kTimeout), "none");
+      EXPECT_EQ(failureOf(pair[0], *b, kTimeout), "none");
+      return;
+    }
+    auto b = pair[1].postRecv(0, 2, got_later.data(), got_later.size());
+    EXPECT_EQ(failureOf(pair[1], *b, kTimeout), "none");  // tag 1's frame is parked by now
+    auto a = pair[1].postRecvReduce(0, 1, acc.data(), acc.size(), add);
+    EXPECT_EQ(failureOf(pair[1], *a, kTimeout), "none");
+  });
+  EXPECT_EQ(got_later, later);
+  EXPECT_TRUE(acc == added(start, early));
+}
+
 TEST(ShmSegment, ThePeerSeesTheOwnerAliveUntilTheOwnerLetsGo) {
   const std::string name = "/ascend_sim_test_segment." + std::to_string(::getpid());
   std::string why;

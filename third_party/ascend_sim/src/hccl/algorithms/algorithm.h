@@ -49,10 +49,13 @@ struct CollectiveArgs {
 };
 
 // Applies the call's reduction; remembers whether an fp16 result overflowed.
-class Reducer {
+// Also what a reducing receive applies (PeerIo::sendRecvReduce).
+class Reducer final : public ReceiveReducer {
  public:
   explicit Reducer(const CollectiveArgs& a) : dtype_(a.dtype), op_(a.op), saturate_(a.fp16_saturate) {}
   void operator()(void* dst, const void* src, uint64_t elems);
+  size_t elementBytes() const override { return hcclDtypeSize(dtype_); }
+  void reduceBytes(void* dst, const void* src, size_t bytes) override { (*this)(dst, src, bytes / elementBytes()); }
   bool overflowed() const { return overflow_; }
 
  private:

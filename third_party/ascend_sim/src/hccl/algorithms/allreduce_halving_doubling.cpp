@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <stdexcept>
-#include <vector>
 
 #include "hccl/algorithms/block_layout.h"
 
@@ -19,7 +18,6 @@ void AllReduceHalvingDoubling::run(PeerIo& io, const CollectiveArgs& a, Reducer&
   if ((p & (p - 1)) != 0) throw std::logic_error("halving-doubling needs a power-of-two rank count");
   const BlockLayout blocks = BlockLayout::even(a.count, p);
   auto at = [&](int block) { return buf + blocks.offset(block) * elem; };
-  std::vector<uint8_t> scratch(blocks.size(0, p / 2) * elem);  // the largest half: blocks are front-loaded
   uint32_t step = 0;
   // Reduce-scatter: keep the half of [lo, hi) named by bit d of r, send the other.
   int lo = 0, hi = p;
@@ -28,9 +26,8 @@ void AllReduceHalvingDoubling::run(PeerIo& io, const CollectiveArgs& a, Reducer&
     const bool keep_low = (r & d) == 0;
     const int keep_lo = keep_low ? lo : mid, keep_hi = keep_low ? mid : hi;
     const int give_lo = keep_low ? mid : lo, give_hi = keep_low ? hi : mid;
-    io.sendRecv(step, partner, at(give_lo), blocks.size(give_lo, give_hi) * elem, partner, scratch.data(),
-                blocks.size(keep_lo, keep_hi) * elem);
-    reduce(at(keep_lo), scratch.data(), blocks.size(keep_lo, keep_hi));
+    io.sendRecvReduce(step, partner, at(give_lo), blocks.size(give_lo, give_hi) * elem, partner, at(keep_lo),
+                      blocks.size(keep_lo, keep_hi) * elem, reduce);
     lo = keep_lo;
     hi = keep_hi;
   }

@@ -13,25 +13,40 @@ void PeerIo::exchange(std::initializer_list<Transfer> transfers) {
   tagged.reserve(transfers.size());
   for (const Transfer& x : transfers) {
     if (x.step > kStepMask) throw std::logic_error("PeerIo: step " + std::to_string(x.step) + " is out of range");
-    tagged.push_back(TaggedTransfer{x.send, x.peer, tag_base_ | x.step, x.data, x.bytes});
+    tagged.push_back(TaggedTransfer{x.send, x.peer, tag_base_ | x.step, x.data, x.bytes, x.reduce});
   }
   exchangeTagged(tagged);
 }
 
 void PeerIo::exchangeTagged(const std::vector<TaggedTransfer>& transfers) {
-  std::vector<std::pair<std::unique_ptr<PendingTransfer>, size_t>> posted;
+  struct Posted {
+    std::unique_ptr<PendingTransfer> pending;
+    const TaggedTransfer* x;
+    std::unique_ptr<uint8_t[]> scratch;  // a reducing receive the transport cannot reduce itself
+  };
+  std::vector<Posted> posted;
   posted.reserve(transfers.size());
   for (int pass = 0; pass < 2; ++pass) {  // receives first: a peer's data can land at once
     for (const TaggedTransfer& x : transfers) {
       if (x.send != (pass == 1) || x.peer < 0 || x.bytes == 0) continue;
-      posted.emplace_back(x.send ? t_.postSend(x.peer, x.tag, x.data, x.bytes)
-                                 : t_.postRecv(x.peer, x.tag, x.data, x.bytes),
-                          x.bytes);
+      Posted p{nullptr, &x, nullptr};
+      if (x.send) {
+        p.pending = t_.postSend(x.peer, x.tag, x.data, x.bytes);
+      } else if (!x.reduce) {
+        p.pending = t_.postRecv(x.peer, x.tag, x.data, x.bytes);
+      } else if (t_.reducesOnReceive()) {
+        p.pending = t_.postRecvReduce(x.peer, x.tag, x.data, x.bytes, *x.reduce);
+      } else {
+        p.scratch.reset(new uint8_t[x.bytes]);
+        p.pending = t_.postRecv(x.peer, x.tag, p.scratch.get(), x.bytes);
+      }
+      posted.push_back(std::move(p));
     }
   }
-  for (auto& [pending, bytes] : posted) {
-    t_.wait(*pending, timeout_);
-    bytes_ += static_cast<double>(bytes);
+  for (Posted& p : posted) {
+    t_.wait(*p.pending, timeout_);
+    bytes_ += static_cast<double>(p.x->bytes);
+    if (p.scratch) p.x->reduce->reduceBytes(p.x->data, p.scratch.get(), p.x->bytes);
   }
 }
 

@@ -34,6 +34,7 @@ class PeerIo {
     uint32_t step;
     void* data;
     size_t bytes;  // 0: skipped (both ends of a transfer must agree that it is empty)
+    ReceiveReducer* reduce = nullptr;  // receives: reduce into data instead of storing
   };
   // Posts every transfer (receives first), then waits for all of them.
   // Throws TransportError.
@@ -42,6 +43,16 @@ class PeerIo {
   void sendRecv(uint32_t step, int to, const void* send_buf, size_t send_bytes, int from, void* recv_buf,
                 size_t recv_bytes) {
     exchange({{false, from, step, recv_buf, recv_bytes}, {true, to, step, const_cast<void*>(send_buf), send_bytes}});
+  }
+  // Like sendRecv, but the received bytes are reduced into acc (acc = acc (op)
+  // incoming), while they arrive where the transport can, else after the wait.
+  void sendRecvReduce(uint32_t step, int to, const void* send_buf, size_t send_bytes, int from, void* acc,
+                      size_t recv_bytes, ReceiveReducer& reduce) {
+    exchange({{false, from, step, acc, recv_bytes, &reduce},
+              {true, to, step, const_cast<void*>(send_buf), send_bytes}});
+  }
+  void recvReduce(uint32_t step, int from, void* acc, size_t bytes, ReceiveReducer& reduce) {
+    exchange({{false, from, step, acc, bytes, &reduce}});
   }
   void send(uint32_t step, int to, const void* buf, size_t bytes) {
     exchange({{true, to, step, const_cast<void*>(buf), bytes}});
@@ -56,6 +67,7 @@ class PeerIo {
     uint64_t tag;
     void* data;
     size_t bytes;  // 0: skipped
+    ReceiveReducer* reduce = nullptr;
   };
   void exchangeTagged(const std::vector<TaggedTransfer>& transfers);
 

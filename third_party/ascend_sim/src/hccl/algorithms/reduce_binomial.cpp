@@ -22,18 +22,13 @@ void ReduceBinomial::run(PeerIo& io, const CollectiveArgs& a, Reducer& reduce) {
     own.assign(static_cast<const uint8_t*>(a.send), static_cast<const uint8_t*>(a.send) + bytes);
     acc = own.data();
   }
-  std::vector<uint8_t> incoming;
   uint32_t step = 0;
   for (int mask = 1; mask < p; mask <<= 1, ++step) {
     if (v & mask) {
       io.send(step, real(v - mask), acc, bytes);
       return;
     }
-    if (v + mask < p) {
-      incoming.resize(bytes);
-      io.recv(step, real(v + mask), incoming.data(), bytes);
-      reduce(acc, incoming.data(), a.count);
-    }
+    if (v + mask < p) io.recvReduce(step, real(v + mask), acc, bytes, reduce);
   }
 }
 

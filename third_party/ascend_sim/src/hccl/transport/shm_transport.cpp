@@ -10,6 +10,7 @@
 #include <deque>
 #include <mutex>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,8 @@ struct Unexpected;
 
 class ShmTransfer final : public PendingTransfer {
  public:
-  ShmTransfer(std::shared_ptr<ShmEngine> e, bool s, int p, uint64_t t, char* d, size_t b)
-      : engine(std::move(e)), send(s), peer(p), tag(t), data(d), bytes(b) {}
+  ShmTransfer(std::shared_ptr<ShmEngine> e, bool s, int p, uint64_t t, char* d, size_t b, ReceiveReducer* r)
+      : engine(std::move(e)), send(s), peer(p), tag(t), data(d), bytes(b), reducer(r) {}
   ~ShmTransfer() override;
 
   std::shared_ptr<ShmEngine> engine;
@@ -45,7 +46,10 @@ class ShmTransfer final : public PendingTransfer {
   const uint64_t tag;
   char* const data;
   const size_t bytes;
+  ReceiveReducer* const reducer;  // a reducing receive (Note [Reducing while receiving])
   size_t moved = 0;  // sends: frame bytes written (header included); receives: payload bytes read
+  char carry[16];    // a reducing receive: the start of an element split between chunks
+  size_t carry_bytes = 0;
   bool complete = false;
   Unexpected* source = nullptr;  // a receive waiting for a parked frame to finish
 };
@@ -88,6 +92,34 @@ void ringCopyOut(const char* ring, size_t cap, uint64_t at, char* dst, size_t n)
   }
 }
 
+// Reduces the next n payload bytes of a reducing receive from the ring at
+// byte count `at` (wrapping) into its buffer, whole elements at a time
+// (Note [Reducing while receiving]).
+void reducePiece(ShmTransfer& t, const char* src, size_t n) {
+  const size_t elem = t.reducer->elementBytes();
+  char* dst = t.data + (t.moved - t.carry_bytes);
+  t.moved += n;
+  if (t.carry_bytes) {
+    const size_t take = std::min(n, elem - t.carry_bytes);
+    std::memcpy(t.carry + t.carry_bytes, src, take);
+    t.carry_bytes += take, src += take, n -= take;
+    if (t.carry_bytes < elem) return;
+    t.reducer->reduceBytes(dst, t.carry, elem);
+    dst += elem;
+    t.carry_bytes = 0;
+  }
+  const size_t whole = n - n % elem;
+  if (whole) t.reducer->reduceBytes(dst, src, whole);
+  std::memcpy(t.carry, src + whole, n - whole);
+  t.carry_bytes = n - whole;
+}
+
+void ringReduceOut(const char* ring, size_t cap, uint64_t at, ShmTransfer& t, size_t n) {
+  const size_t pos = at % cap, first = std::min(n, cap - pos);
+  reducePiece(t, ring + pos, first);
+  if (n > first) reducePiece(t, ring, n - first);
+}
+
 std::string who(int peer) { return "rank " + std::to_string(peer); }
 
 }  // namespace
@@ -104,11 +136,13 @@ class ShmEngine {
   int size() const { return size_; }
 
   std::unique_ptr<ShmTransfer> post(const std::shared_ptr<ShmEngine>& self, bool send, int peer, uint64_t tag,
-                                    char* data, size_t bytes) {
+                                    char* data, size_t bytes, ReceiveReducer* reducer = nullptr) {
     if (peer < 0 || peer >= size_ || peer == rank_)
       throw TransportError(TransportFailure::kFailed, peer, "no peer " + who(peer) + " in a group of " +
                                                                 std::to_string(size_));
-    auto t = std::make_unique<ShmTransfer>(self, send, peer, tag, data, bytes);
+    if (reducer && reducer->elementBytes() > sizeof(ShmTransfer::carry))
+      throw std::logic_error("ShmTransport: elements wider than the carry");
+    auto t = std::make_unique<ShmTransfer>(self, send, peer, tag, data, bytes, reducer);
     std::lock_guard<std::mutex> lock(mu_);
     throwIfUnusable(peer);
     Peer& p = peers_[peer];
@@ -220,7 +254,10 @@ class ShmEngine {
   void finishParked(Peer& p, std::deque<std::unique_ptr<Unexpected>>::iterator it) {
     Unexpected& u = **it;
     ShmTransfer& t = *u.claimed;
-    if (!u.data.empty()) std::memcpy(t.data, u.data.data(), u.data.size());
+    if (!u.data.empty() && t.reducer)
+      t.reducer->reduceBytes(t.data, u.data.data(), u.data.size());
+    else if (!u.data.empty())
+      std::memcpy(t.data, u.data.data(), u.data.size());
     t.moved = t.bytes;
     t.complete = true;
     t.source = nullptr;
@@ -305,11 +342,15 @@ class ShmEngine {
         if (p.header_read == kFrameHeaderBytes) startFrame(p, completed);
       } else {
         const size_t n = std::min({avail, kChunkBytes, static_cast<size_t>(p.payload_left)});
-        char* dst = nullptr;
-        if (p.into_recv) dst = p.into_recv->data + p.into_recv->moved, p.into_recv->moved += n;
-        if (p.into_unexpected) dst = p.into_unexpected->data.data() + p.into_unexpected->filled,
-                               p.into_unexpected->filled += n;
-        ringCopyOut(buf, cap, tail, dst, n);
+        if (p.into_recv && p.into_recv->reducer) {
+          ringReduceOut(buf, cap, tail, *p.into_recv, n);
+        } else {
+          char* dst = nullptr;
+          if (p.into_recv) dst = p.into_recv->data + p.into_recv->moved, p.into_recv->moved += n;
+          if (p.into_unexpected) dst = p.into_unexpected->data.data() + p.into_unexpected->filled,
+                                 p.into_unexpected->filled += n;
+          ringCopyOut(buf, cap, tail, dst, n);
+        }
         tail += n;
         p.payload_left -= n;
         if (p.payload_left == 0) endFrame(p, completed);
@@ -346,6 +387,9 @@ class ShmEngine {
   }
 
   void endFrame(Peer& p, bool* completed) {
+    if (p.into_recv && p.into_recv->carry_bytes)
+      markBroken(who(p.into_recv->peer) + " sent " + std::to_string(p.into_recv->bytes) +
+                 " bytes to a reducing receive: not a whole number of elements");
     if (p.into_recv) {
       p.into_recv->complete = true;
       *completed = true;
@@ -453,6 +497,11 @@ std::unique_ptr<PendingTransfer> ShmTransport::postSend(int peer, uint64_t tag, 
 
 std::unique_ptr<PendingTransfer> ShmTransport::postRecv(int peer, uint64_t tag, void* data, size_t bytes) {
   return engine_->post(engine_, false, peer, tag, static_cast<char*>(data), bytes);
+}
+
+std::unique_ptr<PendingTransfer> ShmTransport::postRecvReduce(int peer, uint64_t tag, void* data, size_t bytes,
+                                                              ReceiveReducer& reducer) {
+  return engine_->post(engine_, false, peer, tag, static_cast<char*>(data), bytes, &reducer);
 }
 
 void ShmTransport::wait(PendingTransfer& t, std::chrono::milliseconds timeout) {

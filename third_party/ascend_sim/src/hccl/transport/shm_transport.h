@@ -16,6 +16,18 @@
 // receive comes. Copies go in chunks, each published at once, so the reader
 // copies out while the writer copies in.
 //
+// Note [Reducing while receiving]
+// A reducing receive (postRecvReduce: the reduce-scatter steps of the
+// reducing collectives) applies each chunk to its buffer straight from the
+// ring, dst = dst (op) ring, instead of copying it to scratch and reducing
+// afterwards: one pass over the data instead of three (copy out, read back,
+// reduce), and no scratch buffer. The ring's chunks split at any byte (the
+// writer publishes what fits, the ring wraps), so a chunk's tail that is not
+// a whole element waits in the transfer's carry until the next chunk
+// completes it. A frame parked before its receive was posted is reduced from
+// the parked copy. Each element is reduced once, with the same operands in
+// the same order as after a plain receive: the bits do not change.
+//
 // Failures follow Note [Transport contract]: a wait past its timeout is
 // kTimeout; a peer that set `closed` (destroyed or aborted) or whose process
 // is gone is kClosed once its ring holds nothing more for us; abort() wakes
@@ -50,6 +62,9 @@ class ASCEND_SIM_API ShmTransport final : public Transport {  // exported for th
   const char* name() const override { return "shm"; }
   std::unique_ptr<PendingTransfer> postSend(int peer, uint64_t tag, const void* data, size_t bytes) override;
   std::unique_ptr<PendingTransfer> postRecv(int peer, uint64_t tag, void* data, size_t bytes) override;
+  bool reducesOnReceive() const override { return true; }
+  std::unique_ptr<PendingTransfer> postRecvReduce(int peer, uint64_t tag, void* data, size_t bytes,
+                                                  ReceiveReducer& reducer) override;
   void wait(PendingTransfer& t, std::chrono::milliseconds timeout) override;
   void abort() noexcept override;
 

@@ -50,6 +50,19 @@ class PendingTransfer {
   virtual ~PendingTransfer() = default;
 };
 
+// What a reducing receive applies to the bytes it receives, instead of
+// storing them: dst = dst (op) src, element by element (Note [Reducing while
+// receiving] in shm_transport.h).
+class ReceiveReducer {
+ public:
+  virtual size_t elementBytes() const = 0;
+  // bytes is a whole number of elements.
+  virtual void reduceBytes(void* dst, const void* src, size_t bytes) = 0;
+
+ protected:
+  ~ReceiveReducer() = default;
+};
+
 // What every transport is connected with.
 struct TransportOptions {
   int rank = 0;
@@ -67,6 +80,15 @@ class Transport {
   // Post a transfer (never blocks for the peer). Throw TransportError.
   virtual std::unique_ptr<PendingTransfer> postSend(int peer, uint64_t tag, const void* data, size_t bytes) = 0;
   virtual std::unique_ptr<PendingTransfer> postRecv(int peer, uint64_t tag, void* data, size_t bytes) = 0;
+  // A receive that reduces the incoming bytes into `data` (which holds the
+  // other operand) instead of overwriting it. Only where reducesOnReceive();
+  // elsewhere the caller receives into scratch and reduces after the wait.
+  virtual bool reducesOnReceive() const { return false; }
+  virtual std::unique_ptr<PendingTransfer> postRecvReduce(int peer, uint64_t tag, void* data, size_t bytes,
+                                                          ReceiveReducer& reducer) {
+    (void)peer, (void)tag, (void)data, (void)bytes, (void)reducer;
+    throw std::logic_error(std::string(name()) + " transport does not reduce while receiving");
+  }
   // Blocks until `t` completes; throws TransportError (see the Note).
   virtual void wait(PendingTransfer& t, std::chrono::milliseconds timeout) = 0;
   virtual void abort() noexcept = 0;
