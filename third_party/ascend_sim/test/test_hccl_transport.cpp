@@ -209,6 +209,41 @@ TEST(ShmTransport, ASizeThatDisagreesWithTheReceiveFailsIt) {
   EXPECT_EQ(failureOf(pair[1], *recv, kTimeout), "rank 0 sent 64 bytes with tag 1 where this rank expected 32");
 }
 
+// A ring collective's left neighbour is a step ahead: its next frame is in
+// the ring before this rank posts the receive. It must wait there, not be
+// parked (a second copy); a frame is parked only when a later frame's
+// receive is waiting behind it.
+TEST(ShmTransport, AFrameWaitsInTheRingUntilItsReceiveIsPosted) {
+  TransportPair pair("shm");
+  const auto first = pattern(1000, 16), second = pattern(2000, 17);
+  auto a = pair[0].postSend(1, 1, first.data(), first.size());
+  auto b = pair[0].postSend(1, 2, second.data(), second.size());
+  EXPECT_EQ(failureOf(pair[0], *a, kTimeout), "none");  // both frames are in rank 1's ring now
+  EXPECT_EQ(failureOf(pair[0], *b, kTimeout), "none");
+  auto& shm = static_cast<hccl::ShmTransport&>(pair[1]);
+  std::vector<char> got_first(first.size()), got_second(second.size());
+  auto ra = pair[1].postRecv(0, 1, got_first.data(), got_first.size());
+  EXPECT_EQ(failureOf(pair[1], *ra, kTimeout), "none");
+  EXPECT_EQ(shm.framesParked(), 0u);
+  auto rb = pair[1].postRecv(0, 2, got_second.data(), got_second.size());
+  EXPECT_EQ(failureOf(pair[1], *rb, kTimeout), "none");
+  EXPECT_EQ(shm.framesParked(), 0u);
+  EXPECT_EQ(got_first, first);
+  EXPECT_EQ(got_second, second);
+  // Posted out of order, the receive of tag 4 needs tag 3's frame out of the way.
+  auto c = pair[0].postSend(1, 3, first.data(), first.size());
+  auto d = pair[0].postSend(1, 4, second.data(), second.size());
+  EXPECT_EQ(failureOf(pair[0], *c, kTimeout), "none");
+  EXPECT_EQ(failureOf(pair[0], *d, kTimeout), "none");
+  auto rd = pair[1].postRecv(0, 4, got_second.data(), got_second.size());
+  EXPECT_EQ(failureOf(pair[1], *rd, kTimeout), "none");
+  EXPECT_EQ(shm.framesParked(), 1u);
+  auto rc = pair[1].postRecv(0, 3, got_first.data(), got_first.size());
+  EXPECT_EQ(failureOf(pair[1], *rc, kTimeout), "none");
+  EXPECT_EQ(got_first, first);
+  EXPECT_EQ(got_second, second);
+}
+
 // dst += src on wrapping 32-bit integers, counting the calls.
 class AddInt32 final : public hccl::ReceiveReducer {
  public:

@@ -212,6 +212,11 @@ class ShmEngine {
       if (q != rank_) peers_[q].segment->ringDoorbell();
   }
 
+  uint64_t framesParked() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return frames_parked_;
+  }
+
   void abort() {
     aborted_.store(true, std::memory_order_seq_cst);
     close();
@@ -334,6 +339,7 @@ class ShmEngine {
     for (;;) {
       const size_t avail = static_cast<size_t>(ring.head.load(std::memory_order_acquire) - tail);
       if (avail == 0) break;
+      if (p.header_read == 0 && p.recvs.empty()) break;  // Note [Frames wait in the ring]
       if (p.header_read < kFrameHeaderBytes) {
         const size_t n = std::min(avail, kFrameHeaderBytes - p.header_read);
         ringCopyOut(buf, cap, tail, p.header + p.header_read, n);
@@ -378,6 +384,7 @@ class ShmEngine {
       else  // the frame is discarded; every wait now fails
         markSizeMismatch(*t, bytes);
     } else {
+      ++frames_parked_;
       p.unexpected.push_back(std::make_unique<Unexpected>());
       p.into_unexpected = p.unexpected.back().get();
       p.into_unexpected->tag = tag;
@@ -411,6 +418,7 @@ class ShmEngine {
   std::atomic<bool> aborted_{false};
   std::string broken_;  // the stream to some peer is unusable (a protocol error)
   Clock::time_point last_probe_{};
+  uint64_t frames_parked_ = 0;
 };
 
 ShmTransfer::~ShmTransfer() { engine->forget(this); }
@@ -509,6 +517,8 @@ void ShmTransport::wait(PendingTransfer& t, std::chrono::milliseconds timeout) {
 }
 
 void ShmTransport::abort() noexcept { engine_->abort(); }
+
+uint64_t ShmTransport::framesParked() const { return engine_->framesParked(); }
 
 }  // namespace hccl
 }  // namespace ascend_sim

@@ -12,9 +12,21 @@
 // order), then sleeps on its doorbell until a peer rings it. Moving all of
 // them, not just the one waited for, is what lets two ranks that each wait
 // on a send larger than a ring drain each other. A frame whose receive is not
-// posted yet is parked in an unexpected-message buffer and copied when the
-// receive comes. Copies go in chunks, each published at once, so the reader
+// posted yet stays in the ring (Note [Frames wait in the ring]) unless a
+// later frame's receive is waiting behind it: then it is parked in an
+// unexpected-message buffer and copied when its receive comes. Copies go in chunks, each published at once, so the reader
 // copies out while the writer copies in.
+//
+// Note [Frames wait in the ring]
+// A frame is read out of the ring only while some receive from that peer is
+// posted. In a ring collective the left neighbour is often a step ahead: its
+// next frame arrives while this rank still works on the current step. Parked,
+// that frame would cost a buffer the size of the block and a second copy;
+// left in the ring, it is read straight into (or reduced into) its
+// destination once the next step posts its receive, and the sender meanwhile
+// fills the ring and then waits, which is flow control. Waiting for the
+// receive cannot deadlock a collective: every algorithm posts its receives
+// before it waits for its sends (PeerIo::exchange).
 //
 // Note [Reducing while receiving]
 // A reducing receive (postRecvReduce: the reduce-scatter steps of the
@@ -67,6 +79,8 @@ class ASCEND_SIM_API ShmTransport final : public Transport {  // exported for th
                                                   ReceiveReducer& reducer) override;
   void wait(PendingTransfer& t, std::chrono::milliseconds timeout) override;
   void abort() noexcept override;
+  // Frames read into the unexpected-message buffer so far (Note [Frames wait in the ring]).
+  uint64_t framesParked() const;
 
  private:
   explicit ShmTransport(std::shared_ptr<ShmEngine> engine) : engine_(std::move(engine)) {}
