@@ -37,8 +37,18 @@ def run_step(isa):
     return out.stdout
 
 
+def host_has_avx512f():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and " avx512f" in line for line in f)
+    except OSError:
+        return False
+
+
 @pytest.mark.parametrize("isa", ["avx2", "portable"])
 def test_a_training_step_gives_the_same_bits_at_every_host_simd_level(isa):
+    if isa == "avx2" and not host_has_avx512f():
+        pytest.skip("the host's own level is avx2 (no AVX-512F): capping at avx2 would compare it with itself")
     assert run_step(isa) == run_step(None)
 
 
