@@ -46,6 +46,8 @@ Shape shape4dOf(const OpCall& call, const TensorArg& t, const std::string& who, 
   return s;
 }
 
+bool storesLogicalOrder(const TensorArg& t) { return isBase(t.format); }
+
 void loadLogicalF32(const TensorArg& t, float* dst) {
   if (isBase(t.format)) {
     loadFloat(t.dtype, t.data, 0, 1, t.numel(), dst);

@@ -41,6 +41,9 @@ Shape logicalShapeOf(const OpCall& call, const TensorArg& t, const std::string& 
 // logicalShapeOf + the logical shape must be 4-D.
 Shape shape4dOf(const OpCall& call, const TensorArg& t, const std::string& who, OperandKind kind);
 
+// Whether t's storage holds its logical elements in row-major logical order (ND / NCHW), so
+// that logical element i is storage element i.
+bool storesLogicalOrder(const TensorArg& t);
 // Loads all logical elements of t (row-major logical order) into fp32 / int64.
 void loadLogicalF32(const TensorArg& t, float* dst);
 void loadLogicalI64(const TensorArg& t, int64_t* dst);
