@@ -244,12 +244,15 @@ TEST(ShmTransport, AFrameWaitsInTheRingUntilItsReceiveIsPosted) {
   EXPECT_EQ(got_second, second);
 }
 
-// dst += src on wrapping 32-bit integers, counting the calls.
+// dst += src on wrapping 32-bit integers, counting the calls; checks that both are aligned.
 class AddInt32 final : public hccl::ReceiveReducer {
  public:
   size_t elementBytes() const override { return 4; }
   void reduceBytes(void* dst, const void* src, size_t bytes) override {
     ASSERT_EQ(bytes % 4, 0u);
+    // Aligned operands, as the vectorised reduction loops need them.
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(dst) % 4, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(src) % 4, 0u);
     for (size_t i = 0; i < bytes; i += 4) {
       uint32_t a, b;
       std::memcpy(&a, static_cast<char*>(dst) + i, 4);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <atomic>
 #include <cstring>
@@ -48,7 +49,7 @@ class ShmTransfer final : public PendingTransfer {
   const size_t bytes;
   ReceiveReducer* const reducer;  // a reducing receive (Note [Reducing while receiving])
   size_t moved = 0;  // sends: frame bytes written (header included); receives: payload bytes read
-  char carry[16];    // a reducing receive: the start of an element split between chunks
+  alignas(16) char carry[16];  // a reducing receive: the start of an element split between chunks
   size_t carry_bytes = 0;
   bool complete = false;
   Unexpected* source = nullptr;  // a receive waiting for a parked frame to finish
@@ -92,6 +93,23 @@ void ringCopyOut(const char* ring, size_t cap, uint64_t at, char* dst, size_t n)
   }
 }
 
+// dst (op)= src over `bytes` (whole elements). A frame after one of odd length leaves the ring's
+// elements unaligned, and the reduction loops need aligned operands: those go through an aligned
+// bounce buffer (Note [Reducing while receiving]).
+void reduceWhole(ShmTransfer& t, char* dst, const char* src, size_t bytes) {
+  const size_t elem = t.reducer->elementBytes();
+  if (reinterpret_cast<uintptr_t>(src) % elem == 0) {
+    t.reducer->reduceBytes(dst, src, bytes);
+    return;
+  }
+  alignas(64) char bounce[4096];  // a multiple of every element size
+  for (size_t done = 0; done < bytes; done += sizeof bounce) {
+    const size_t n = std::min(sizeof bounce, bytes - done);
+    std::memcpy(bounce, src + done, n);
+    t.reducer->reduceBytes(dst + done, bounce, n);
+  }
+}
+
 // Reduces the next n payload bytes of a reducing receive from the ring at
 // byte count `at` (wrapping) into its buffer, whole elements at a time
 // (Note [Reducing while receiving]).
@@ -109,7 +127,7 @@ void reducePiece(ShmTransfer& t, const char* src, size_t n) {
     t.carry_bytes = 0;
   }
   const size_t whole = n - n % elem;
-  if (whole) t.reducer->reduceBytes(dst, src, whole);
+  if (whole) reduceWhole(t, dst, src, whole);
   std::memcpy(t.carry, src + whole, n - whole);
   t.carry_bytes = n - whole;
 }

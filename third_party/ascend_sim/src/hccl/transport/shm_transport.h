@@ -36,8 +36,10 @@
 // reduce), and no scratch buffer. The ring's chunks split at any byte (the
 // writer publishes what fits, the ring wraps), so a chunk's tail that is not
 // a whole element waits in the transfer's carry until the next chunk
-// completes it. A frame parked before its receive was posted is reduced from
-// the parked copy. Each element is reduced once, with the same operands in
+// completes it. After a frame of odd length the ring's elements are not
+// aligned; such runs are copied to an aligned buffer first, since the
+// reduction loops (vectorised) need aligned operands. A frame parked before
+// its receive was posted is reduced from the parked copy. Each element is reduced once, with the same operands in
 // the same order as after a plain receive: the bits do not change.
 //
 // Failures follow Note [Transport contract]: a wait past its timeout is
