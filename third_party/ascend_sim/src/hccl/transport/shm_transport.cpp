@@ -110,9 +110,8 @@ void reduceWhole(ShmTransfer& t, char* dst, const char* src, size_t bytes) {
   }
 }
 
-// Reduces the next n payload bytes of a reducing receive from the ring at
-// byte count `at` (wrapping) into its buffer, whole elements at a time
-// (Note [Reducing while receiving]).
+// Reduces the next n payload bytes of a reducing receive, contiguous at src, into its buffer,
+// whole elements at a time; a split element waits in the carry (Note [Reducing while receiving]).
 void reducePiece(ShmTransfer& t, const char* src, size_t n) {
   const size_t elem = t.reducer->elementBytes();
   char* dst = t.data + (t.moved - t.carry_bytes);
@@ -132,6 +131,7 @@ void reducePiece(ShmTransfer& t, const char* src, size_t n) {
   t.carry_bytes = n - whole;
 }
 
+// reducePiece for n bytes at byte count `at` of the ring (wrapping).
 void ringReduceOut(const char* ring, size_t cap, uint64_t at, ShmTransfer& t, size_t n) {
   const size_t pos = at % cap, first = std::min(n, cap - pos);
   reducePiece(t, ring + pos, first);
@@ -277,10 +277,12 @@ class ShmEngine {
   void finishParked(Peer& p, std::deque<std::unique_ptr<Unexpected>>::iterator it) {
     Unexpected& u = **it;
     ShmTransfer& t = *u.claimed;
-    if (!u.data.empty() && t.reducer)
-      t.reducer->reduceBytes(t.data, u.data.data(), u.data.size());
-    else if (!u.data.empty())
-      std::memcpy(t.data, u.data.data(), u.data.size());
+    if (!u.data.empty()) {
+      if (t.reducer)
+        t.reducer->reduceBytes(t.data, u.data.data(), u.data.size());
+      else
+        std::memcpy(t.data, u.data.data(), u.data.size());
+    }
     t.moved = t.bytes;
     t.complete = true;
     t.source = nullptr;

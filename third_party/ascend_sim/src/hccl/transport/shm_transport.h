@@ -14,8 +14,9 @@
 // on a send larger than a ring drain each other. A frame whose receive is not
 // posted yet stays in the ring (Note [Frames wait in the ring]) unless a
 // later frame's receive is waiting behind it: then it is parked in an
-// unexpected-message buffer and copied when its receive comes. Copies go in chunks, each published at once, so the reader
-// copies out while the writer copies in.
+// unexpected-message buffer and copied when its receive comes. Copies go in
+// chunks, each published at once, so the reader copies out while the writer
+// copies in.
 //
 // Note [Frames wait in the ring]
 // A frame is read out of the ring only while some receive from that peer is
@@ -39,8 +40,9 @@
 // completes it. After a frame of odd length the ring's elements are not
 // aligned; such runs are copied to an aligned buffer first, since the
 // reduction loops (vectorised) need aligned operands. A frame parked before
-// its receive was posted is reduced from the parked copy. Each element is reduced once, with the same operands in
-// the same order as after a plain receive: the bits do not change.
+// its receive was posted is reduced from the parked copy. Each element is
+// reduced once, with the same operands in the same order as after a plain
+// receive: the bits do not change.
 //
 // Failures follow Note [Transport contract]: a wait past its timeout is
 // kTimeout; a peer that set `closed` (destroyed or aborted) or whose process
