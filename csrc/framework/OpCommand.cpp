@@ -13,16 +13,14 @@
 namespace torch_npu {
 namespace {
 
-AclTensorParam paramOf(const at::Tensor& t) {
-  AclTensorParam p;
+// Describes the contiguous base-format tensor `t` in `p` (all base formats are row-major).
+void describeBase(const at::Tensor& t, AclTensorParam& p) {
   p.dtype = toAclDataType(t.scalar_type());
   p.shape.assign(t.sizes().begin(), t.sizes().end());
   p.origin_shape = p.shape;
-  // Only base-format tensors get here; all base formats are row-major.
   p.format = p.origin_format = defaultBaseFormat(t.dim());
   p.data = t.numel() == 0 ? nullptr : t.data_ptr();
   p.bytes = t.nbytes();
-  return p;
 }
 
 template <typename T>
@@ -156,37 +154,56 @@ bool OpCommand::runsOnPrivateStorage() const {
   return first != nullptr;
 }
 
-AclTensorParam OpCommand::resolveInput(const Operand& in, bool native) {
-  if (in.param) return *in.param;
-  if ((native && in.tensor.dim() > 0) || in.keep_format) {
-    keep_alive_.push_back(in.tensor);
-    return wholeStorageParam(in.tensor);
+// Note [Operands resolved in place]
+// Run() describes each operand straight into the launch's own parameter list, and an operand that
+// is already a contiguous base-format tensor is described as it is: inputs_/outputs_ keep it alive
+// until the launch is queued, so only tensors made here (a base-format or contiguous copy) join
+// keep_alive_. A launch of small tensors costs about as much as its bookkeeping, so the common case
+// copies no parameter and takes no extra reference.
+void OpCommand::resolveInput(Operand& in, bool native, AclTensorParam& p) {
+  if (in.param) {
+    p = std::move(*in.param);
+    return;
   }
-  at::Tensor c = materializeBase(in.tensor);
+  const at::Tensor& t = in.tensor;
+  if ((native && t.dim() > 0) || in.keep_format) {
+    p = wholeStorageParam(t);
+    return;
+  }
+  if (!hasPrivateFormat(t) && t.is_contiguous()) {
+    describeBase(t, p);
+    return;
+  }
+  at::Tensor c = materializeBase(t);
   if (!c.is_contiguous()) c = c.contiguous();
-  keep_alive_.push_back(c);
-  return paramOf(c);
+  describeBase(c, p);
+  keep_alive_.push_back(std::move(c));
 }
 
-AclTensorParam OpCommand::resolveOutput(const Operand& out, bool native) {
-  if (out.param) return *out.param;
-  const at::Tensor& t = out.tensor;
-  keep_alive_.push_back(t);
-  if (native || out.keep_format) return wholeStorageParam(t);
-  if (hasPrivateFormat(t)) {
-    at::Tensor temp = at::empty(t.sizes(), t.options());
-    write_backs_.emplace_back(t, temp);
-    return paramOf(temp);
+void OpCommand::resolveOutput(Operand& out, bool native, AclTensorParam& p) {
+  if (out.param) {
+    p = std::move(*out.param);
+    return;
   }
-  return paramOf(t);
+  const at::Tensor& t = out.tensor;
+  if (native || out.keep_format) {
+    p = wholeStorageParam(t);
+  } else if (hasPrivateFormat(t)) {
+    at::Tensor temp = at::empty(t.sizes(), t.options());
+    describeBase(temp, p);
+    write_backs_.emplace_back(t, std::move(temp));
+  } else {
+    describeBase(t, p);
+  }
 }
 
 void OpCommand::Run() {
   TORCH_INTERNAL_ASSERT(device_.has_value(), "NPU op ", launch_.op_type, " has no device tensor");
   if (empty_output_) return;  // nothing to compute
   const bool native = runsOnPrivateStorage();
-  for (const Operand& in : inputs_) launch_.inputs.push_back(resolveInput(in, native));
-  for (const Operand& out : outputs_) launch_.outputs.push_back(resolveOutput(out, native));
+  // Note [Operands resolved in place]
+  for (Operand& in : inputs_) resolveInput(in, native, launch_.inputs.emplace_back());
+  for (Operand& out : outputs_) resolveOutput(out, native, launch_.outputs.emplace_back());
   launch_.stream = getCurrentNPUStream(device_->index()).handle();
   TaskQueue::forDevice(device_->index()).enqueue(std::move(launch_));
   keep_alive_.clear();

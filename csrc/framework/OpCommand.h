@@ -67,13 +67,14 @@ class OpCommand {
   OpCommand& addAttr(const std::string& name, AclAttrValue v);
   void checkDevice(const at::Tensor& t, const char* role, size_t index);
   bool runsOnPrivateStorage() const;
-  AclTensorParam resolveInput(const Operand& in, bool native);
-  AclTensorParam resolveOutput(const Operand& out, bool native);
+  // Describe an operand into `p` (Note [Operands resolved in place]); the operand is spent.
+  void resolveInput(Operand& in, bool native, AclTensorParam& p);
+  void resolveOutput(Operand& out, bool native, AclTensorParam& p);
 
   AclOpLaunch launch_;
   c10::SmallVector<Operand, 3> inputs_;
   c10::SmallVector<Operand, 2> outputs_;
-  c10::SmallVector<at::Tensor, 4> keep_alive_;
+  c10::SmallVector<at::Tensor, 4> keep_alive_;  // tensors made by Run() for the launch, until it is queued
   // (private-format output, base-format temporary the op writes)
   c10::SmallVector<std::pair<at::Tensor, at::Tensor>, 1> write_backs_;
   c10::optional<c10::Device> device_;
