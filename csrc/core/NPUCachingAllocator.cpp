@@ -178,9 +178,15 @@ class DeviceCachingAllocator {
     processEvents();
     const size_t size = roundSize(request);
     BlockPool& pool = size <= kSmallSize ? small_ : large_;
-    Block* block = findFree(pool, size, stream);
-    if (block == nullptr) block = allocateSegment(pool, size, stream, request);
-    block = splitIfWorthIt(block, size);
+    Block* block = nullptr;
+    if (recent_ != nullptr && recent_->size == size && recent_->stream == stream) {
+      std::swap(block, recent_);  // Note [The last freed block]
+    } else {
+      flushRecent();
+      block = findFree(pool, size, stream);
+      if (block == nullptr) block = allocateSegment(pool, size, stream, request);
+      block = splitIfWorthIt(block, size);
+    }
     block->allocated = true;
     block->requested = request;
     active_.insert(block);
@@ -198,6 +204,7 @@ class DeviceCachingAllocator {
 
   void free(Block* block) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
+    flushRecent();  // before `block` counts as free: the two must not merge while one waits
     block->allocated = false;
     const auto types = statTypes(*block->pool);
     for (auto t : types) {
@@ -209,7 +216,8 @@ class DeviceCachingAllocator {
     if (!block->stream_uses.empty()) {
       deferUntilStreamsDone(block);
     } else {
-      releaseToPool(block);
+      deactivate(block);
+      recent_ = block;  // Note [The last freed block]
     }
   }
 
@@ -247,6 +255,7 @@ class DeviceCachingAllocator {
 
   DeviceStats stats() {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
+    flushRecent();  // the split-block counts as if it had merged at once
     return stats_;
   }
 
@@ -267,6 +276,7 @@ class DeviceCachingAllocator {
 
   void snapshot(std::vector<SegmentInfo>& out) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
+    flushRecent();
     std::vector<Block*> heads;
     active_.forEach([&](Block* b) { heads.push_back(b); });
     for (BlockPool* p : {&small_, &large_}) {
@@ -415,14 +425,42 @@ class DeviceCachingAllocator {
   }
 
   void releaseToPool(Block* block) {
+    deactivate(block);
+    returnToPool(block);
+  }
+
+  // A freed block stops counting as active.
+  void deactivate(Block* block) {
     active_.erase(block);
     for (auto t : statTypes(*block->pool)) {
       stats_.active[t].decrease(1);
       stats_.active_bytes[t].decrease(block->size);
     }
-    // Merge with free neighbours of the same segment.
+  }
+
+  // Note [The last freed block]
+  // Most op outputs are freed soon after they were allocated, and the next op asks for the same
+  // size: `c = a + b` in a loop allocates and frees one block again and again. Returning a freed
+  // block to its pool merges it with its free neighbours (tree erases, a node freed), and the next
+  // malloc splits it off again (a tree search, inserts, a node made): most of the allocator's cost
+  // per op. So free() keeps the block it frees aside, unmerged and inactive, and malloc() takes it
+  // back when the size (rounded) and stream match. Any other request, the next free, and everything
+  // that reads or trims the pools (stats, snapshot, empty_cache) first return it to its pool, so at
+  // most one block waits, and nothing outside the allocator can tell it from a merged one: the
+  // same requests get blocks of the same sizes, no segment is mapped that would not have been, and
+  // the statistics read are the same.
+  void flushRecent() {
+    if (recent_ == nullptr) return;
+    Block* block = recent_;
+    recent_ = nullptr;
+    returnToPool(block);
+  }
+
+  // Merges a free, inactive block with its free neighbours of the same segment and pools it.
+  void returnToPool(Block* block) {
     for (Block* neighbour : {block->prev, block->next}) {
-      if (neighbour == nullptr || neighbour->allocated || neighbour->event_count > 0 || neighbour->active) {
+      if (neighbour == nullptr || neighbour->allocated || neighbour->event_count > 0 || neighbour->active ||
+          neighbour == recent_) {
         continue;
       }
       removeFree(neighbour);
@@ -462,6 +500,7 @@ class DeviceCachingAllocator {
   }
 
   void releaseCachedSegments() {
+    flushRecent();
     for (BlockPool* pool : {&small_, &large_}) {
       std::vector<Block*> whole;
       for (Block* b : pool->blocks) {
@@ -488,6 +527,7 @@ class DeviceCachingAllocator {
   BlockPool small_;
   BlockPool large_;
   ActiveBlocks active_;
+  Block* recent_ = nullptr;  // Note [The last freed block]
   std::deque<std::pair<std::unique_ptr<NPUEvent>, Block*>> pending_events_;
   DeviceStats stats_;
   size_t allowed_bytes_ = SIZE_MAX;

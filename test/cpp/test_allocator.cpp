@@ -59,6 +59,43 @@ TEST(NpuAllocator, FreedBlockIsReused) {
   EXPECT_EQ(s2.data_ptr(), small);
 }
 
+// Note [The last freed block]: a freed block waits unmerged for a request of its size; any other
+// request first returns it to its pool, so the request is served as if it had merged at once.
+TEST(NpuAllocator, LastFreedBlockIsTakenBackOrMergedBeforeAnotherRequest) {
+  torch_npu::synchronize(0);
+  torch_npu::allocator::emptyCache();
+  at::Tensor a = floats(1024);  // 4 KB at the start of a fresh small segment
+  void* start = a.data_ptr();
+  a.reset();
+  at::Tensor same = floats(1000);  // the same rounded size: the waiting block
+  EXPECT_EQ(same.data_ptr(), start);
+  same.reset();
+  at::Tensor other = floats(2048);  // another size: served from the whole segment again
+  EXPECT_EQ(other.data_ptr(), start);
+}
+
+// Statistics and snapshots never see the waiting block unmerged.
+TEST(NpuAllocator, StatsAndSnapshotSeeTheLastFreedBlockMerged) {
+  torch_npu::synchronize(0);
+  torch_npu::allocator::emptyCache();
+  const int64_t split_before = getDeviceStats(0).inactive_split[kAggregate].current;
+  at::Tensor a = floats(1024);
+  void* start = a.data_ptr();
+  a.reset();
+  EXPECT_EQ(getDeviceStats(0).inactive_split[kAggregate].current, split_before);
+  at::Tensor b = floats(1024);
+  ASSERT_EQ(b.data_ptr(), start);
+  b.reset();
+  bool found = false;
+  for (const auto& seg : torch_npu::allocator::snapshot()) {
+    if (seg.address != reinterpret_cast<uintptr_t>(start)) continue;
+    found = true;
+    EXPECT_EQ(seg.blocks.size(), 1u);  // one free block: the segment is whole again
+    EXPECT_EQ(seg.allocated_size, 0);
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(NpuAllocator, MediumRequestsShareOneSegment) {
   // a = b + c in a loop: three 4 MiB tensors alive at once, one freed per
   // iteration. They fit in one 20 MiB large-pool segment, so reserved memory
