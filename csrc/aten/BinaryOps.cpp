@@ -16,14 +16,14 @@ using torch_npu::binaryNew;
 using torch_npu::binaryOut;
 
 at::ScalarType trueDivisionType(const at::Tensor& self, const at::Tensor& other) {
-  const auto common = at::result_type(self, other);
+  const auto common = torch_npu::commonType(self, other);
   return at::isIntegralType(common, /*includeBool=*/true) ? c10::typeMetaToScalarType(at::get_default_dtype())
                                                           : common;
 }
 
 at::Tensor& addSubOut(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha, at::Tensor& out,
                       bool subtract) {
-  const auto common = at::result_type(self, other);
+  const auto common = torch_npu::commonType(self, other);
   at::native::alpha_check(common, alpha);
   if (subtract) at::native::sub_check(self, other);
   if (alpha.equal(1)) return binaryOut(subtract ? "Sub" : "Add", self, other, common, common, out);
@@ -48,7 +48,7 @@ at::Tensor& divOut(const at::Tensor& self, const at::Tensor& other, c10::optiona
   }
   TORCH_CHECK(*mode == "floor" || *mode == "trunc", "div expected rounding_mode to be one of None, 'trunc', or "
               "'floor' but found '", *mode, "'");
-  const auto common = at::result_type(self, other);
+  const auto common = torch_npu::commonType(self, other);
   return binaryOut(*mode == "floor" ? "FloorDiv" : "TruncateDiv", self, other, common, common, out);
 }
 
@@ -70,7 +70,7 @@ at::Tensor& NPUNativeFunctions::sub_out(const at::Tensor& self, const at::Tensor
 
 // ---- mul / div ----------------------------------------------------------------------
 at::Tensor& NPUNativeFunctions::mul_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  const auto common = at::result_type(self, other);
+  const auto common = torch_npu::commonType(self, other);
   return binaryOut("Mul", self, other, common, common, out);
 }
 at::Tensor& NPUNativeFunctions::div_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
@@ -83,11 +83,11 @@ at::Tensor& NPUNativeFunctions::div_out(const at::Tensor& self, const at::Tensor
 
 // ---- maximum / minimum ----------------------------------------------------------------
 at::Tensor& NPUNativeFunctions::maximum_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  const auto common = at::result_type(self, other);
+  const auto common = torch_npu::commonType(self, other);
   return binaryOut("Maximum", self, other, common, common, out);
 }
 at::Tensor& NPUNativeFunctions::minimum_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  const auto common = at::result_type(self, other);
+  const auto common = torch_npu::commonType(self, other);
   return binaryOut("Minimum", self, other, common, common, out);
 }
 

@@ -12,7 +12,7 @@ namespace native {
 namespace {
 
 at::Tensor& compareOut(const char* op, const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  return torch_npu::binaryOut(op, self, other, at::result_type(self, other), at::kBool, out);
+  return torch_npu::binaryOut(op, self, other, torch_npu::commonType(self, other), at::kBool, out);
 }
 
 }  // namespace

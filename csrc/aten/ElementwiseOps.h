@@ -7,6 +7,13 @@
 
 namespace torch_npu {
 
+// at::result_type(self, other). Operands of one dtype promote to it whatever their kinds (dimensioned,
+// 0-d, wrapped number), so that case, nearly every call, skips the dispatcher.
+inline c10::ScalarType commonType(const at::Tensor& self, const at::Tensor& other) {
+  const c10::ScalarType t = self.scalar_type();
+  return t == other.scalar_type() ? t : at::result_type(self, other);
+}
+
 // An uninitialised NPU tensor of the broadcast shape of self and other.
 at::Tensor binaryResult(const at::Tensor& self, const at::Tensor& other, c10::ScalarType dtype);
 // Runs acl_op(self, other) with both operands in `compute` dtype, producing
