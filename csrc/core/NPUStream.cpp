@@ -56,15 +56,19 @@ NPUStream::NPUStream(c10::Stream stream) : stream_(stream) {
               stream.id());
 }
 
-aclrtStream NPUStream::handle() const {
-  auto& s = streamsOf(device_index());
-  const auto id = static_cast<size_t>(stream_.id());
+namespace {
+aclrtStream streamHandle(c10::DeviceIndex device, c10::StreamId stream_id) {
+  auto& s = streamsOf(device);
+  const auto id = static_cast<size_t>(stream_id);
   std::call_once(s.created[id], [&] {
-    DeviceSwitch guard(device_index());
+    DeviceSwitch guard(device);
     NPU_CHECK_ACL(aclrtCreateStream(&s.handles[id]));
   });
   return s.handles[id];
 }
+}  // namespace
+
+aclrtStream NPUStream::handle() const { return streamHandle(device_index(), stream_.id()); }
 
 bool NPUStream::query() const {
   if (!TaskQueue::forDevice(device_index()).idle()) return false;
@@ -85,6 +89,11 @@ NPUStream getDefaultNPUStream(c10::DeviceIndex device) {
 NPUStream getCurrentNPUStream(c10::DeviceIndex device) {
   device = resolve(device);
   return NPUStream(makeStream(device, currentIdSlot(device)));
+}
+
+aclrtStream currentStreamHandle(c10::DeviceIndex device) {
+  check_device_index(device);
+  return streamHandle(device, currentIdSlot(device));
 }
 
 NPUStream getStreamFromPool(c10::DeviceIndex device) {

@@ -42,6 +42,9 @@ class NPUStream {
 
 NPUStream getDefaultNPUStream(c10::DeviceIndex device = -1);
 NPUStream getCurrentNPUStream(c10::DeviceIndex device = -1);
+// getCurrentNPUStream(device).handle() for a valid `device`, without building an NPUStream: every
+// op launch asks for it.
+aclrtStream currentStreamHandle(c10::DeviceIndex device);
 NPUStream getStreamFromPool(c10::DeviceIndex device = -1);
 // Makes `stream` current for its device on the calling thread.
 void setCurrentNPUStream(NPUStream stream);

@@ -158,6 +158,7 @@ void TaskQueue::submit(aclrtStream stream, Put put, Name name) {
     run(task, tag);
     raisePendingError();
   } else {
+    bool wake_worker = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       if (!worker_started_) {
@@ -176,8 +177,9 @@ void TaskQueue::submit(aclrtStream stream, Put put, Name name) {
       slot.tag = tag;
       ++tail_;
       published_tail_.store(tail_, std::memory_order_release);
+      wake_worker = worker_sleeping_;
     }
-    not_empty_.notify_one();
+    if (wake_worker) not_empty_.notify_one();  // a spinning or busy worker finds the task itself
     if (blocking) drain();
   }
   if (blocking) waitForDevice(stream, blocking_name);
@@ -215,7 +217,9 @@ void TaskQueue::workerLoop() {
       spinForWork();
       lock.lock();
     }
+    worker_sleeping_ = true;
     not_empty_.wait(lock, [&] { return head_ != tail_; });
+    worker_sleeping_ = false;
     running_ = true;
     if (testMutation("task_queue_lifo")) {  // Note [Test mutations]: the newest task first
       Slot newest = std::move(slots_[(tail_ - 1) % kCapacity]);

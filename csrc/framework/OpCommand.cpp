@@ -17,7 +17,7 @@ namespace {
 void describeBase(const at::Tensor& t, AclTensorParam& p) {
   p.dtype = toAclDataType(t.scalar_type());
   p.shape.assign(t.sizes().begin(), t.sizes().end());
-  p.origin_shape = p.shape;
+  p.origin_shape.assign(t.sizes().begin(), t.sizes().end());
   p.format = p.origin_format = defaultBaseFormat(t.dim());
   p.data = t.numel() == 0 ? nullptr : t.data_ptr();
   p.bytes = t.nbytes();
@@ -204,7 +204,7 @@ void OpCommand::Run() {
   // Note [Operands resolved in place]
   for (Operand& in : inputs_) resolveInput(in, native, launch_.inputs.emplace_back());
   for (Operand& out : outputs_) resolveOutput(out, native, launch_.outputs.emplace_back());
-  launch_.stream = getCurrentNPUStream(device_->index()).handle();
+  launch_.stream = currentStreamHandle(device_->index());
   TaskQueue::forDevice(device_->index()).enqueue(std::move(launch_));
   keep_alive_.clear();
   for (auto& [target, temp] : write_backs_) writeThroughPrivate(target, temp);
