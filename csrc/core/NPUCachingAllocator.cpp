@@ -255,7 +255,7 @@ class DeviceCachingAllocator {
 
   DeviceStats stats() {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    flushRecent();  // the split-block counts as if it had merged at once
+    flushRecent();  // the statistics read as if the waiting block had merged when it was freed
     return stats_;
   }
 
