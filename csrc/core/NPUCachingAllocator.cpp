@@ -34,6 +34,7 @@
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <c10/util/irange.h>
 
@@ -180,7 +181,7 @@ class DeviceCachingAllocator {
     BlockPool& pool = size <= kSmallSize ? small_ : large_;
     Block* block = nullptr;
     if (recent_ != nullptr && recent_->size == size && recent_->stream == stream) {
-      std::swap(block, recent_);  // Note [The last freed block]
+      block = std::exchange(recent_, nullptr);  // Note [The last freed block]
     } else {
       flushRecent();
       block = findFree(pool, size, stream);
@@ -450,10 +451,7 @@ class DeviceCachingAllocator {
   // same requests get blocks of the same sizes, no segment is mapped that would not have been, and
   // the statistics read are the same.
   void flushRecent() {
-    if (recent_ == nullptr) return;
-    Block* block = recent_;
-    recent_ = nullptr;
-    returnToPool(block);
+    if (recent_ != nullptr) returnToPool(std::exchange(recent_, nullptr));
   }
 
   // Merges a free, inactive block with its free neighbours of the same segment and pools it.

@@ -57,8 +57,8 @@ NPUStream::NPUStream(c10::Stream stream) : stream_(stream) {
 }
 
 namespace {
-aclrtStream streamHandle(c10::DeviceIndex device, c10::StreamId stream_id) {
-  auto& s = streamsOf(device);
+// The handle of stream `stream_id` of `device`, whose streams are `s`, created at its first use.
+aclrtStream streamHandle(DeviceStreams& s, c10::DeviceIndex device, c10::StreamId stream_id) {
   const auto id = static_cast<size_t>(stream_id);
   std::call_once(s.created[id], [&] {
     DeviceSwitch guard(device);
@@ -68,7 +68,9 @@ aclrtStream streamHandle(c10::DeviceIndex device, c10::StreamId stream_id) {
 }
 }  // namespace
 
-aclrtStream NPUStream::handle() const { return streamHandle(device_index(), stream_.id()); }
+aclrtStream NPUStream::handle() const {
+  return streamHandle(streamsOf(device_index()), device_index(), stream_.id());
+}
 
 bool NPUStream::query() const {
   if (!TaskQueue::forDevice(device_index()).idle()) return false;
@@ -92,8 +94,8 @@ NPUStream getCurrentNPUStream(c10::DeviceIndex device) {
 }
 
 aclrtStream currentStreamHandle(c10::DeviceIndex device) {
-  check_device_index(device);
-  return streamHandle(device, currentIdSlot(device));
+  DeviceStreams& s = streamsOf(device);  // checks `device` before currentIdSlot indexes by it
+  return streamHandle(s, device, currentIdSlot(device));
 }
 
 NPUStream getStreamFromPool(c10::DeviceIndex device) {

@@ -29,18 +29,20 @@ bool coversWholeStorage(const at::Tensor& t) {
   return desc != nullptr && t.storage_offset() == 0 && t.is_contiguous() && t.sizes().equals(desc->base_sizes);
 }
 
+void describeBase(const at::Tensor& t, aclFormat base_format, AclTensorParam& p) {
+  p.dtype = toAclDataType(t.scalar_type());
+  p.format = p.origin_format = base_format;
+  p.shape.assign(t.sizes().begin(), t.sizes().end());
+  p.origin_shape.assign(t.sizes().begin(), t.sizes().end());
+  p.data = t.numel() == 0 ? nullptr : t.data_ptr();
+  p.bytes = t.nbytes();
+}
+
 namespace {
 
-// A contiguous base-format tensor described with the origin shape of `like`.
 AclTensorParam baseParam(const at::Tensor& contiguous, aclFormat base_format) {
   AclTensorParam p;
-  p.dtype = toAclDataType(contiguous.scalar_type());
-  p.format = base_format;
-  p.origin_format = base_format;
-  p.shape.assign(contiguous.sizes().begin(), contiguous.sizes().end());
-  p.origin_shape = p.shape;
-  p.data = contiguous.data_ptr();
-  p.bytes = contiguous.nbytes();
+  describeBase(contiguous, base_format, p);
   return p;
 }
 

@@ -22,6 +22,9 @@ namespace torch_npu {
 bool coversWholeStorage(const at::Tensor& t);
 // The descriptor of t's whole storage (format, storage and origin shapes).
 AclTensorParam wholeStorageParam(const at::Tensor& t);
+// Describes into `p` the contiguous tensor `t` stored in the base format `base_format`: storage
+// and origin shape are t's sizes (all base formats are row-major).
+void describeBase(const at::Tensor& t, aclFormat base_format, AclTensorParam& p);
 
 // `t` itself if its storage is in a base format, else an equal tensor backed
 // by a base-format copy of its storage (same view).

@@ -13,15 +13,8 @@
 namespace torch_npu {
 namespace {
 
-// Describes the contiguous base-format tensor `t` in `p` (all base formats are row-major).
-void describeBase(const at::Tensor& t, AclTensorParam& p) {
-  p.dtype = toAclDataType(t.scalar_type());
-  p.shape.assign(t.sizes().begin(), t.sizes().end());
-  p.origin_shape.assign(t.sizes().begin(), t.sizes().end());
-  p.format = p.origin_format = defaultBaseFormat(t.dim());
-  p.data = t.numel() == 0 ? nullptr : t.data_ptr();
-  p.bytes = t.nbytes();
-}
+// A plain operand: contiguous, in the default base format of its rank.
+void describePlain(const at::Tensor& t, AclTensorParam& p) { describeBase(t, defaultBaseFormat(t.dim()), p); }
 
 template <typename T>
 void storeScalar(const c10::Scalar& value, c10::SmallVector<uint8_t, 8>& out) {
@@ -171,12 +164,12 @@ void OpCommand::resolveInput(Operand& in, bool native, AclTensorParam& p) {
     return;
   }
   if (!hasPrivateFormat(t) && t.is_contiguous()) {
-    describeBase(t, p);
+    describePlain(t, p);
     return;
   }
   at::Tensor c = materializeBase(t);
   if (!c.is_contiguous()) c = c.contiguous();
-  describeBase(c, p);
+  describePlain(c, p);
   keep_alive_.push_back(std::move(c));
 }
 
@@ -190,10 +183,10 @@ void OpCommand::resolveOutput(Operand& out, bool native, AclTensorParam& p) {
     p = wholeStorageParam(t);
   } else if (hasPrivateFormat(t)) {
     at::Tensor temp = at::empty(t.sizes(), t.options());
-    describeBase(temp, p);
+    describePlain(temp, p);
     write_backs_.emplace_back(t, std::move(temp));
   } else {
-    describeBase(t, p);
+    describePlain(t, p);
   }
 }
 
