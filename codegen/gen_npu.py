@@ -4,7 +4,9 @@ Note [Codegen]
 The YAML lists which aten operators the NPU implements (`supported`), which
 out= operators are structured kernels whose functional and in-place forms
 are generated (`structured`, see Note [Structured NPU kernels] in
-codegen/structured.py), which it implements *including* autograd
+codegen/structured.py; `same_shape_outputs` names the C++ function that lets
+some of them skip the meta function, Note [Outputs without TensorIterator]
+in csrc/aten/SameShapeOutputs.h), which it implements *including* autograd
 (`autograd`, registered on AutogradPrivateUse1), and custom operators of the
 `npu` namespace (`custom`, each with a full schema). We validate the YAML ourselves (unknown keys,
 unknown operators, entries with no C++ definition are errors that name the
@@ -31,7 +33,8 @@ from structured import StructuredError, find_structured_groups, structured_sourc
 BACKEND_DISPATCH_KEY = "PrivateUse1"
 CLASS_NAME = "NPUNativeFunctions"
 CUSTOM_CLASS_NAME = "NPUCustomFunctions"
-VALID_TOP_LEVEL_KEYS = ("backend", "cpp_namespace", "supported", "structured", "autograd", "custom")
+VALID_TOP_LEVEL_KEYS = ("backend", "cpp_namespace", "supported", "structured", "same_shape_outputs", "autograd",
+                        "custom")
 VALID_CUSTOM_KEYS = ("func", "kernel", "composite")
 # torch_npu names of the npu:: namespace without the npu_ prefix.
 LEGACY_CUSTOM_NAMES = ("one_", "fast_gelu", "_npu_dropout")
@@ -59,6 +62,9 @@ class NpuYaml:
     structured: Sequence[str]
     autograd: Sequence[str]
     custom: Sequence[CustomOp]
+    # structured out= operator -> C++ function that sizes its output without the meta function
+    # (Note [Outputs without TensorIterator] in csrc/aten/SameShapeOutputs.h)
+    same_shape_outputs: Dict[str, str]
 
 
 def _op_list(values: Dict, key: str, path: str) -> List[str]:
@@ -101,6 +107,18 @@ def _custom_ops(values: Dict, path: str) -> List[CustomOp]:
     return ops
 
 
+def _same_shape_outputs(values: Dict, structured: Sequence[str], path: str) -> Dict[str, str]:
+    entries = values.get("same_shape_outputs") or {}
+    if not isinstance(entries, dict):
+        raise CodegenError(f'{path}: "same_shape_outputs" must map structured out= operators to C++ functions')
+    for op, function in entries.items():
+        if op not in structured:
+            raise CodegenError(f'{path}: same_shape_outputs entry "{op}" is not listed under "structured"')
+        if not isinstance(function, str) or not re.fullmatch(r"[A-Za-z_][\w:]*", function):
+            raise CodegenError(f'{path}: same_shape_outputs entry "{op}" must name a C++ function, got {function!r}')
+    return dict(entries)
+
+
 def parse_npu_yaml(path: str) -> NpuYaml:
     with open(path) as f:
         values = yaml.safe_load(f) or {}
@@ -123,7 +141,7 @@ def parse_npu_yaml(path: str) -> NpuYaml:
         if both:
             raise CodegenError(f'{path}: operator(s) {", ".join(both)} listed in both "{first}" and "{second}"')
     return NpuYaml(values["backend"], values["cpp_namespace"], supported, structured, autograd,
-                   _custom_ops(values, path))
+                   _custom_ops(values, path), _same_shape_outputs(values, structured, path))
 
 
 def _defined_kernels(source_dir: str) -> set:
@@ -227,8 +245,11 @@ def generate(npu_yaml: NpuYaml, yaml_path: str, source_dir: str, output_dir: str
     _write_if_changed(os.path.join(output_dir, CUSTOM_CLASS_NAME + ".h"), header)
     _write_if_changed(os.path.join(output_dir, "RegisterCustomOps.cpp"), registrations)
     kernels = {g.out.func.name: dispatcher.name(g.out.func) for g in groups}
-    _write_if_changed(os.path.join(output_dir, "RegisterStructuredPrivateUse1.cpp"),
-                      structured_sources(groups, kernels, npu_yaml.cpp_namespace))
+    try:
+        sources = structured_sources(groups, kernels, npu_yaml.cpp_namespace, npu_yaml.same_shape_outputs)
+    except StructuredError as e:
+        raise CodegenError(str(e)) from None
+    _write_if_changed(os.path.join(output_dir, "RegisterStructuredPrivateUse1.cpp"), sources)
 
 
 # torch 1.13's RegisterDispatchDefinitions template defines these helpers in every registration file, used

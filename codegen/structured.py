@@ -31,6 +31,13 @@ ignored: NPU kernels write dense outputs). For TensorIterator-based groups
 first tensor argument when the shapes agree, exactly as the hand-written
 elementwise ops do (torch_npu::emptyStructuredOutput).
 
+Binary elementwise groups listed under `same_shape_outputs` first ask a C++
+function whether the output's dtype is known without the meta function (both
+operands of one shape and dtype); if so, the functional form makes the output
+and the in-place form runs TensorIterator's overlap checks, and both call the
+kernel directly (Note [Outputs without TensorIterator] in
+csrc/aten/SameShapeOutputs.h). The out= form always runs the meta function.
+
 A few structured groups stay hand-written because their functional form
 chooses a private format the generic rule cannot: pooling outputs are born
 NC1HWC0, and activation gradients (threshold/sigmoid/tanh/silu/gelu/
@@ -79,8 +86,12 @@ def _first_tensor_arg(f) -> str:
     return ""
 
 
-def _wrapper(g, f, kernel: str, cpp_namespace: str, class_name: str) -> List[str]:
-    """The meta class and the wrapper function of one member `f` of group `g`."""
+def _wrapper(g, f, kernel: str, cpp_namespace: str, class_name: str, same_shape: str = "") -> List[str]:
+    """The meta class and the wrapper function of one member `f` of group `g`.
+
+    `same_shape`: a C++ function that may give the output dtype without the meta function
+    (Note [Outputs without TensorIterator] in csrc/aten/SameShapeOutputs.h), or "".
+    """
     from torchgen.api import meta, structured
     from torchgen.api.translate import translate
     from torchgen.api.types import DispatcherSignature, Expr, MutRefCType, NamedCType, BaseCType, tensorT
@@ -123,13 +134,40 @@ def _wrapper(g, f, kernel: str, cpp_namespace: str, class_name: str) -> List[str
         meta_exprs = ", ".join(e.expr for e in translate(context, structured.meta_arguments(g), method=False))
         # The kernel's outputs: the new tensors, self, or the out= arguments
         # (already in the context under their own names).
+        fast_context: List = list(context)
         if k is not SchemaKind.out:
             for i, out_arg in enumerate(structured.out_arguments(g)):
                 expr = f"op.outputs_[{i}]" if k is SchemaKind.functional else "self"
                 context.append(Expr(expr=expr, type=NamedCType(out_arg.nctype.name, MutRefCType(BaseCType(tensorT)))))
+                fast_expr = "fast_out" if k is SchemaKind.functional else "self"
+                fast_context.append(Expr(expr=fast_expr,
+                                         type=NamedCType(out_arg.nctype.name, MutRefCType(BaseCType(tensorT)))))
     with native_function_manager(g.out):
         kernel_sig = DispatcherSignature.from_schema(g.out.func, symint=False)
         kernel_exprs = ", ".join(e.expr for e in translate(context, kernel_sig.arguments(), method=False))
+        fast_exprs = ", ".join(e.expr for e in translate(fast_context, kernel_sig.arguments(), method=False))
+    kernel_call = f"{cpp_namespace}::NPUNativeFunctions::{kernel}"
+    fast_path: List[str] = []
+    if same_shape and k is not SchemaKind.out:
+        tensors = [a.name for a in f.func.arguments.flat_non_out if a.type.is_tensor_like()]
+        if nout != 1 or not inherits_iterator or len(tensors) != 2:
+            raise StructuredError(f'same_shape_outputs: "{g.out.func.name}" must be a binary elementwise '
+                                  f'(TensorIterator) operator with one output')
+        with native_function_manager(f):
+            args = ", ".join(a.name for a in sig.arguments())
+        fast_path = [f"  if (const auto fast_dtype = {same_shape}({args})) {{"]
+        if k is SchemaKind.functional:
+            fast_path += [f"    at::Tensor fast_out = torch_npu::emptyStructuredOutput({like}, {like}.sizes(), "
+                          f"{like}.options().dtype(*fast_dtype));",
+                          f"    {kernel_call}({fast_exprs});",
+                          "    return fast_out;"]
+        else:
+            fast_path += [f"    if (*fast_dtype == self.scalar_type()) {{",
+                          f"      torch_npu::checkInplaceOperands(self, {tensors[1]});",
+                          f"      {kernel_call}({fast_exprs});",
+                          "      return self;",
+                          "    }"]
+        fast_path.append("  }")
     with native_function_manager(f):
         if k is SchemaKind.functional:
             ret = "std::move(op.outputs_[0])" if nout == 1 else \
@@ -159,9 +197,10 @@ def _wrapper(g, f, kernel: str, cpp_namespace: str, class_name: str) -> List[str
             "};",
             "",
             f"{sig.defn()} {{",
+            *fast_path,
             f"  {construct}",
             f"  op.meta({meta_exprs});",
-            f"  {cpp_namespace}::NPUNativeFunctions::{kernel}({kernel_exprs});",
+            f"  {kernel_call}({kernel_exprs});",
             f"  return {ret};",
             "}",
             "",
@@ -169,19 +208,21 @@ def _wrapper(g, f, kernel: str, cpp_namespace: str, class_name: str) -> List[str
         return [line for line in body if line != ""] + [""], str(f.func.name), sig.name()
 
 
-def structured_sources(groups, kernels: Dict, cpp_namespace: str) -> str:
+def structured_sources(groups, kernels: Dict, cpp_namespace: str, same_shape_outputs: Dict[str, str]) -> str:
     """RegisterStructuredPrivateUse1.cpp: wrappers and registrations of every structured group."""
     headers = sorted({f"#include <ATen/ops/{g.functional.root_name}_meta.h>" for g in groups})
     lines = [GENERATED, "// See Note [Structured NPU kernels] in codegen/structured.py.",
              "#include <ATen/ATen.h>", "#include <ATen/NamedTensorUtils.h>", "#include <torch/library.h>",
-             *headers, "", '#include "PrivateUse1NativeFunctions.h"', '#include "csrc/aten/StructuredOutputs.h"',
+             *headers, "", '#include "PrivateUse1NativeFunctions.h"', '#include "csrc/aten/SameShapeOutputs.h"',
+             '#include "csrc/aten/StructuredOutputs.h"',
              "", "namespace {", ""]
     registrations = []
     for g in groups:
         kernel = kernels[g.out.func.name]
         for f in g.functions():
             class_name = f"npu_structured_{str(f.func.name).replace('.', '_')}"
-            body, op_name, wrapper = _wrapper(g, f, kernel, cpp_namespace, class_name)
+            same_shape = same_shape_outputs.get(str(g.out.func.name), "")
+            body, op_name, wrapper = _wrapper(g, f, kernel, cpp_namespace, class_name, same_shape)
             lines += body
             registrations.append(f'  m.impl("{op_name}", TORCH_FN({wrapper}));')
     lines += ["}  // namespace", "", "TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {", *registrations, "}", ""]

@@ -37,7 +37,7 @@ def test_unknown_top_level_key(tmp_path):
     result, path, _, _ = _run(tmp_path, HEADER + "supportd:\n  - add.out\n")
     assert result.returncode == 1
     assert result.stderr == (f"error: {path}: unknown key(s) supportd; allowed keys: backend, cpp_namespace, "
-                             "supported, structured, autograd, custom\n")
+                             "supported, structured, same_shape_outputs, autograd, custom\n")
 
 
 def test_entry_without_kernel(tmp_path):
@@ -144,6 +144,48 @@ def test_structured_overloads_get_distinct_wrappers(tmp_path):
     source = (out / "RegisterStructuredPrivateUse1.cpp").read_text()
     assert 'm.impl("scatter.reduce", TORCH_FN(wrapper_npu_functional_reduce_scatter));' in source
     assert 'm.impl("scatter.value_reduce", TORCH_FN(wrapper_npu_functional_value_reduce_scatter));' in source
+
+
+SUB_KERNEL = ("at::Tensor& NPUNativeFunctions::sub_out(const at::Tensor& self, const at::Tensor& other, "
+              "const at::Scalar& alpha, at::Tensor& out) {}\n")
+
+
+def test_same_shape_outputs_skip_the_meta_function_in_the_functional_and_in_place_forms(tmp_path):
+    result, _, _, out = _run(tmp_path, HEADER + "structured:\n  - sub.out\n"
+                             "same_shape_outputs:\n  sub.out: torch_npu::sameShapeSub\n", SUB_KERNEL)
+    assert result.returncode == 0, result.stderr
+    source = (out / "RegisterStructuredPrivateUse1.cpp").read_text()
+    functional = source[source.index("wrapper_npu_functional_Tensor_sub("):]
+    functional = functional[:functional.index("\n}\n")]
+    assert ("  if (const auto fast_dtype = torch_npu::sameShapeSub(self, other, alpha)) {\n"
+            "    at::Tensor fast_out = torch_npu::emptyStructuredOutput(self, self.sizes(), "
+            "self.options().dtype(*fast_dtype));\n"
+            "    at_npu::native::NPUNativeFunctions::sub_out(self, other, alpha, fast_out);\n"
+            "    return fast_out;\n  }\n") in functional
+    assert functional.index("fast_dtype") < functional.index("op.meta(")  # the meta function stays the fallback
+    in_place = source[source.index("wrapper_npu_inplace_Tensor_sub_("):]
+    in_place = in_place[:in_place.index("\n}\n")]
+    assert ("    if (*fast_dtype == self.scalar_type()) {\n"
+            "      torch_npu::checkInplaceOperands(self, other);\n"
+            "      at_npu::native::NPUNativeFunctions::sub_out(self, other, alpha, self);\n") in in_place
+    out_form = source[source.index("wrapper_npu_out_out_sub_out("):]
+    assert "fast_dtype" not in out_form[:out_form.index("\n}\n")]  # out= always checks out's dtype and size
+    assert source.count("torch_npu::sameShapeSub(") == 2
+
+
+@pytest.mark.parametrize("yaml_text,message", [
+    (HEADER + "structured:\n  - floor.out\nsame_shape_outputs:\n  ceil.out: torch_npu::f\n",
+     'same_shape_outputs entry "ceil.out" is not listed under "structured"'),
+    (HEADER + "structured:\n  - floor.out\nsame_shape_outputs:\n  floor.out: not a name\n",
+     "same_shape_outputs entry \"floor.out\" must name a C++ function, got 'not a name'"),
+    (HEADER + "structured:\n  - floor.out\nsame_shape_outputs:\n  floor.out: torch_npu::f\n",
+     'same_shape_outputs: "floor.out" must be a binary elementwise (TensorIterator) operator with one output'),
+])
+def test_same_shape_outputs_errors(tmp_path, yaml_text, message):
+    result, path, _, _ = _run(tmp_path, yaml_text, FLOOR_KERNEL)
+    assert result.returncode == 1
+    expected = f"error: {message}\n" if message.startswith("same_shape_outputs:") else f"error: {path}: {message}\n"
+    assert result.stderr == expected
 
 
 @pytest.mark.parametrize("yaml_text,message", [
