@@ -167,10 +167,8 @@ void TaskQueue::submit(aclrtStream stream, Put put, Name name) {
         std::thread([this] { workerLoop(); }).detach();
         worker_started_ = true;
       }
-      if (tail_ - head_ >= kCapacity) {
-        ++producers_waiting_;
-        changed_.wait(lock, [&] { return tail_ - head_ < kCapacity; });
-        --producers_waiting_;
+      if (tail_ - head_.load(std::memory_order_acquire) >= kCapacity) {
+        waitOnWorker(lock, producers_waiting_, kCapacity - 1);
       }
       Slot& slot = slots_[tail_ % kCapacity];
       put(slot.task);
@@ -207,48 +205,65 @@ void TaskQueue::enqueue(AclOpLaunch&& launch) {
 }
 
 void TaskQueue::workerLoop() {
+  // Note [A worker without the producers' mutex]
   if (aclrtSetDevice(device_) != ACL_SUCCESS) {
     NPU_LOGE("task queue of device {} cannot bind its device: {}", device_, aclGetRecentErrMsg());
   }
-  std::unique_lock<std::mutex> lock(mutex_);
+  size_t head = head_.load(std::memory_order_relaxed);
   for (;;) {
-    if (head_ == tail_) {
-      lock.unlock();
+    if (published_tail_.load(std::memory_order_acquire) == head) {
       spinForWork();
-      lock.lock();
+      if (published_tail_.load(std::memory_order_acquire) == head) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        worker_sleeping_ = true;
+        not_empty_.wait(lock, [&] { return published_tail_.load(std::memory_order_relaxed) != head; });
+        worker_sleeping_ = false;
+      }
     }
-    worker_sleeping_ = true;
-    not_empty_.wait(lock, [&] { return head_ != tail_; });
-    worker_sleeping_ = false;
-    running_ = true;
     if (testMutation("task_queue_lifo")) {  // Note [Test mutations]: the newest task first
-      Slot newest = std::move(slots_[(tail_ - 1) % kCapacity]);
-      --tail_;
-      published_tail_.store(tail_, std::memory_order_release);
-      lock.unlock();
+      Slot newest;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        newest = std::move(slots_[(tail_ - 1) % kCapacity]);
+        --tail_;
+        published_tail_.store(tail_, std::memory_order_release);
+        running_out_of_order_.store(true);
+      }
       run(newest.task, newest.tag);
-      lock.lock();
+      running_out_of_order_.store(false);
     } else {
       // Note [Task slots]: the oldest task runs in its slot, which no producer reuses before head_ moves on.
-      Slot& slot = slots_[head_ % kCapacity];
-      lock.unlock();
+      Slot& slot = slots_[head % kCapacity];
       run(slot.task, slot.tag);
       release(&slot);
-      lock.lock();
-      ++head_;
+      head_.store(++head);  // sequentially consistent: see wakeWaiters
     }
-    running_ = false;
-    const size_t queued = tail_ - head_;
-    if ((drainers_waiting_ > 0 && queued == 0) || (producers_waiting_ > 0 && queued <= kCapacity / 2))
-      changed_.notify_all();
+    wakeWaiters(head);
   }
+}
+
+void TaskQueue::wakeWaiters(size_t head) {
+  if (producers_waiting_.load() == 0 && drainers_waiting_.load() == 0) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t queued = tail_ - head;
+  if ((drainers_waiting_.load() > 0 && queued == 0) || (producers_waiting_.load() > 0 && queued <= kCapacity / 2))
+    changed_.notify_all();
+}
+
+void TaskQueue::waitOnWorker(std::unique_lock<std::mutex>& lock, std::atomic<int>& waiting, size_t max_queued) {
+  // Note [A worker without the producers' mutex]: raise the counter, then read head_.
+  waiting.fetch_add(1);
+  changed_.wait(lock, [&] {
+    return tail_ - head_.load() <= max_queued && !running_out_of_order_.load();
+  });
+  waiting.fetch_sub(1);
 }
 
 void TaskQueue::spinForWork() {
   // Note [Spin before sleeping]
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
   for (int i = 1;; ++i) {
-    if (published_tail_.load(std::memory_order_acquire) != head_) return;
+    if (published_tail_.load(std::memory_order_acquire) != head_.load(std::memory_order_relaxed)) return;
     if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return;
     spinPause();
   }
@@ -265,16 +280,14 @@ void TaskQueue::release(Slot* slot) {
 void TaskQueue::drain() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    ++drainers_waiting_;
-    changed_.wait(lock, [&] { return head_ == tail_ && !running_; });
-    --drainers_waiting_;
+    waitOnWorker(lock, drainers_waiting_, 0);
   }
   raisePendingError();
 }
 
 bool TaskQueue::idle() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return head_ == tail_ && !running_;
+  return head_.load() == tail_ && !running_out_of_order_.load();
 }
 
 }  // namespace torch_npu

@@ -126,6 +126,16 @@ class TaskQueue {
   static constexpr int kSpinMicros = 20;
   void spinForWork();
 
+  // Note [A worker without the producers' mutex]
+  // mutex_ orders the producers among themselves (tail_, the slot at tail_) and guards the sleeps
+  // on the condition variables; the worker takes it only to sleep and to wake a waiting producer
+  // or drain(). In the steady state it reads the producers' progress from published_tail_
+  // (acquire: the slot's contents are visible) and publishes its own in head_ (release: the slot
+  // is free again), so a launch never finds the worker holding the mutex, and never has to wake it
+  // from a futex wait for the mutex when it unlocks. The two counters live on cache lines of their
+  // own: each is written by one side only. A waiting producer or drainer raises its counter
+  // before it checks head_, and the worker reads the counters after it moves head_ (both
+  // sequentially consistent), so one of them sees the other: no wake-up is lost.
   // enqueue's body: put(Task&) moves the task into a slot (or into a local Task when the queue is
   // off), name() names it for ASCEND_LAUNCH_BLOCKING.
   template <typename Put, typename Name>
@@ -136,20 +146,24 @@ class TaskQueue {
   void raisePendingError();
   void waitForDevice(aclrtStream stream, const std::string& name);
 
+  void wakeWaiters(size_t head);  // on the worker, after it moved head_
+  void waitOnWorker(std::unique_lock<std::mutex>& lock, std::atomic<int>& waiting, size_t max_queued);
+
   c10::DeviceIndex device_;
   std::mutex mutex_;
   std::condition_variable not_empty_;
   std::condition_variable changed_;  // the ring became empty or half empty (see above)
   std::vector<Slot> slots_;
-  size_t head_ = 0;  // next task to run (counts up; the slot is head_ % kCapacity)
-  size_t tail_ = 0;  // next free slot
-  std::atomic<size_t> published_tail_{0};  // tail_, readable without the mutex (spinForWork)
-  int producers_waiting_ = 0;
-  int drainers_waiting_ = 0;
-  bool running_ = false;  // the worker is executing a task
+  size_t tail_ = 0;  // next free slot (counts up; the slot is tail_ % kCapacity); under mutex_
   bool worker_started_ = false;
   bool worker_sleeping_ = false;  // the worker waits on not_empty_ (under mutex_): only then is it notified
-  std::string pending_error_;
+  // Note [A worker without the producers' mutex]
+  alignas(64) std::atomic<size_t> published_tail_{0};  // tail_, for the worker
+  alignas(64) std::atomic<size_t> head_{0};  // next task to run; written by the worker only
+  std::atomic<int> producers_waiting_{0};
+  std::atomic<int> drainers_waiting_{0};
+  std::atomic<bool> running_out_of_order_{false};  // the task_queue_lifo mutation runs a task off the ring
+  alignas(64) std::string pending_error_;
   std::atomic<bool> has_pending_error_{false};  // pending_error_ is set (read without the mutex)
 };
 
