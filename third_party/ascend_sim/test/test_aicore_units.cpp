@@ -75,9 +75,11 @@ TEST(CubeUnit, RegionSplitDoesNotChangeBits) {
 
 // Shapes that take every tile kind of the driver on an AVX-512 host (Note
 // [Wide Cube tiles]): whole 12 x 32 and 6 x 32 tiles in place, partial ones
-// through the scratch tile, a lone 16-column panel; three K blocks and a bias.
+// through the scratch tile, a lone 16-column panel; three K blocks and a bias; two packed row
+// blocks (kMc = 192 rows) with the prefetches of Note [Prefetch across micro-kernels].
 TEST(CubeUnit, EveryTileShapeWithBiasEqualsTheFmaChain) {
-  for (const auto& [m, n, k] : std::vector<std::array<int64_t, 3>>{{30, 64, 520}, {43, 77, 257}, {5, 40, 17}}) {
+  for (const auto& [m, n, k] :
+       std::vector<std::array<int64_t, 3>>{{30, 64, 520}, {43, 77, 257}, {5, 40, 17}, {203, 48, 300}}) {
     const std::vector<float> ra = randomFloats(m * k, -2, 2, 5), rb = randomFloats(k * n, -2, 2, 6);
     const std::vector<float> bias = randomFloats(n, -1, 1, 7);
     const int64_t panels = (n + 15) / 16;
