@@ -33,9 +33,9 @@ elementwise ops do (torch_npu::emptyStructuredOutput).
 
 Binary elementwise groups listed under `same_shape_outputs` first ask a C++
 function whether the output's dtype is known without the meta function (both
-operands of one shape and dtype); if so, the functional form makes the output
-and the in-place form runs TensorIterator's overlap checks, and both call the
-kernel directly (Note [Outputs without TensorIterator] in
+operands of one shape and dtype; for the in-place form the function also runs
+TensorIterator's overlap checks); if so, the functional form makes the output,
+and both call the kernel directly (Note [Outputs without TensorIterator] in
 csrc/aten/SameShapeOutputs.h). The out= form always runs the meta function.
 
 A few structured groups stay hand-written because their functional form
@@ -155,18 +155,16 @@ def _wrapper(g, f, kernel: str, cpp_namespace: str, class_name: str, same_shape:
                                   f'(TensorIterator) operator with one output')
         with native_function_manager(f):
             args = ", ".join(a.name for a in sig.arguments())
-        fast_path = [f"  if (const auto fast_dtype = {same_shape}({args})) {{"]
+        in_place = "true" if k is SchemaKind.inplace else "false"
+        fast_path = [f"  if (const auto fast_dtype = {same_shape}({args}, /*in_place=*/{in_place})) {{"]
         if k is SchemaKind.functional:
             fast_path += [f"    at::Tensor fast_out = torch_npu::emptyStructuredOutput({like}, {like}.sizes(), "
                           f"{like}.options().dtype(*fast_dtype));",
                           f"    {kernel_call}({fast_exprs});",
                           "    return fast_out;"]
-        else:
-            fast_path += [f"    if (*fast_dtype == self.scalar_type()) {{",
-                          f"      torch_npu::checkInplaceOperands(self, {tensors[1]});",
-                          f"      {kernel_call}({fast_exprs});",
-                          "      return self;",
-                          "    }"]
+        else:  # the output is self, whose dtype the function has just given
+            fast_path += [f"    {kernel_call}({fast_exprs});",
+                          "    return self;"]
         fast_path.append("  }")
     with native_function_manager(f):
         if k is SchemaKind.functional:

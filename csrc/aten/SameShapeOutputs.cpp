@@ -26,36 +26,49 @@ c10::optional<c10::ScalarType> sameShapeType(const at::Tensor& self, const at::T
   return dtype;
 }
 
-}  // namespace
-
-c10::optional<c10::ScalarType> sameShapeAdd(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
-  const auto dtype = sameShapeType(self, other);
-  if (dtype) at::native::alpha_check(*dtype, alpha);
-  return dtype;
-}
-
-c10::optional<c10::ScalarType> sameShapeSub(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
-  const auto dtype = sameShapeType(self, other);
-  if (dtype) {
-    at::native::sub_check(self, other);
-    at::native::alpha_check(*dtype, alpha);
-  }
-  return dtype;
-}
-
-c10::optional<c10::ScalarType> sameShapeMul(const at::Tensor& self, const at::Tensor& other) {
-  return sameShapeType(self, other);
-}
-
-c10::optional<c10::ScalarType> sameShapeTrueDiv(const at::Tensor& self, const at::Tensor& other) {
-  const auto dtype = sameShapeType(self, other);
-  if (dtype && at::isIntegralType(*dtype, /*includeBool=*/true)) return c10::nullopt;  // promotes to float
-  return dtype;
-}
-
+// What TensorIterator's build checks before writing into self: no internal
+// overlap in self, no partial overlap between self and other.
 void checkInplaceOperands(const at::Tensor& self, const at::Tensor& other) {
   at::assert_no_internal_overlap(self);
   at::assert_no_partial_overlap(self, other);
+}
+
+}  // namespace
+
+// Each follows its meta function's order: the op's own checks before the
+// TensorIterator's build (sub_check), its overlap checks, then the checks after
+// the build (alpha_check).
+
+c10::optional<c10::ScalarType> sameShapeAdd(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                                            bool in_place) {
+  const auto dtype = sameShapeType(self, other);
+  if (!dtype) return c10::nullopt;
+  if (in_place) checkInplaceOperands(self, other);
+  at::native::alpha_check(*dtype, alpha);
+  return dtype;
+}
+
+c10::optional<c10::ScalarType> sameShapeSub(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                                            bool in_place) {
+  const auto dtype = sameShapeType(self, other);
+  if (!dtype) return c10::nullopt;
+  at::native::sub_check(self, other);
+  if (in_place) checkInplaceOperands(self, other);
+  at::native::alpha_check(*dtype, alpha);
+  return dtype;
+}
+
+c10::optional<c10::ScalarType> sameShapeMul(const at::Tensor& self, const at::Tensor& other, bool in_place) {
+  const auto dtype = sameShapeType(self, other);
+  if (dtype && in_place) checkInplaceOperands(self, other);
+  return dtype;
+}
+
+c10::optional<c10::ScalarType> sameShapeTrueDiv(const at::Tensor& self, const at::Tensor& other, bool in_place) {
+  const auto dtype = sameShapeType(self, other);
+  if (!dtype || at::isIntegralType(*dtype, /*includeBool=*/true)) return c10::nullopt;  // promotes to float
+  if (in_place) checkInplaceOperands(self, other);
+  return dtype;
 }
 
 }  // namespace torch_npu

@@ -15,27 +15,28 @@
 // named dimensions. There the meta function's answer is known without
 // building anything: the output has self's sizes and dtype (a Python number
 // never promotes a floating tensor). Each function applies the meta
-// function's own non-TensorIterator checks (alpha_check, sub_check) and
-// returns the output dtype, or nullopt for any other case, which then takes
-// the meta function as before. `yaml/npu_native_functions.yaml` lists them
-// under `same_shape_outputs`; the generated functional wrapper then makes the
-// output as the meta path does (emptyStructuredOutput with self as `like`, so
-// a private format of self is followed), and the in-place wrapper first runs
-// TensorIterator's overlap checks (checkInplaceOperands).
+// function's own checks in the meta function's order (sub_check; for the
+// in-place forms, whose output is self, TensorIterator's overlap checks;
+// alpha_check) and returns the output dtype, or nullopt for any other case,
+// which then takes the meta function as before. `yaml/npu_native_functions.yaml`
+// lists them under `same_shape_outputs`; the generated functional wrapper then
+// makes the output as the meta path does (emptyStructuredOutput with self as
+// `like`, so a private format of self is followed), and the in-place wrapper
+// calls the kernel with self as the output.
 #pragma once
 
 #include <ATen/ATen.h>
 
 namespace torch_npu {
 
-c10::optional<c10::ScalarType> sameShapeAdd(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha);
-c10::optional<c10::ScalarType> sameShapeSub(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha);
-c10::optional<c10::ScalarType> sameShapeMul(const at::Tensor& self, const at::Tensor& other);
-// true division: only floating (and complex) operands keep their dtype
-c10::optional<c10::ScalarType> sameShapeTrueDiv(const at::Tensor& self, const at::Tensor& other);
-
-// What TensorIterator checks before writing into self: no internal overlap
-// in self, no partial overlap between self and other.
-void checkInplaceOperands(const at::Tensor& self, const at::Tensor& other);
+// in_place: the in-place form (self is the output), which also runs TensorIterator's overlap
+// checks: no internal overlap in self, no partial overlap between self and other.
+c10::optional<c10::ScalarType> sameShapeAdd(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                                            bool in_place);
+c10::optional<c10::ScalarType> sameShapeSub(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                                            bool in_place);
+c10::optional<c10::ScalarType> sameShapeMul(const at::Tensor& self, const at::Tensor& other, bool in_place);
+// true division: only floating operands keep their dtype
+c10::optional<c10::ScalarType> sameShapeTrueDiv(const at::Tensor& self, const at::Tensor& other, bool in_place);
 
 }  // namespace torch_npu

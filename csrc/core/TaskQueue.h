@@ -132,10 +132,12 @@ class TaskQueue {
   // or drain(). In the steady state it reads the producers' progress from published_tail_
   // (acquire: the slot's contents are visible) and publishes its own in head_ (release: the slot
   // is free again), so a launch never finds the worker holding the mutex, and never has to wake it
-  // from a futex wait for the mutex when it unlocks. The two counters live on cache lines of their
-  // own: each is written by one side only. A waiting producer or drainer raises its counter
-  // before it checks head_, and the worker reads the counters after it moves head_ (both
-  // sequentially consistent), so one of them sees the other: no wake-up is lost.
+  // from a futex wait for the mutex when it unlocks. published_tail_ has a cache line of its own
+  // (producers write it); head_ shares its line with the waiters' counters, which the worker reads
+  // after every task and a producer writes only when it waits. A waiting producer or drainer
+  // raises its counter before it checks head_, and the worker reads the counters after it moves
+  // head_ (both sequentially consistent), so one of them sees the other: no wake-up is lost.
+
   // enqueue's body: put(Task&) moves the task into a slot (or into a local Task when the queue is
   // off), name() names it for ASCEND_LAUNCH_BLOCKING.
   template <typename Put, typename Name>

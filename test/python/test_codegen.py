@@ -157,7 +157,7 @@ def test_same_shape_outputs_skip_the_meta_function_in_the_functional_and_in_plac
     source = (out / "RegisterStructuredPrivateUse1.cpp").read_text()
     functional = source[source.index("wrapper_npu_functional_Tensor_sub("):]
     functional = functional[:functional.index("\n}\n")]
-    assert ("  if (const auto fast_dtype = torch_npu::sameShapeSub(self, other, alpha)) {\n"
+    assert ("  if (const auto fast_dtype = torch_npu::sameShapeSub(self, other, alpha, /*in_place=*/false)) {\n"
             "    at::Tensor fast_out = torch_npu::emptyStructuredOutput(self, self.sizes(), "
             "self.options().dtype(*fast_dtype));\n"
             "    at_npu::native::NPUNativeFunctions::sub_out(self, other, alpha, fast_out);\n"
@@ -165,9 +165,9 @@ def test_same_shape_outputs_skip_the_meta_function_in_the_functional_and_in_plac
     assert functional.index("fast_dtype") < functional.index("op.meta(")  # the meta function stays the fallback
     in_place = source[source.index("wrapper_npu_inplace_Tensor_sub_("):]
     in_place = in_place[:in_place.index("\n}\n")]
-    assert ("    if (*fast_dtype == self.scalar_type()) {\n"
-            "      torch_npu::checkInplaceOperands(self, other);\n"
-            "      at_npu::native::NPUNativeFunctions::sub_out(self, other, alpha, self);\n") in in_place
+    assert ("  if (const auto fast_dtype = torch_npu::sameShapeSub(self, other, alpha, /*in_place=*/true)) {\n"
+            "    at_npu::native::NPUNativeFunctions::sub_out(self, other, alpha, self);\n"
+            "    return self;\n  }\n") in in_place
     out_form = source[source.index("wrapper_npu_out_out_sub_out("):]
     assert "fast_dtype" not in out_form[:out_form.index("\n}\n")]  # out= always checks out's dtype and size
     assert source.count("torch_npu::sameShapeSub(") == 2

@@ -96,6 +96,21 @@ def test_in_place_overlap_is_refused_as_on_the_cpu():
     assert x.cpu().tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
 
 
+@pytest.mark.parametrize("call", [
+    lambda x: x[1:].add_(x[:-1], alpha=1.5),  # overlap and a float alpha for integers: the overlap first
+    lambda x: x[:4].expand(2, 4).sub_(torch.zeros(2, 4, dtype=x.dtype, device=x.device), alpha=0.5),  # internal overlap first
+    lambda x: (x[1:] > 0).sub_(x[:-1] > 0),  # bool subtraction: sub_check before the overlap check
+    lambda x: x[1:].mul_(x[:-1]),
+    lambda x: x[1:].float().div_(x[:-1].float()),  # copies: no overlap, no error
+])
+def test_in_place_errors_come_in_the_meta_functions_order(call):
+    expected, expected_error = _run(lambda a, b: call(a), torch.arange(6), torch.arange(6), "cpu")
+    result, error = _run(lambda a, b: call(a), torch.arange(6), torch.arange(6), "npu")
+    assert error == expected_error
+    if expected is not None:
+        assert torch.equal(result, expected)
+
+
 def test_names_are_propagated():
     a = torch.ones(2, 3, names=("N", "C")).npu()
     assert (a + a).names == ("N", "C")

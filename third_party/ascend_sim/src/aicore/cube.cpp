@@ -46,7 +46,7 @@ constexpr int64_t kPanel = cube_tiles::kPanel;  // output columns per micro tile
 constexpr int64_t kMr = kCubePanelRows;  // output rows per micro tile
 // Rows per packed A block (192 KB, kept in L2). A host region of a large product has 132 rows
 // (Note [Host split of the Cube's work]): one block, so each B slice is fetched once per region,
-// not twice as with 96-row blocks (mm 2048: 112-125 -> 112-121 ms).
+// not twice as with 96-row blocks (one A/B, mm 2048: 118.8-128.2 -> 111.6-121.5 ms).
 constexpr int64_t kMc = 192;
 constexpr int64_t kKc = 256;      // reduction steps per block (B slice: 16 KiB, in L1)
 
@@ -221,13 +221,15 @@ void wideTile(const float* ap, int64_t ap_stride, const float* bslice, int64_t b
 #endif
 
 // Note [Prefetch across micro-kernels]
-// Every micro-kernel of a row block reads the same 16 KB B slice from L1, and the next panel's
+// In the 16-column path (AVX-512 hosts take two panels at a time, Note [Wide Cube tiles]),
+// every micro-kernel of a row block reads the same 16 KB B slice from L1, and the next panel's
 // slice starts K x 16 floats further on (the panels are [panel][K][16]: 128 KB at K = 2048), where
 // the hardware prefetcher does not look. So the micro-kernels of one slice each prefetch an equal share of the
 // next slice's lines towards L2 (prefetcht2), and a micro-kernel that accumulates into the result
 // first asks for the C tile of the next one (six rows of one line each, 4 * n bytes apart). Hints
-// only: the same loads and FMAs in the same order, the same bits. mm 2048 fp32: 107-108.5 ->
-// 100-102.5 ms; mm 1024 13.1-13.2 -> 13.3-13.4 ms (A/B, three runs each).
+// only: the same loads and FMAs in the same order, the same bits; rows past the region are not
+// asked for. mm 2048 fp32: 107-108.5 -> 100-102.5 ms; mm 1024 13.1-13.2 -> 13.3-13.4 ms (A/B,
+// three runs each, after the 192-row blocks).
 class NextSlicePrefetch {
  public:
   NextSlicePrefetch(const float* slice, int64_t kc, int64_t parts)
@@ -244,8 +246,8 @@ class NextSlicePrefetch {
   const char* slice_;
 };
 
-inline void prefetchTile(const float* c, int64_t ldc) {
-  for (int64_t r = 0; r < kMr; ++r) __builtin_prefetch(c + r * ldc, /*rw=*/1, /*locality=*/3);
+inline void prefetchTile(const float* c, int64_t ldc, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r) __builtin_prefetch(c + r * ldc, /*rw=*/1, /*locality=*/3);
 }
 
 void mmadF32(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, int64_t p0, int64_t p1, float* c,
@@ -289,7 +291,7 @@ void mmadF32(const CubeOperands& op, const float* bias, int64_t r0, int64_t r1, 
                                        (i1 - i0 + kMr - 1) / kMr);
         for (int64_t i = i0; i < i1; i += kMr) {  // in place in c where the tile is whole
           next_b.part((i - i0) / kMr);  // Note [Prefetch across micro-kernels]
-          if (!first && i + kMr < i1) prefetchTile(c + (i + kMr) * n + j0, n);
+          if (!first && i + kMr < i1) prefetchTile(c + (i + kMr) * n + j0, n, std::min(kMr, i1 - i - kMr));
           const float* ap = ablock + (i - i0) / kMr * ap_stride;
           cube_tiles::runTile([&](float* dst, int64_t ld, bool accumulate) { micro(ap, bslice, kc, dst, ld, accumulate); },
                               kMr, kPanel, first, last ? bias : nullptr, n, i, std::min(kMr, i1 - i), j0, jn, c);
