@@ -130,22 +130,24 @@ def _wrapper(g, f, kernel: str, cpp_namespace: str, class_name: str, same_shape:
             get = "return outputs_[output_idx].get();"
             construct = f"{class_name} op({', '.join(outs)});"
 
-        context: List = list(sig.arguments())
-        meta_exprs = ", ".join(e.expr for e in translate(context, structured.meta_arguments(g), method=False))
-        # The kernel's outputs: the new tensors, self, or the out= arguments
-        # (already in the context under their own names).
-        fast_context: List = list(context)
+        arguments: List = list(sig.arguments())
+        meta_exprs = ", ".join(e.expr for e in translate(arguments, structured.meta_arguments(g), method=False))
+        out_names = [out_arg.nctype.name for out_arg in structured.out_arguments(g)]
+
+    def kernel_exprs_with(new_output) -> str:
+        """The kernel's arguments, its outputs being new_output(i) for a functional form (self for an
+        in-place one; the out= arguments are already among the arguments under their own names)."""
+        context = list(arguments)
         if k is not SchemaKind.out:
-            for i, out_arg in enumerate(structured.out_arguments(g)):
-                expr = f"op.outputs_[{i}]" if k is SchemaKind.functional else "self"
-                context.append(Expr(expr=expr, type=NamedCType(out_arg.nctype.name, MutRefCType(BaseCType(tensorT)))))
-                fast_expr = "fast_out" if k is SchemaKind.functional else "self"
-                fast_context.append(Expr(expr=fast_expr,
-                                         type=NamedCType(out_arg.nctype.name, MutRefCType(BaseCType(tensorT)))))
-    with native_function_manager(g.out):
-        kernel_sig = DispatcherSignature.from_schema(g.out.func, symint=False)
-        kernel_exprs = ", ".join(e.expr for e in translate(context, kernel_sig.arguments(), method=False))
-        fast_exprs = ", ".join(e.expr for e in translate(fast_context, kernel_sig.arguments(), method=False))
+            for i, name in enumerate(out_names):
+                expr = new_output(i) if k is SchemaKind.functional else "self"
+                context.append(Expr(expr=expr, type=NamedCType(name, MutRefCType(BaseCType(tensorT)))))
+        with native_function_manager(g.out):
+            kernel_sig = DispatcherSignature.from_schema(g.out.func, symint=False)
+            return ", ".join(e.expr for e in translate(context, kernel_sig.arguments(), method=False))
+
+    kernel_exprs = kernel_exprs_with(lambda i: f"op.outputs_[{i}]")
+    fast_exprs = kernel_exprs_with(lambda i: "fast_out")
     kernel_call = f"{cpp_namespace}::NPUNativeFunctions::{kernel}"
     fast_path: List[str] = []
     if same_shape and k is not SchemaKind.out:

@@ -223,12 +223,12 @@ void wideTile(const float* ap, int64_t ap_stride, const float* bslice, int64_t b
 // Note [Prefetch across micro-kernels]
 // In the 16-column path (AVX-512 hosts take two panels at a time, Note [Wide Cube tiles]),
 // every micro-kernel of a row block reads the same 16 KB B slice from L1, and the next panel's
-// slice starts K x 16 floats further on (the panels are [panel][K][16]: 128 KB at K = 2048), where
-// the hardware prefetcher does not look. So the micro-kernels of one slice each prefetch an equal share of the
-// next slice's lines towards L2 (prefetcht2), and a micro-kernel that accumulates into the result
-// first asks for the C tile of the next one (six rows of one line each, 4 * n bytes apart). Hints
-// only: the same loads and FMAs in the same order, the same bits; rows past the region are not
-// asked for. mm 2048 fp32: 107-108.5 -> 100-102.5 ms; mm 1024 13.1-13.2 -> 13.3-13.4 ms (A/B,
+// slice starts K x 16 floats further on (the panels are [panel][K][16]: 128 KB at K = 2048),
+// where the hardware prefetcher does not look. So the micro-kernels of one slice each prefetch
+// an equal share of the next slice's lines towards L2 (prefetcht2), and a micro-kernel that
+// accumulates into the result first asks for the C tile of the next one (six rows of one line
+// each, 4 * n bytes apart). Hints only: the same loads and FMAs in the same order, the same
+// bits; rows past the region are not asked for. mm 2048 fp32: 107-108.5 -> 100-102.5 ms; mm 1024 13.1-13.2 -> 13.3-13.4 ms (A/B,
 // three runs each, after the 192-row blocks).
 class NextSlicePrefetch {
  public:
