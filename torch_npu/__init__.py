@@ -22,7 +22,7 @@ except ImportError as _e:  # pragma: no cover - a build problem, reported clearl
 from torch_npu import _device_name
 from torch_npu._device_name import DEVICE_TYPE
 from torch_npu import npu
-from torch_npu import _tensor_methods, _serialization, _formats, _shared_parameters, _custom_ops
+from torch_npu import _tensor_methods, _serialization, _formats, _custom_ops, _patches
 from torch_npu._formats import Format, empty_with_format, get_npu_format, npu_format_cast, npu_format_cast_
 from torch_npu._float_status import npu_alloc_float_status, npu_clear_float_status, npu_get_float_status
 from torch_npu import distributed
@@ -32,7 +32,6 @@ from torch_npu import profiler
 __version__ = "0.1.0"
 
 _tensor_methods.install()
-_shared_parameters.install()
 _serialization.install()
 _formats.install()
 _custom_ops.install(_sys.modules[__name__])
@@ -40,6 +39,7 @@ npu.generator.install()
 npu.autograd_profiler.install()
 npu.amp.autocast_mode.install_torch_autocast()
 distributed._install()
+_patches.install()
 
 if _device_name.is_native():
     torch._register_device_module("npu", npu)

@@ -86,6 +86,52 @@ def test_custom_fwd_and_custom_bwd():
     assert a.grad is not None and b.grad is not None
 
 
+class _LibraryMM(torch.autograd.Function):
+    """As third-party code writes it: torch.cuda.amp's decorators (torch_npu/_patches/cuda_amp.py)."""
+
+    @staticmethod
+    @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a.mm(b)
+
+    @staticmethod
+    @torch.cuda.amp.custom_bwd
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad.mm(b.t()), a.t().mm(grad)
+
+
+class _AutocastInBackward(torch.autograd.Function):
+    @staticmethod
+    @torch.npu.amp.custom_fwd
+    def forward(ctx, a):
+        return a * 2
+
+    @staticmethod
+    @torch.npu.amp.custom_bwd
+    def backward(ctx, grad):
+        assert torch.npu.amp.is_autocast_enabled()
+        return grad.mm(torch.eye(grad.shape[1], device=grad.device))
+
+
+def test_torch_cuda_amp_decorators_keep_a_function_in_fp32_under_npu_autocast():
+    a, b = torch.randn(4, 4).npu().half().requires_grad_(), torch.randn(4, 4).npu().requires_grad_()
+    with torch.npu.amp.autocast():
+        out = _LibraryMM.apply(a, b)
+    assert out.dtype == torch.float32
+    out.sum().backward()
+    assert a.grad.dtype == torch.float16 and b.grad.dtype == torch.float32
+
+
+def test_custom_bwd_runs_under_the_forwards_autocast_state():
+    a = torch.randn(4, 4).npu().requires_grad_()
+    with torch.npu.amp.autocast():
+        out = _AutocastInBackward.apply(a)
+    out.sum().backward()  # outside autocast: the backward still runs under it (mm in fp16)
+    assert a.grad.dtype == torch.float32
+
+
 def _train(steps, scaler, opt_level_autocast=True, lr=0.2, seed=0):
     torch.manual_seed(seed)
     model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4)).npu()

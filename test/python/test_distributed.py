@@ -36,6 +36,17 @@ def test_backend_is_registered_by_import():
     assert torch_npu.distributed.is_hccl_available()
 
 
+def test_object_collectives_stage_on_the_npu():
+    results = scenario("object_collectives")
+    assert_all_ok(results)
+    for r in results:
+        report = r.json()
+        assert report["gathered"] == [{"rank": k, "name": f"r{k}"} for k in range(2)]
+        assert report["broadcast"] == {"from": 0, "list": [1, 2, 3]}
+        assert report["scatter"] == f"s{r.rank}"
+        assert report["gather"] == ([["g", 0], ["g", 1]] if r.rank == 0 else None)
+
+
 def test_bad_inputs_raise_clear_errors():
     results = scenario("bad_inputs")
     assert_all_ok(results)

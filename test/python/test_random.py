@@ -61,3 +61,32 @@ def test_random_rejects_bad_ranges(npu):
     with pytest.raises(RuntimeError, match="to be at most 128 for dtype Char"):
         torch.empty(3, device=npu, dtype=torch.int8).random_(0, 300)
     assert torch.empty(0, device=npu).random_(0, 3).shape == (0,)
+
+
+# torch.random.fork_rng(device_type="npu") and torch.seed() (torch_npu/_patches/random.py)
+def test_fork_rng_for_the_npu(npu):
+    torch.npu.manual_seed(5)
+    before = torch.npu.get_rng_state(0)
+    with torch.random.fork_rng(devices=[0], device_type="npu"):
+        torch.rand(4, device=npu)
+        cpu_draw = torch.rand(2)
+    assert torch.equal(torch.npu.get_rng_state(0), before)
+    assert torch.equal(torch.rand(2), cpu_draw)  # the CPU generator is forked too
+    with torch.random.fork_rng(devices=[]):  # torch's own default (CUDA devices) is unchanged
+        pass
+    with pytest.raises(ValueError, match="device_type must be 'cuda' or 'npu'"):
+        with torch.random.fork_rng(device_type="xla"):
+            pass
+
+
+def test_fork_rng_of_every_npu_warns_once(npu):
+    with pytest.warns(UserWarning, match="forks the RNG of every NPU"):
+        with torch.random.fork_rng(device_type="npu"):
+            torch.rand(1, device="npu:3")
+
+
+def test_torch_seed_seeds_the_npus_with_the_seed_it_returns(npu):
+    seed = torch.seed()
+    drawn = torch.rand(3, device="npu:1")
+    torch.manual_seed(seed)
+    assert torch.equal(torch.rand(3, device="npu:1").cpu(), drawn.cpu())

@@ -90,6 +90,12 @@ class _DeviceProperties:
         self.vector_core_num = _C._npu_deviceCapability(index, 1)
         self.l2_cache_size = _C._npu_deviceCapability(index, 2)
         self.index = index
+        # The fields CUDA code reads (torch.nn.DataParallel's balance check, capability tests):
+        # an SM is an AI Core; there is no CUDA compute capability (get_device_capability).
+        self.multi_processor_count = self.cube_core_num
+        self.major, self.minor = get_device_capability(index)
+        self.is_integrated = False
+        self.is_multi_gpu_board = False
 
     def __repr__(self):
         return (f"_NPUDeviceProperties(name='{self.name}', total_memory={self.total_memory // (1024 * 1024)}MB, "

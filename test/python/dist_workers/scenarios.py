@@ -181,6 +181,20 @@ def file_init():
     return {"value": t[0].item()}
 
 
+def object_collectives():
+    """all_gather_object / broadcast_object_list / gather_object / scatter_object_list on hccl."""
+    init()
+    gathered = [None] * WORLD
+    dist.all_gather_object(gathered, {"rank": RANK, "name": f"r{RANK}"})
+    objects = [{"from": 0, "list": [1, 2, 3]}] if RANK == 0 else [None]
+    dist.broadcast_object_list(objects, src=0)
+    into = [None] * WORLD if RANK == 0 else None
+    dist.gather_object(("g", RANK), into, dst=0)
+    scattered = [None]
+    dist.scatter_object_list(scattered, [f"s{r}" for r in range(WORLD)] if RANK == 0 else None, src=0)
+    return {"gathered": gathered, "broadcast": objects[0], "gather": into, "scatter": scattered[0]}
+
+
 if __name__ == "__main__":
     result = globals()[sys.argv[1]]()
     print(json.dumps({"rank": RANK, **(result or {})}), flush=True)

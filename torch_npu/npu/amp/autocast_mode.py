@@ -109,6 +109,7 @@ def custom_fwd(fwd=None, *, cast_inputs=None):
     @functools.wraps(fwd)
     def decorate_fwd(*args, **kwargs):
         ctx = args[0]
+        ctx._fwd_autocast_dtype = get_autocast_dtype()
         if cast_inputs is None:
             ctx._fwd_used_autocast = is_autocast_enabled()
             return fwd(*args, **kwargs)
@@ -122,10 +123,11 @@ def custom_fwd(fwd=None, *, cast_inputs=None):
 
 
 def custom_bwd(bwd):
-    """As torch.cuda.amp.custom_bwd: the backward runs under the forward's autocast state."""
+    """As torch.cuda.amp.custom_bwd: the backward runs under the forward's autocast state (on or off,
+    and its dtype)."""
     @functools.wraps(bwd)
     def decorate_bwd(*args, **kwargs):
-        with autocast(enabled=args[0]._fwd_used_autocast, dtype=get_autocast_dtype()):
+        with autocast(enabled=args[0]._fwd_used_autocast, dtype=args[0]._fwd_autocast_dtype):
             return bwd(*args, **kwargs)
     return decorate_bwd
 
