@@ -82,6 +82,43 @@ def test_ddp_over_nccl_runs_on_hccl_unmodified_and_converted(converted):
     assert manual[0]["weight_sum"] == manual[1]["weight_sum"]  # DDP kept the replicas equal
 
 
+def test_spawned_children_are_redirected_too():
+    """mp.spawn's children run on the NPU (Note [transfer_to_npu in child processes]), and the
+    optimizer built before model.to(rank) trains the NPU weights (both ranks end equal and moved)."""
+    result = _run([sys.executable, "-m", "torch_npu.contrib.transfer_to_npu", os.path.join(SCRIPTS, "spawn_ddp.py"),
+                   "2", str(free_port())])
+    ranks = _report(result)["ranks"]
+    assert [r["device"] for r in ranks] == ["npu:0", "npu:1"]
+    assert ranks[0]["weight_sum"] == ranks[1]["weight_sum"]
+    torch.manual_seed(0)
+    assert ranks[0]["weight_sum"] != round(torch.nn.Linear(20, 1).weight.sum().item(), 5)  # it trained
+    assert result.stderr.count("torch_npu.contrib.transfer_to_npu: CUDA calls run on the NPU") == 1
+
+
+def test_transfer_runs_a_module_with_dash_m(tmp_path):
+    (tmp_path / "cuda_module.py").write_text("import torch\nprint(torch.ones(1).cuda().device)\n")
+    result = _run([sys.executable, "-m", "torch_npu.contrib.transfer_to_npu", "-m", "cuda_module"],
+                  env={"PYTHONPATH": str(tmp_path)})
+    assert result.stdout.strip().splitlines()[-1] == "npu:0"
+
+
+def test_torchscript_keeps_working_after_the_redirect():
+    report = _report(_transfer(os.path.join(SCRIPTS, "jit_script.py")))
+    assert report == {"function": [2.0, 2.0], "scripted_device": "npu:0", "traced_equal": True,
+                      "scripted_equal": True}
+
+
+def test_data_parallel_over_two_npus_matches_one():
+    report = _report(_transfer(os.path.join(SCRIPTS, "data_parallel.py")))
+    assert report["device_ids"] == [0, 1] and report["parallel"] == report["single"]
+
+
+def test_hogwild_stops_with_the_documented_error():
+    result = _transfer(os.path.join(SCRIPTS, "hogwild.py"), check=False)
+    assert result.returncode != 0 and "shared" not in result.stdout
+    assert "NPU memory cannot be shared with another process" in result.stderr
+
+
 def test_a_cuda_only_api_is_named_by_both_routes(converted, tmp_path):
     result = _transfer(os.path.join(SCRIPTS, "cuda_only.py"), check=False)
     assert result.returncode != 0

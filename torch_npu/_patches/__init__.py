@@ -16,10 +16,11 @@ docs/pytorch_cuda_paths.md.
 | sharing         | share_memory_ (Tensor, storages), torch.multiprocessing reducers | [NPU memory is not shared between processes]   |
 | cuda_amp        | torch.cuda.amp.custom_fwd / custom_bwd (NPU autocast)            | module docstring                               |
 | object_collectives | distributed_c10d._get_pg_device (hccl groups stage on the NPU) | module docstring                               |
+| testing         | torch.testing.assert_close (float64 NPU tensors on the host)     | module docstring                               |
 """
-from torch_npu._patches import checkpoint, cuda_amp, data_parallel, object_collectives, random, sharing
+from torch_npu._patches import checkpoint, cuda_amp, data_parallel, object_collectives, random, sharing, testing
 
-_ALL = (random, checkpoint, data_parallel, sharing, cuda_amp, object_collectives)
+_ALL = (random, checkpoint, data_parallel, sharing, cuda_amp, object_collectives, testing)
 
 
 def install():

@@ -27,6 +27,10 @@ The import patches PyTorch's Python surface, once, and prints what it redirected
   is True; DistributedDataParallel(device_ids=[N]) works as on the NPU.
 - DataLoader(pin_memory=True) pins batches for the NPU (torch.cuda.is_available() is now the NPU's, and
   Tensor.pin_memory() defaults to the NPU); torch.backends.cudnn flags are accepted as on any build.
+- TorchScript: torch.jit.script compiles a call of a redirected factory or of torch.device as the
+  aten op torch's own function compiles to (Note [Redirected functions in TorchScript]), so scripted
+  code and modules that script at import (torch.distributed.optim) keep compiling. The redirection
+  is Python's: a device that scripted code names literally ("cuda") is still CUDA when it runs.
 - Tensor.is_cuda stays False for an NPU tensor: torch's own modules test it to pick CUDA-only kernels
   (nn.MultiheadAttention's fast path), so it is not redirected. `python3 -m torch_npu.tools.migrate`
   rewrites it to is_npu in the source.
@@ -91,6 +95,20 @@ _FACTORIES = ("tensor", "as_tensor", "asarray", "zeros", "ones", "empty", "full"
 _TENSOR_NEW = ("new_empty", "new_zeros", "new_ones", "new_full", "new_tensor", "new_empty_strided")
 
 
+def _scriptable_as(wrapper, fn):
+    """TorchScript compiles a call of `wrapper` as the aten op it compiles `fn` to.
+
+    Note [Redirected functions in TorchScript]
+    The script compiler turns a call of a Python function into an aten op only if the function is in
+    torch.jit._builtins' table (by identity); any other callable it tries to compile from source,
+    which fails for the wrappers here ("got builtin_function_or_method"). Registering each wrapper
+    under its original's op keeps scripting working; the compiled graph calls the op directly."""
+    op = torch.jit._builtins._find_builtin(fn)
+    if op is not None:
+        torch.jit._builtins._register_builtin(wrapper, op)
+    return wrapper
+
+
 def _with_npu_device_kwarg(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -98,7 +116,7 @@ def _with_npu_device_kwarg(fn):
             kwargs["device"] = _npu_ordinal(kwargs["device"])
         return fn(*args, **kwargs)
     wrapper._transfer_to_npu = True
-    return wrapper
+    return _scriptable_as(wrapper, fn)
 
 
 def _with_npu_device_first(fn):
@@ -148,7 +166,7 @@ def _patch_device_arguments():
     torch.nn.Module.cuda = _module_cuda
     torch.Tensor.pin_memory = _pinning_device(torch.Tensor.pin_memory)
     torch.Tensor.is_pinned = _pinning_device(torch.Tensor.is_pinned)
-    torch.device = device
+    torch.device = _scriptable_as(device, _RealDevice)
     _patch_generator()
     _patch_load()
     _patch_autocast()
@@ -305,12 +323,24 @@ def install(verbose=True):
     return _REPORT
 
 
+_USAGE = "usage: python3 -m torch_npu.contrib.transfer_to_npu (SCRIPT | -m MODULE) [ARGS...]"
+
+
 def _run_script(argv):
-    """python3 -m torch_npu.contrib.transfer_to_npu SCRIPT [ARGS...]: runs SCRIPT as __main__."""
+    """python3 -m torch_npu.contrib.transfer_to_npu SCRIPT [ARGS...] runs SCRIPT as __main__, and
+    `-m MODULE [ARGS...]` runs a module (torch.distributed.run, ...), as python3 itself would. The
+    processes they start inherit TORCH_NPU_TRANSFER_TO_NPU=1, which makes the start-up hook install
+    the redirection in them too (Note [transfer_to_npu in child processes])."""
     import os
     import runpy
-    if not argv:
-        raise SystemExit("usage: python3 -m torch_npu.contrib.transfer_to_npu SCRIPT [ARGS...]")
+    if not argv or (argv[0] == "-m" and len(argv) < 2):
+        raise SystemExit(_USAGE)
+    os.environ["TORCH_NPU_TRANSFER_TO_NPU"] = "1"
+    if argv[0] == "-m":
+        sys.argv = [argv[1]] + list(argv[2:])
+        sys.path[0] = os.getcwd()
+        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        return
     sys.argv = list(argv)
     sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
     runpy.run_path(argv[0], run_name="__main__")
@@ -320,4 +350,5 @@ if __name__ == "__main__":
     from torch_npu.contrib import transfer_to_npu as _installed  # noqa: F401  (installs, under its own name)
     _run_script(sys.argv[1:])
 else:
-    install()
+    import os as _os
+    install(verbose=_os.environ.get("TORCH_NPU_TRANSFER_TO_NPU") != "1")  # children: the parent said it
