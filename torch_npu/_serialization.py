@@ -5,6 +5,7 @@ C++ storage paths reject NPU storages, so the three storage operations those
 features need are provided here for NPU storages and delegate otherwise:
   UntypedStorage.cpu()    save copies every storage to the host
   UntypedStorage.clone()  deepcopy clones storages
+  UntypedStorage.resize_()  FSDP frees (resize to 0) and re-allocates parameter memory
   torch._utils._rebuild_tensor  load views a tensor onto a loaded storage
 and copy.deepcopy of a plain NPU tensor (Tensor.__deepcopy__ views a new
 tensor onto the cloned storage with set_, which 1.13 refuses for NPU
@@ -57,10 +58,15 @@ def _wrap_storage_method(original, npu_impl):
     @functools.wraps(original)
     def method(self, *args, **kwargs):
         if _is_npu(self):
-            return npu_impl(self)
+            return npu_impl(self, *args, **kwargs)
         return original(self, *args, **kwargs)
 
     return method
+
+
+def _storage_resize(storage, size):
+    _C._npu_resizeStorage(storage, int(size))
+    return storage
 
 
 def _storage_cpu(storage):
@@ -201,6 +207,7 @@ def install():
     torch.serialization.register_package(30, _tag, _deserialize)
     torch.UntypedStorage.cpu = _wrap_storage_method(torch.UntypedStorage.cpu, _storage_cpu)
     torch.UntypedStorage.clone = _wrap_storage_method(torch.UntypedStorage.clone, _storage_clone)
+    torch.UntypedStorage.resize_ = _wrap_storage_method(torch.UntypedStorage.resize_, _storage_resize)
     torch._utils._rebuild_tensor = _wrap_rebuild_tensor(torch._utils._rebuild_tensor)
     torch.Tensor.__deepcopy__ = _wrap_deepcopy(torch.Tensor.__deepcopy__)
     torch.save = _wrap_save(torch.save)

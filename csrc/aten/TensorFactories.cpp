@@ -1,5 +1,5 @@
 // Tensor creation and storage management on the NPU: empty, empty_strided,
-// empty_like, resize_, set_, and reading a scalar back (.item()).
+// empty_like, resize_, set_ (a storage or another tensor's), and reading a scalar back (.item()).
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty_like_native.h>
@@ -14,6 +14,7 @@
 #include "csrc/framework/FormatHelper.h"
 #include "csrc/framework/NPUStorageImpl.h"
 #include "csrc/framework/NPUTensorFactory.h"
+#include "csrc/framework/StorageResize.h"
 
 namespace at_npu {
 namespace native {
@@ -69,21 +70,7 @@ const at::Tensor& NPUNativeFunctions::resize_(const at::Tensor& self, at::IntArr
   const size_t needed = (impl->storage_offset() + c10::multiply_integers(size)) * itemsize;
   c10::StorageImpl* storage = impl->storage().unsafeGetStorageImpl();
   if (needed > storage->nbytes()) {
-    TORCH_CHECK(storage->resizable(), "Trying to resize storage that is not resizable");
-    const c10::DeviceIndex device = self.device().index();
-    torch_npu::DeviceSwitch guard(device);
-    c10::DataPtr grown = torch_npu::allocator::get()->allocate(needed);
-    if (storage->nbytes() > 0) {
-      torch_npu::CopyTask copy;
-      copy.dst = grown.get();
-      copy.src = storage->data();
-      copy.bytes = storage->nbytes();
-      copy.kind = ACL_MEMCPY_DEVICE_TO_DEVICE;
-      copy.stream = torch_npu::getCurrentNPUStream(device).handle();
-      torch_npu::TaskQueue::forDevice(device).enqueue(std::move(copy));
-    }
-    storage->set_data_ptr_noswap(std::move(grown));
-    storage->set_nbytes(needed);
+    torch_npu::resizeStorageBytes(storage, needed);
   }
   impl->set_sizes_contiguous(size);
   if (memory_format.has_value() && *memory_format != at::MemoryFormat::Preserve) {
@@ -109,6 +96,13 @@ at::Tensor& NPUNativeFunctions::set_(at::Tensor& self, at::Storage source, int64
 at::Tensor& NPUNativeFunctions::set_(at::Tensor& self, at::Storage source) {
   const int64_t numel = static_cast<int64_t>(source.nbytes() / self.dtype().itemsize());
   return set_(self, source, 0, {numel}, {});
+}
+
+at::Tensor& NPUNativeFunctions::set_(at::Tensor& self, const at::Tensor& source) {
+  TORCH_CHECK(self.dtype() == source.dtype(), "set_: expected a source of dtype ", self.dtype(), ", got ",
+              source.dtype());
+  if (self.is_same(source)) return self;
+  return set_(self, source.storage(), source.storage_offset(), source.sizes(), source.strides());
 }
 
 at::Scalar NPUNativeFunctions::_local_scalar_dense(const at::Tensor& self) {

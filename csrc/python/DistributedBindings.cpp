@@ -5,12 +5,12 @@
 #include <torch/csrc/utils/pybind.h>
 #include <torch/extension.h>
 
+#include "csrc/distributed/ProcessGroupGlooNPU.h"
 #include "csrc/distributed/ProcessGroupHCCL.h"
 
 namespace py = pybind11;
 
 namespace torch_npu {
-
 void bindDistributed(py::module& m) {
   // The base class must be known to pybind11 before the subclass.
   py::module::import("torch.distributed");
@@ -23,6 +23,13 @@ void bindDistributed(py::module& m) {
            py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"),
            py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("timeout", &ProcessGroupHCCL::timeout);
+  // Note [gloo with NPU tensors]: created by torch.distributed for backend "gloo".
+  using torch_npu::distributed::ProcessGroupGlooNPU;
+  py::class_<ProcessGroupGlooNPU, c10d::ProcessGroupGloo, c10::intrusive_ptr<ProcessGroupGlooNPU>>(
+      m, "ProcessGroupGlooNPU")
+      .def(py::init(&ProcessGroupGlooNPU::create), py::arg("store"), py::arg("rank"), py::arg("size"),
+           py::arg("timeout") = ::kProcessGroupDefaultTimeout,
+           py::call_guard<py::gil_scoped_release>());
 }
 
 }  // namespace torch_npu

@@ -3,8 +3,9 @@
 // a storage argument) look storages up by backend and only know CPU, CUDA,
 // XPU and MPS: any NPU storage fails with "Invalid device for storage". These
 // bindings take the storage's StorageImpl straight from the THPStorage object
-// so torch_npu/_serialization.py can implement cpu(), clone() and tensor
-// rebuilding for NPU storages (torch.save / torch.load / copy.deepcopy).
+// so torch_npu/_serialization.py can implement cpu(), clone(), resize_() and
+// tensor rebuilding for NPU storages (torch.save / torch.load / copy.deepcopy,
+// FSDP's freeing and re-gathering of parameters).
 #include <pybind11/pybind11.h>
 #include <c10/util/strides.h>
 #include <torch/csrc/Storage.h>
@@ -13,6 +14,7 @@
 #include "csrc/framework/FormatCast.h"
 #include "csrc/framework/FormatHelper.h"
 #include "csrc/framework/NPUStorageImpl.h"
+#include "csrc/framework/StorageResize.h"
 
 namespace py = pybind11;
 
@@ -52,11 +54,21 @@ at::Tensor setStorage(at::Tensor self, py::handle obj, int64_t offset, std::vect
   return self.set_(storageOf(obj), offset, size, stride);
 }
 
+// UntypedStorage.resize_ for an NPU storage (torch 1.13 resizes only CPU and CUDA storages).
+void resizeStorage(py::handle obj, int64_t nbytes) {
+  TORCH_CHECK(nbytes >= 0, "resize_: the size must be non-negative, got ", nbytes);
+  c10::Storage storage = storageOf(obj);
+  TORCH_CHECK(storage.device_type() == c10::DeviceType::PrivateUse1, "expected an npu storage, got one on ",
+              storage.device());
+  resizeStorageBytes(storage.unsafeGetStorageImpl(), static_cast<size_t>(nbytes));
+}
+
 }  // namespace
 
 void bindStorage(py::module& m) {
   m.def("_npu_storageAsBytes", &storageAsBytes);
   m.def("_npu_setStorage", &setStorage);
+  m.def("_npu_resizeStorage", &resizeStorage);
 }
 
 }  // namespace torch_npu

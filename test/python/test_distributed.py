@@ -47,6 +47,20 @@ def test_object_collectives_stage_on_the_npu():
         assert report["gather"] == ([["g", 0], ["g", 1]] if r.rank == 0 else None)
 
 
+def test_gloo_stages_npu_tensors_through_the_host():
+    results = scenario("gloo_with_npu_tensors")
+    assert_all_ok(results)
+    reports = [r.json() for r in results]
+    for r in reports:
+        assert r["group_class"] == "ProcessGroupGlooNPU"
+        assert r["all_reduce"] == [3.0] * 5 and r["device"] == f"npu:{r['rank']}"
+        assert r["broadcast"] == [1.0] * 3
+        assert r["all_gather"] == [[0.0, 0.0], [1.0, 1.0]]
+        assert r["cpu_all_reduce"] == [2.0, 2.0]
+    assert reports[1]["recv"] == [0.0, 1.0, 2.0] and reports[1]["recv_from"] == 0
+    assert reports[0]["ddp_weight_sum"] == reports[1]["ddp_weight_sum"]  # the gradients were averaged
+
+
 def test_bad_inputs_raise_clear_errors():
     results = scenario("bad_inputs")
     assert_all_ok(results)

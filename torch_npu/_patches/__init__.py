@@ -17,10 +17,12 @@ docs/pytorch_cuda_paths.md.
 | cuda_amp        | torch.cuda.amp.custom_fwd / custom_bwd (NPU autocast)            | module docstring                               |
 | object_collectives | distributed_c10d._get_pg_device (hccl groups stage on the NPU) | module docstring                               |
 | testing         | torch.testing.assert_close (float64 NPU tensors on the host)     | module docstring                               |
+| fsdp            | `torch` as FSDP's modules see it; compute device; clip_grad_norm_ | [FSDP on the NPU]                              |
 """
-from torch_npu._patches import checkpoint, cuda_amp, data_parallel, object_collectives, random, sharing, testing
+from torch_npu._patches import (checkpoint, cuda_amp, data_parallel, fsdp, object_collectives, random, sharing,
+                                testing)
 
-_ALL = (random, checkpoint, data_parallel, sharing, cuda_amp, object_collectives, testing)
+_ALL = (random, checkpoint, data_parallel, sharing, cuda_amp, object_collectives, testing, fsdp)
 
 
 def install():

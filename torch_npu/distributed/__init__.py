@@ -35,6 +35,11 @@ def _install():
     if BACKEND_NAME.upper() not in _dist.Backend._plugins:
         _dist.Backend.register_backend(BACKEND_NAME, _create_process_group_hccl)
     _ddp_inputs.install()
+    # "gloo" groups stage NPU tensors through host memory (Note [gloo with NPU tensors]); a subclass
+    # of ProcessGroupGloo, so isinstance checks and CPU tensors are as before.
+    import torch.distributed.distributed_c10d as c10d
+    if getattr(c10d, "_GLOO_AVAILABLE", False) and c10d.ProcessGroupGloo is not _C.ProcessGroupGlooNPU:
+        c10d.ProcessGroupGloo = _C.ProcessGroupGlooNPU
 
 
 ProcessGroupHCCL = _C.ProcessGroupHCCL

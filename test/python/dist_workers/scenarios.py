@@ -195,6 +195,42 @@ def object_collectives():
     return {"gathered": gathered, "broadcast": objects[0], "gather": into, "scatter": scattered[0]}
 
 
+def gloo_with_npu_tensors():
+    """gloo stages NPU tensors through host memory (Note [gloo with NPU tensors]); DDP on gloo trains."""
+    torch.npu.set_device(DEV)
+    dist.init_process_group("gloo", world_size=WORLD, rank=RANK)
+    out = {"group_class": type(dist.distributed_c10d._get_default_group()).__name__}
+    t = torch.full((5,), float(RANK + 1), device=DEV)
+    dist.all_reduce(t)
+    out["all_reduce"], out["device"] = t.cpu().tolist(), str(t.device)
+    b = torch.full((3,), float(RANK), device=DEV)
+    dist.broadcast(b, src=1)
+    out["broadcast"] = b.cpu().tolist()
+    gathered = [torch.zeros(2, device=DEV) for _ in range(WORLD)]
+    dist.all_gather(gathered, torch.full((2,), float(RANK), device=DEV))
+    out["all_gather"] = [g.cpu().tolist() for g in gathered]
+    received = torch.zeros(3, device=DEV)
+    if RANK == 0:
+        dist.send(torch.arange(3.0, device=DEV), dst=1)
+    else:
+        out["recv_from"] = dist.recv(received)
+    out["recv"] = received.cpu().tolist()
+    cpu = torch.ones(2)
+    dist.all_reduce(cpu)
+    out["cpu_all_reduce"] = cpu.tolist()
+    torch.manual_seed(0)
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(6, 3).to(DEV), device_ids=[DEV.index])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    generator = torch.Generator().manual_seed(RANK)
+    for _ in range(2):
+        optimizer.zero_grad()
+        model(torch.randn(4, 6, generator=generator).to(DEV)).square().sum().backward()
+        optimizer.step()
+    out["ddp_weight_sum"] = model.module.weight.detach().sum().item()
+    dist.destroy_process_group()
+    return out
+
+
 if __name__ == "__main__":
     result = globals()[sys.argv[1]]()
     print(json.dumps({"rank": RANK, **(result or {})}), flush=True)
