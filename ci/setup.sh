@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   cmake g++ make pkg-config
   libtorch-dev python3-torch python3-torchvision
+  python3-torchaudio python3-torchtext   # third-party models of the model zoo test
   libopenblas0-pthread          # PyTorch's CPU matmul at OpenBLAS speed (the reference and the peer)
   liblapack-dev libblas-dev     # the simulator's linear algebra kernels call LAPACK (src/ops/linalg)
   pybind11-dev python3-pybind11 python3-dev python3-setuptools python3-yaml python3-pytest

@@ -103,5 +103,19 @@ at::Tensor& NPUNativeFunctions::pow_out(const at::Scalar& self, const at::Tensor
   return pow_out(at::native::wrapped_scalar_tensor(self), exponent, out);
 }
 
+// _add_relu (torch.fx / JIT fusion of add + relu): Add then Relu in place.
+at::Tensor NPUNativeFunctions::_add_relu(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  return at::add(self, other, alpha).relu_();
+}
+
+at::Tensor& NPUNativeFunctions::_add_relu_(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  return self.add_(other, alpha).relu_();
+}
+
+at::Tensor& NPUNativeFunctions::_add_relu_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                                              at::Tensor& out) {
+  return at::add_out(out, self, other, alpha).relu_();
+}
+
 }  // namespace native
 }  // namespace at_npu

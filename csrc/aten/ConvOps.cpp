@@ -152,5 +152,19 @@ at::Tensor NPUNativeFunctions::convolution_overrideable(const at::Tensor& input,
   return {grad_input, grad_weight, grad_bias};
 }
 
+// slow_conv_transpose2d (torch._C._nn.slow_conv_transpose2d; structured: its meta function sizes
+// `out`): the transposed Conv2D path above, one group.
+at::Tensor& NPUNativeFunctions::slow_conv_transpose2d_out(const at::Tensor& self, const at::Tensor& weight,
+                                                          at::IntArrayRef kernel_size,
+                                                          const c10::optional<at::Tensor>& bias,
+                                                          at::IntArrayRef stride, at::IntArrayRef padding,
+                                                          at::IntArrayRef output_padding, at::IntArrayRef dilation,
+                                                          at::Tensor& out) {
+  TORCH_CHECK(weight.dim() == 4 && weight.size(2) == kernel_size[0] && weight.size(3) == kernel_size[1],
+              "slow_conv_transpose2d: kernel_size ", kernel_size, " does not match the weight's ", weight.sizes());
+  return out.copy_(at::convolution(self, weight, bias, stride, padding, dilation, /*transposed=*/true,
+                                   output_padding, /*groups=*/1));
+}
+
 }  // namespace native
 }  // namespace at_npu

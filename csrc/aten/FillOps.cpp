@@ -1,4 +1,6 @@
-// fill_, zero_ and arange.
+// fill_, zero_ and the range factories: arange, range, linspace, logspace.
+#include <ATen/native/Resize.h>
+
 #include <cmath>
 
 #include "PrivateUse1NativeFunctions.h"
@@ -43,6 +45,49 @@ at::Tensor& NPUNativeFunctions::arange_out(const at::Scalar& start, const at::Sc
   return torch_npu::runInto("Range", out, {size}, dtype, [&](torch_npu::OpCommand& cmd) {
     cmd.InputScalar(start, dtype).InputScalar(end, dtype).InputScalar(step, dtype);
   });
+}
+
+at::Tensor& NPUNativeFunctions::range_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step,
+                                          at::Tensor& out) {
+  const double xstart = start.toDouble(), xend = end.toDouble(), xstep = step.toDouble();
+  TORCH_CHECK(xstep > 0 || xstep < 0, "step must be nonzero");
+  TORCH_CHECK(std::isfinite(xstart) && std::isfinite(xend), "unsupported range: ", xstart, " -> ", xend);
+  TORCH_CHECK(((xstep > 0) && (xend >= xstart)) || ((xstep < 0) && (xend <= xstart)),
+              "upper bound and larger bound inconsistent with step sign");
+  const int64_t size = static_cast<int64_t>(((xend - xstart) / xstep) + 1);  // both ends included
+  const auto dtype = out.scalar_type();
+  return torch_npu::runInto("Range", out, {size}, dtype, [&](torch_npu::OpCommand& cmd) {
+    cmd.InputScalar(start, dtype).InputScalar(end, dtype).InputScalar(step, dtype);
+  });
+}
+
+// Note [LinSpace from both ends] in the simulator's creation kernels: the points as PyTorch's CPU
+// kernel computes them. Integer outputs take start and end as float64, as the CPU does.
+at::Tensor& NPUNativeFunctions::linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps,
+                                             at::Tensor& out) {
+  TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  TORCH_CHECK(!out.is_complex(), "linspace: complex outputs are not supported on the NPU");
+  const auto dtype = out.scalar_type();
+  const auto scalar_type = at::isFloatingType(dtype) ? at::kFloat : at::kDouble;
+  return torch_npu::runInto("LinSpace", out, {steps}, dtype, [&](torch_npu::OpCommand& cmd) {
+    cmd.InputScalar(start, scalar_type).InputScalar(end, scalar_type);
+  });
+}
+
+// base ** linspace(start, end): the exponents as linspace computes them (fp32), then Pow.
+at::Tensor& NPUNativeFunctions::logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps,
+                                             double base, at::Tensor& out) {
+  TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  TORCH_CHECK(!out.is_complex(), "logspace: complex outputs are not supported on the NPU");
+  // An integer output takes integer ends, as on the CPU (start and end converted to out's dtype).
+  const bool integral = !at::isFloatingType(out.scalar_type());
+  const at::Scalar first = integral ? at::Scalar(start.toLong()) : start;
+  const at::Scalar last = integral ? at::Scalar(end.toLong()) : end;
+  at::Tensor exponents = at::empty({steps}, out.options().dtype(at::kFloat));
+  linspace_out(first, last, steps, exponents);
+  at::Tensor values = at::pow(at::Scalar(base), exponents);
+  at::native::resize_output(out, {steps});
+  return out.copy_(values);
 }
 
 }  // namespace native

@@ -21,5 +21,10 @@ at::Tensor NPUNativeFunctions::_reshape_alias(const at::Tensor& self, at::IntArr
   return at::native::_reshape_alias(self, size, stride);
 }
 
+// Whether self views exactly what tensor views (storage, offset, sizes, strides): metadata only.
+bool NPUNativeFunctions::is_set_to(const at::Tensor& self, const at::Tensor& tensor) {
+  return at::native::is_set_to(self, tensor);
+}
+
 }  // namespace native
 }  // namespace at_npu

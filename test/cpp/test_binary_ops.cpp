@@ -238,3 +238,18 @@ TEST(NpuBinaryOps, Backward) {
   expectSameAutograd([](const std::vector<at::Tensor>& in) { return at::pow(in[0], 3).mul(2.5).sub(1); }, {a});
   expectSameAutograd([](const std::vector<at::Tensor>& in) { return at::pow(1.3, in[0]); }, {a});
 }
+
+// _add_relu (the fused add + relu of torch.fx and the JIT): functional, in place and out=.
+TEST(NpuBinaryOps, AddRelu) {
+  const at::Tensor a = at::randn({4, 5}), b = at::randn({4, 5}), row = at::randn({5});
+  expectClose(at::_add_relu(a.to(npu()), b.to(npu()), 0.5), at::_add_relu(a, b, 0.5));
+  expectClose(at::_add_relu(a.to(npu()), row.to(npu())), at::_add_relu(a, row));
+  at::Tensor in_place = a.to(npu());
+  at::_add_relu_(in_place, b.to(npu()), 2);
+  expectClose(in_place, at::_add_relu(a, b, 2));
+  at::Tensor out = at::empty({0}, at::TensorOptions().device(npu()));
+  at::_add_relu_out(out, a.to(npu()), b.to(npu()));
+  expectClose(out, at::_add_relu(a, b));
+  expectClose(at::_add_relu(a.to(npu()).to(at::kInt), b.to(npu()).to(at::kInt)),
+              at::_add_relu(a.to(at::kInt), b.to(at::kInt)));
+}

@@ -110,3 +110,16 @@ TEST(NpuConvOps, Errors) {
   EXPECT_THROW_WITH(at::conv2d(x, at::randn({4, 6, 11, 3}).to(npu())), "Kernel size can't be greater than actual input size");
   EXPECT_THROW_WITH(at::conv2d(x.to(at::kInt), w6.to(at::kInt)), "float32 and float16");
 }
+
+// slow_conv_transpose2d (structured: the meta function sizes the output) runs the transposed Conv2D.
+TEST(NpuConvOps, SlowConvTranspose2dMatchesTheCpu) {
+  const at::Tensor x = at::randn({2, 3, 5, 6}), w = at::randn({3, 4, 3, 2}), b = at::randn({4});
+  expectSameAutograd([](const auto& in) {
+    return at::slow_conv_transpose2d(in[0], in[1], {3, 2}, in[2], {2, 1}, {1, 0}, {1, 0}, {1, 2});
+  }, {x, w, b});
+  expectSameAutograd([](const auto& in) {
+    return at::slow_conv_transpose2d(in[0], in[1], {3, 2}, {}, {1, 1}, {0, 0}, {0, 0}, {1, 1});
+  }, {x, w});
+  EXPECT_THROW(at::slow_conv_transpose2d(x.to(npu()), w.to(npu()), {2, 2}, {}, {1, 1}, {0, 0}, {0, 0}, {1, 1}),
+               c10::Error);
+}

@@ -65,7 +65,8 @@ TEST(SetSourceTensor, ViewsTheSourcesStorageLikeTheCpu) {
     EXPECT_EQ(on_npu.sizes(), on_cpu.sizes());
     EXPECT_EQ(on_npu.strides(), on_cpu.strides());
     EXPECT_EQ(on_npu.storage_offset(), on_cpu.storage_offset());
-    EXPECT_TRUE(on_npu.storage().is_alias_of(npu_source.storage()));
+    EXPECT_TRUE(on_npu.is_set_to(npu_source));
+    EXPECT_FALSE(on_npu.is_set_to(npu_source.clone()));
     expectClose(on_npu, on_cpu, 0, 0);
   }
   at::Tensor target = at::zeros({2}, at::TensorOptions().device(npu()));

@@ -61,6 +61,28 @@ def test_gloo_stages_npu_tensors_through_the_host():
     assert reports[0]["ddp_weight_sum"] == reports[1]["ddp_weight_sum"]  # the gradients were averaged
 
 
+def test_sync_batch_norm_trains_as_one_batch_norm_over_both_ranks():
+    results = scenario("sync_batch_norm")
+    assert_all_ok(results)
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ReLU(),
+                              torch.nn.Flatten(), torch.nn.Linear(4 * 4 * 4, 2))
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+    generator = torch.Generator().manual_seed(1)
+    for _ in range(2):
+        x = torch.randn(6, 3, 6, 6, generator=generator)
+        optimizer.zero_grad()
+        (net(x).square().sum() / 6).backward()
+        optimizer.step()
+    for r in results:
+        report = r.json()
+        assert report["type"] == "SyncBatchNorm"
+        torch.testing.assert_close(torch.tensor(report["weight"]), net[0].weight.detach().flatten(), rtol=1e-4,
+                                   atol=1e-5)
+        torch.testing.assert_close(torch.tensor(report["running_mean"]), net[1].running_mean, rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(torch.tensor(report["running_var"]), net[1].running_var, rtol=1e-4, atol=1e-5)
+
+
 def test_bad_inputs_raise_clear_errors():
     results = scenario("bad_inputs")
     assert_all_ok(results)

@@ -27,6 +27,7 @@ def _single_process_reference(world=2, steps=3):
         loss = (model(x) - y).square().mean()
         optimizer.zero_grad()
         loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), worker.CLIP)
         optimizer.step()
     return model.state_dict()
 

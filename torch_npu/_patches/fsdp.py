@@ -16,20 +16,20 @@ API. torch_npu therefore changes no FSDP logic, only what FSDP's five modules se
   `device("cuda", i)` is the NPU's; every other attribute is torch's own (the global torch.cuda is
   untouched);
 - _get_compute_device and _materialize_module take the current NPU where torch takes the current
-  CUDA device, and clip_grad_norm_ moves the local norm to the compute device (1.13 calls .cuda()).
+  CUDA device, and clip_grad_norm_ moves the local norm to the compute device where 1.13 calls
+  .cuda() (a one-line repair, Note [Repairing a torch function from its source]).
 With storage resizing (UntypedStorage.resize_, FSDP's way to free and re-gather parameters) and
 set_ from a tensor, both NPU kernels, full sharding, sync_module_states, mixed precision, CPU
 offload and the state-dict types train as on one device (test/python/test_fsdp.py).
 """
 import functools
 import importlib
-import math
 import types
 
 import torch
-import torch.distributed as dist
 
 from torch_npu import _C
+from torch_npu._patches._source import repaired
 
 # Read before transfer_to_npu can point torch.cuda.is_available at the NPU.
 _HAS_CUDA = torch.cuda.is_available()
@@ -105,36 +105,6 @@ def _npu_materialize(materialize_module):
     return materialize
 
 
-def _npu_clip_grad_norm(fsdp_module):
-    """torch 1.13's FSDP.clip_grad_norm_, with the local norm moved to the compute device, not .cuda()."""
-    original = fsdp_module.FullyShardedDataParallel.clip_grad_norm_
-
-    @functools.wraps(original)
-    def clip_grad_norm_(self, max_norm, norm_type=2.0):
-        if self.compute_device.type != "npu":
-            return original(self, max_norm, norm_type)
-        self._lazy_init()
-        self._wait_for_previous_optim_step()
-        assert self._is_root, "clip_grad_norm should only be called on the root (parent) instance"
-        self._assert_state(fsdp_module.TrainingState_.IDLE)
-        max_norm, norm_type = float(max_norm), float(norm_type)
-        local_norm = fsdp_module._calc_grad_norm(self.params_with_grad, norm_type).to(self.compute_device)
-        if norm_type == math.inf:
-            total_norm = local_norm
-            dist.all_reduce(total_norm, op=dist.ReduceOp.MAX, group=self.process_group)
-        else:
-            total_norm = local_norm ** norm_type
-            dist.all_reduce(total_norm, group=self.process_group)
-            total_norm = total_norm ** (1.0 / norm_type)
-        if self.cpu_offload:
-            total_norm = total_norm.cpu()
-        clip_coef = torch.tensor(max_norm, dtype=total_norm.dtype, device=total_norm.device) / (total_norm + 1e-6)
-        if clip_coef < 1:
-            for p in self.params_with_grad:
-                p.grad.detach().mul_(clip_coef.to(p.grad.device))
-    return clip_grad_norm_
-
-
 def install():
     try:
         modules = [importlib.import_module(name) for name in _FSDP_MODULES]
@@ -147,4 +117,6 @@ def install():
     fsdp_class = modules[0].FullyShardedDataParallel
     fsdp_class._get_compute_device = _npu_compute_device(fsdp_class._get_compute_device)
     fsdp_class._materialize_module = _npu_materialize(fsdp_class._materialize_module)
-    fsdp_class.clip_grad_norm_ = _npu_clip_grad_norm(modules[0])
+    fsdp_class.clip_grad_norm_ = repaired(fsdp_class.__dict__["clip_grad_norm_"], [(
+        "_calc_grad_norm(self.params_with_grad, norm_type).cuda()",
+        "_calc_grad_norm(self.params_with_grad, norm_type).to(self.compute_device)")])

@@ -2,7 +2,7 @@
 
 Trains 3 SGD steps of a small MLP, wrapped per layer (nested FSDP instances), on each rank's half of
 every batch, starting from weights that differ on rank 1 (sync_module_states must fix them), then
-saves the full state dict, reloads it into a fresh FSDP model and checks the outputs. Rank 0 writes
+clips the gradient norm, saves the full state dict, reloads it into a fresh FSDP model and checks the outputs. Rank 0 writes
 the trained full state dict and its observations to OUT_DIR for the test, which compares them with
 one process training on the whole batches on the CPU.
 CONFIG: fp32 | fp16 (MixedPrecision fp16 params, reduce and buffers) | offload (CPUOffload).
@@ -21,6 +21,7 @@ from torch.distributed.fsdp import StateDictType
 from torch.distributed.fsdp.wrap import size_based_auto_wrap_policy
 
 STEPS = 3
+CLIP = 0.05  # max gradient norm: small enough to clip every step
 
 
 class Net(nn.Module):
@@ -61,6 +62,7 @@ def main(config, out_dir):
         loss = (out.float() - y.chunk(world)[rank].to(device)).square().mean()
         optimizer.zero_grad()
         loss.backward()
+        model.clip_grad_norm_(CLIP)  # torch 1.13 calls .cuda() here (Note [FSDP on the NPU])
         optimizer.step()
         losses.append(loss.item())
     with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT):

@@ -231,6 +231,30 @@ def gloo_with_npu_tensors():
     return out
 
 
+def sync_batch_norm():
+    """nn.SyncBatchNorm under DDP on hccl: 2 ranks with batches of 4 and 2 train as one batch norm over 6."""
+    init()
+    torch.npu.set_option({"ACL_PRECISION_MODE": "must_keep_origin_dtype"})  # compared with the CPU's fp32
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ReLU(),
+                              torch.nn.Flatten(), torch.nn.Linear(4 * 4 * 4, 2))
+    model = torch.nn.parallel.DistributedDataParallel(
+        torch.nn.SyncBatchNorm.convert_sync_batchnorm(net).to(DEV), device_ids=[DEV.index])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    generator = torch.Generator().manual_seed(1)
+    for _ in range(2):
+        x = torch.randn(6, 3, 6, 6, generator=generator)
+        part = x[:4] if RANK == 0 else x[4:]
+        optimizer.zero_grad()
+        # sum over the whole batch / 6: each rank's share, DDP averages over 2 ranks (hence * 2)
+        (model(part.to(DEV)).square().sum() * 2 / 6).backward()
+        optimizer.step()
+    bn = model.module[1]
+    return {"weight": model.module[0].weight.detach().cpu().flatten().tolist(),
+            "running_mean": bn.running_mean.cpu().tolist(), "running_var": bn.running_var.cpu().tolist(),
+            "type": type(bn).__name__}
+
+
 if __name__ == "__main__":
     result = globals()[sys.argv[1]]()
     print(json.dumps({"rank": RANK, **(result or {})}), flush=True)

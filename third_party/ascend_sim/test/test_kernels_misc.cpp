@@ -64,6 +64,27 @@ TEST(KernelCreation, FillAndRange) {
   EXPECT_KERNEL_ERROR(makeCall("Range", {&s, &l, &d}, {&ri}), ACL_ERROR_OP_INPUT_NOT_MATCH, "does not match");
 }
 
+TEST(KernelCreation, LinSpaceFromBothEnds) {
+  HostTensor s = HostTensor::floats(ACL_FLOAT, {}, {-1.0f}), e = HostTensor::floats(ACL_FLOAT, {}, {2.0f});
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{7}, int64_t{10}}) {
+    HostTensor y(ACL_FLOAT, {n});
+    run(makeCall("LinSpace", {&s, &e}, {&y}));
+    const auto v = y.toFloats();
+    const float step = n > 1 ? 3.0f / static_cast<float>(n - 1) : 0.0f;
+    for (int64_t i = 0; i < n; ++i) {  // the reference formula, independently: symmetric, exact ends
+      const float expected = n == 1 ? -1.0f : (i < n / 2 ? -1.0f + step * static_cast<float>(i)
+                                                         : 2.0f - step * static_cast<float>(n - 1 - i));
+      EXPECT_EQ(v[i], expected) << "n " << n << " i " << i;
+    }
+    if (n > 1) EXPECT_EQ(v.back(), 2.0f);
+  }
+  HostTensor yi(ACL_INT32, {5});
+  run(makeCall("LinSpace", {&s, &e}, {&yi}));
+  EXPECT_EQ(yi.toInts(), (std::vector<int64_t>{-1, 0, 0, 1, 2}));  // -1, -0.25, 0.5, 1.25, 2 truncated
+  HostTensor y2(ACL_FLOAT, {2, 2});
+  EXPECT_KERNEL_ERROR(makeCall("LinSpace", {&s, &e}, {&y2}), ACL_ERROR_OP_INPUT_NOT_MATCH, "must be 1-D");
+}
+
 TEST(KernelRandom, PhiloxKnownAnswerDeterminismAndMoments) {
   // Random123 known-answer test: philox4x32_10, counter 0, key 0.
   HostTensor raw(ACL_FLOAT, {4});

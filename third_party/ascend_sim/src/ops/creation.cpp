@@ -1,4 +1,4 @@
-// Fill and Range (OPS.md "Creation").
+// Fill, Range and LinSpace (OPS.md "Creation").
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -95,7 +95,64 @@ void computeRange(const OpCall& call) {
   }
 }
 
+void readScalarAsDouble(const TensorArg& t, double* value) {
+  if (t.dtype == ACL_DOUBLE) {
+    std::memcpy(value, t.data, sizeof(double));
+  } else {
+    float f = 0;
+    std::memcpy(&f, t.data, sizeof(float));
+    *value = f;
+  }
+}
+
+void validateLinSpace(const OpCall& call) {
+  checkArity(call, 2, 2, 1);
+  const TensorArg& y = call.outputs[0];
+  checkDtype(call, y, "output y", kNumericTypes);
+  checkDtype(call, call.inputs[0], "input start", dtBit(ACL_FLOAT) | dtBit(ACL_DOUBLE));
+  checkSameDtype(call, call.inputs[0], "input start", call.inputs[1], "input stop");
+  checkScalar(call, call.inputs[0], "start");
+  checkScalar(call, call.inputs[1], "stop");
+  if (y.shape.size() != 1)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "output y shape " + shapeToString(y.shape) + " must be 1-D");
+}
+
+// Note [LinSpace from both ends]
+// y[i] = start + step * i for the first half (i < n / 2) and stop - step * (n - 1 - i) for the
+// rest, step = (stop - start) / (n - 1): both ends are exact and the points are symmetric, as
+// PyTorch's CPU kernel computes them. Floats step in fp32 (the first half is one multiply and one
+// add, each rounded), integers in double, truncated toward zero. start and stop come as float32
+// scalars, or float64 where fp32 would round them (large integer ranges).
+void computeLinSpace(const OpCall& call) {
+  const TensorArg& y = call.outputs[0];
+  const int64_t n = y.numel();
+  double start = 0, stop = 0;  // exactly as given (float32 or float64 scalars)
+  readScalarAsDouble(call.inputs[0], &start);
+  readScalarAsDouble(call.inputs[1], &stop);
+  const int64_t halfway = n / 2;
+  if (isFloatDtype(y.dtype)) {
+    const float first = static_cast<float>(start), last = static_cast<float>(stop);
+    const float step = n > 1 ? (last - first) / static_cast<float>(n - 1) : 0.0f;
+    std::vector<float> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const float ahead = step * static_cast<float>(i < halfway ? i : n - 1 - i);
+      v[i] = i < halfway ? first + ahead : last - ahead;
+    }
+    if (n == 1) v[0] = first;
+    storeFloat(y.dtype, y.data, 0, n, v.data());
+  } else {
+    const double step = n > 1 ? (static_cast<double>(stop) - start) / static_cast<double>(n - 1) : 0.0;
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const double ahead = step * static_cast<double>(i < halfway ? i : n - 1 - i);
+      v[i] = static_cast<int64_t>(i < halfway ? start + ahead : stop - ahead);
+    }
+    storeInt(y.dtype, y.data, 0, n, v.data());
+  }
+}
+
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Fill", &validateFill, &computeFill, &vectorCost});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"LinSpace", &validateLinSpace, &computeLinSpace, &vectorCost});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"Range", &validateRange, &computeRange, &vectorCost});
 
 }  // namespace
