@@ -109,9 +109,13 @@ TEST(NpuMatmul, LinearForwardBackward) {
   const at::Tensor x = at::randn({17, 33});
   at::Tensor y = at::linear(x.to(npu()), w.to(npu()), b.to(npu()));
   expectClose(y, linear(x).detach(), kMmRtol, kMmAtol);
-  // C++ Module::to(device) relies on Variable::set_data, which PyTorch 1.13
-  // refuses between CPU and PrivateUse1 tensors.
-  EXPECT_THROW_WITH(linear->to(npu()), "incompatible tensor type");
+  // C++ Module::to(device) moves each parameter with Variable::set_data, which the NPU's
+  // _has_compatible_shallow_copy_type allows (Note [Parameters keep their identity across devices]).
+  const c10::TensorImpl* weight_impl = linear->weight.unsafeGetTensorImpl();
+  linear->to(npu());
+  EXPECT_EQ(linear->weight.unsafeGetTensorImpl(), weight_impl);
+  EXPECT_EQ(linear->weight.device(), npu());
+  expectClose(linear(x.to(npu())).detach(), y.cpu(), 0, 0);
 }
 
 TEST(NpuMatmul, ShapeAndDtypeErrors) {

@@ -6,7 +6,7 @@ mode must_keep_origin_dtype), on the CPU in fp32 and on the CPU in fp64. At
 every step
   * the NPU loss is within `loss_rtol` (1e-4) of the CPU fp32 loss, and
   * the whole gradient (every parameter's .grad, concatenated) of the NPU is
-    no further from the fp64 gradient than twice the CPU fp32 gradient is:
+    no further from the fp64 gradient than twice (`grad_factor`) the CPU fp32 gradient is:
         |g_npu - g_64| <= 2 |g_cpu - g_64| + floor
     (Euclidean norms; `floor` = 1e-6 |g_64| absorbs the case where the CPU's
     own error is a handful of ulps, where "twice" would demand bit-exactness).
@@ -32,15 +32,19 @@ def _to(value, device, dtype):
     return value
 
 
-def train_parity(model, batches, loss_fn, steps=3, lr=0.05, loss_rtol=1e-4):
+def train_parity(model, batches, loss_fn, steps=3, lr=0.05, loss_rtol=1e-4, grad_factor=2):
     """Trains copies of `model` on npu / cpu fp32 / cpu fp64; returns per-step records.
 
     batches(step) -> (inputs: tuple or dict of forward arguments, target);
     loss_fn(output, target) -> scalar loss.
     """
-    runs = {"npu": (copy.deepcopy(model).to("npu"), "npu", torch.float32),
-            "cpu": (copy.deepcopy(model), "cpu", torch.float32),
-            "f64": (copy.deepcopy(model).double(), "cpu", torch.float64)}
+    # `model` may also be a factory giving the same model each call (modules deepcopy refuses,
+    # such as those with weight norm, whose `weight` is a computed, non-leaf attribute).
+    copies = [model() for _ in range(3)] if callable(model) and not isinstance(model, torch.nn.Module) else \
+        [copy.deepcopy(model) for _ in range(3)]
+    runs = {"npu": (copies[0].to("npu"), "npu", torch.float32),
+            "cpu": (copies[1], "cpu", torch.float32),
+            "f64": (copies[2].double(), "cpu", torch.float64)}
     optimizers = {k: torch.optim.SGD(m.parameters(), lr=lr, momentum=0.9) for k, (m, _, _) in runs.items()}
     records = []
     for step in range(steps):
@@ -63,5 +67,5 @@ def train_parity(model, batches, loss_fn, steps=3, lr=0.05, loss_rtol=1e-4):
                   "cpu_grad_err": cpu_err, "grad_norm": ref.norm().item()}
         records.append(record)
         assert abs(losses["npu"] - losses["cpu"]) <= loss_rtol * abs(losses["cpu"]), record
-        assert npu_err <= 2 * cpu_err + floor, record
+        assert npu_err <= grad_factor * cpu_err + floor, record
     return records
