@@ -113,6 +113,16 @@ def test_data_parallel_over_two_npus_matches_one():
     assert report["device_ids"] == [0, 1] and report["parallel"] == report["single"]
 
 
+def test_rpc_with_ddp_over_gloo_and_a_distributed_optimizer():
+    """RemoteModule on a parameter server, DDP over gloo with NPU tensors, distributed autograd and
+    DistributedOptimizer (TorchScript functional optimizers), all under the redirect."""
+    trainers = _report(_run([sys.executable, "-m", "torch_npu.contrib.transfer_to_npu",
+                             os.path.join(SCRIPTS, "rpc_ddp.py"), str(free_port())]))["trainers"]
+    assert [t["device"] for t in trainers] == ["npu:0", "npu:1"]
+    assert trainers[0]["fc_weight_sum"] == trainers[1]["fc_weight_sum"]  # DDP kept the replicas equal
+    assert all(len(t["losses"]) == 3 for t in trainers)
+
+
 def test_hogwild_stops_with_the_documented_error():
     result = _transfer(os.path.join(SCRIPTS, "hogwild.py"), check=False)
     assert result.returncode != 0 and "shared" not in result.stdout

@@ -13,13 +13,20 @@ import torch.distributed as dist
 import torch.distributed.distributed_c10d as _c10d
 
 from torch_npu import _C
-from torch_npu.distributed import BACKEND_NAME
+
+
+def _is_hccl(group):
+    """As torch's _check_for_nccl_backend: by the group's class (RPC's groups are in no registry)."""
+    pg = group or _c10d._get_default_group()
+    while isinstance(pg, getattr(_c10d, "_ProcessGroupWrapper", ())):
+        pg = pg.wrapped_pg
+    return isinstance(pg, _C.ProcessGroupHCCL)
 
 
 def _with_hccl_device(get_pg_device):
     @functools.wraps(get_pg_device)
     def pg_device(group):
-        if dist.get_backend(group) == BACKEND_NAME:
+        if _is_hccl(group):
             return torch.device("npu", _C._npu_getDevice())
         return get_pg_device(group)
 
