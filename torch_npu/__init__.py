@@ -51,3 +51,9 @@ _sys.modules["torch.npu.amp"] = npu.amp
 __all__ = ["npu", "DEVICE_TYPE", "Format", "empty_with_format", "get_npu_format", "npu_format_cast",
            "npu_format_cast_", "npu_alloc_float_status", "npu_get_float_status", "npu_clear_float_status",
            *_custom_ops.FUNCTIONS]
+
+# torch_npu's 1.11 line exposed its operators in torch's namespace too (torch.npu_slice, ...), and
+# ported code calls them that way.
+for _name in __all__:
+    if _name.startswith("npu_") and not hasattr(torch, _name):
+        setattr(torch, _name, globals()[_name])

@@ -274,3 +274,13 @@ def test_dropout_bad_arguments(npu):
         torch_npu.npu_dropout_do_mask(x, torch.zeros(10, dtype=torch.uint8, device=npu), 0.5)
     with pytest.raises(RuntimeError, match="expected a float32, float16 or bfloat16 tensor"):
         torch_npu.npu_dropout(torch.ones(3, dtype=torch.int32, device=npu), 0.5)
+
+
+def test_custom_ops_are_also_in_torchs_namespace_as_in_torch_npus_1_11_line():
+    import torch_npu
+    names = [n for n in torch_npu.__all__ if n.startswith("npu_")]
+    assert {"npu_slice", "npu_format_cast", "npu_dtype_cast", "npu_rms_norm"} <= set(names)
+    for name in names:
+        assert getattr(torch, name) is getattr(torch_npu, name)
+    x = torch.arange(12.0).view(3, 4).npu()
+    torch.testing.assert_close(torch.npu_slice(x, [0, 1], [2, 3]).cpu(), x.cpu()[0:2, 1:4])  # offsets, sizes
