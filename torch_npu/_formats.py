@@ -34,14 +34,22 @@ def get_npu_format(tensor):
     return _C._npu_getFormat(tensor)
 
 
+def _format_id(acl_format):
+    """An ACL format id, or (as torch_npu's npu_format_cast(self, dst) overload) the format of a tensor."""
+    if isinstance(acl_format, torch.Tensor):
+        return get_npu_format(acl_format)
+    return int(acl_format)
+
+
 def npu_format_cast(tensor, acl_format):
-    """A tensor with the same values whose storage is in `acl_format` (self if it already is)."""
-    return torch.ops.npu.npu_format_cast(tensor, int(acl_format))
+    """A tensor with the same values whose storage is in `acl_format` (an ACL format id, or another NPU
+    tensor whose format to take); self if it already is."""
+    return torch.ops.npu.npu_format_cast(tensor, _format_id(acl_format))
 
 
 def npu_format_cast_(tensor, acl_format):
-    """Changes the storage format of `tensor` in place and returns it."""
-    return torch.ops.npu.npu_format_cast_(tensor, int(acl_format))
+    """Changes the storage format of `tensor` in place (to an id, or to another tensor's) and returns it."""
+    return torch.ops.npu.npu_format_cast_(tensor, _format_id(acl_format))
 
 
 def empty_with_format(size, dtype=None, layout=torch.strided, device=None, pin_memory=False,

@@ -208,3 +208,14 @@ def test_sgd_momentum_on_conv_bn_keeps_formats_without_transdata(internal_format
         assert_close(p_npu, p_cpu, rtol=1e-4, atol=1e-5)
     formats = {name: torch_npu.get_npu_format(p) for name, p in npu_model.named_parameters()}
     assert formats["0.weight"] == F.FRACTAL_Z and formats["1.weight"] == F.NC1HWC0 and formats["1.bias"] == F.NC1HWC0
+
+
+def test_format_cast_to_another_tensors_format(npu):
+    """torch_npu's npu_format_cast(self, dst) overload: the format of `dst`."""
+    dst = torch_npu.npu_format_cast(torch.randn(4, 16).to(npu), torch_npu.Format.FRACTAL_NZ)
+    x = torch.randn(4, 16)
+    y = torch_npu.npu_format_cast(x.to(npu), dst)
+    assert torch_npu.get_npu_format(y) == torch_npu.Format.FRACTAL_NZ
+    assert torch.equal(y.cpu(), x)
+    z = x.to(npu).npu_format_cast_(dst)
+    assert torch_npu.get_npu_format(z) == torch_npu.Format.FRACTAL_NZ

@@ -268,3 +268,9 @@ def test_check_operators_with_op_records():
         torch.npu.set_op_profiling(False)
     with pytest.warns(UserWarning):
         assert not check_operators_in_prof(["Relu"], [])
+
+
+def test_assert_equal_compares_a_bool_result_with_a_numeric_one_by_value(tc):
+    tc.assertEqual(torch.tensor([1.0, 0.0], dtype=torch.half), torch.tensor([True, False]))
+    with pytest.raises(AssertionError):
+        tc.assertEqual(torch.tensor([1.0, 1.0], dtype=torch.half), torch.tensor([True, False]))
