@@ -33,3 +33,20 @@ def test_a_repair_whose_text_is_not_there_once_refuses():
         repaired(_sample, [("return 1", "return 2")])
     with pytest.raises(RuntimeError, match="found it 2 times"):
         repaired(_sample, [("return", "return")])
+
+
+class _Base:
+    def greet(self):
+        return "base"
+
+
+class _Derived(_Base):
+    def greet(self):
+        return "derived of " + super().greet()
+
+
+def test_a_method_with_zero_argument_super_is_repaired_with_its_class():
+    with pytest.raises(RuntimeError, match="needs its class"):
+        repaired(_Derived.__dict__["greet"], [('"derived of "', '"repaired "')])
+    _Derived.greet = repaired(_Derived.__dict__["greet"], [('"derived of "', '"repaired "')], owner=_Derived)
+    assert _Derived().greet() == "repaired base"

@@ -19,15 +19,17 @@ docs/pytorch_cuda_paths.md.
 | testing         | torch.testing.assert_close (float64 NPU tensors on the host)     | module docstring                               |
 | fsdp            | `torch` as FSDP's modules see it; compute device; clip_grad_norm_ | [FSDP on the NPU]                              |
 | sync_batch_norm | SyncBatchNorm.forward (module and Function): two CUDA checks     | module docstring                               |
+| dataloader      | DataLoader iterators: pinning without CUDA, the pin thread's device | module docstring                            |
 
 Where only a line or two of a long torch function is CUDA-specific, the function is recompiled from
 its own source with that text replaced (`_source.repaired`, Note [Repairing a torch function from
 its source]) rather than copied.
 """
-from torch_npu._patches import (checkpoint, cuda_amp, data_parallel, fsdp, object_collectives, random, sharing,
-                                sync_batch_norm, testing)
+from torch_npu._patches import (checkpoint, cuda_amp, data_parallel, dataloader, fsdp, object_collectives, random,
+                                sharing, sync_batch_norm, testing)
 
-_ALL = (random, checkpoint, data_parallel, sharing, cuda_amp, object_collectives, testing, fsdp, sync_batch_norm)
+_ALL = (random, checkpoint, data_parallel, sharing, cuda_amp, object_collectives, testing, fsdp, sync_batch_norm,
+        dataloader)
 
 
 def install():
