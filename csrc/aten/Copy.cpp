@@ -25,8 +25,11 @@
 // clone() of a whole private-format storage keeps its format (see
 // copyKeepsPrivateFormat) and is such a storage copy.
 #include <ATen/ATen.h>
+#include <ATen/record_function.h>
 #include <ATen/ops/_to_copy_native.h>
 #include <ATen/ops/clone_native.h>
+
+#include <torch/library.h>
 
 #include "PrivateUse1NativeFunctions.h"
 #include "csrc/aten/NPUTensorUtils.h"
@@ -69,6 +72,7 @@ void enqueueCopy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind kind,
 // [Contiguous views on the AI Core]); other views AsStrided on the AI CPU.
 void gatherInto(const at::Tensor& src, const at::Tensor& out) {
   if (torch_npu::gatherWithAiCoreOps(src, out)) return;
+  RECORD_FUNCTION("contiguous_d_AsStrided", std::vector<c10::IValue>({src}));
   torch_npu::OpCommand("AsStrided")
       .Input(flatStorage(src))
       .Output(out)
@@ -92,6 +96,7 @@ void scatterInto(const at::Tensor& src, const at::Tensor& dst) {
     return;
   }
   at::Tensor flat = flatStorage(dst);
+  RECORD_FUNCTION("contiguous_d_ViewCopy", std::vector<c10::IValue>({dst}));
   torch_npu::OpCommand("ViewCopy")
       .Input(src)
       .Output(flat)
@@ -178,11 +183,35 @@ void copyNpuToHost(const at::Tensor& dst, const at::Tensor& src) {
   if (!direct) dst.copy_(host);
 }
 
+// Note [Conjugate and negative views in copies]
+// x.conj() of a complex tensor and the negative views autograd makes (x.conj().imag) are lazy: they
+// share the raw data of x and carry a flag that ops resolve. A copy must write the values, not the
+// raw data. Conjugation and negation are involutions that commute, so the destination's raw data
+// (its flags toggled off) receives the source's raw data, then is conjugated where the two conj
+// flags differ and negated where the two neg flags differ: the destination then reads back the
+// source's values. (resolve_conj itself copies, so it cannot be used here: it would recurse.)
+// PyTorch's Conjugate and Negative dispatch keys would otherwise materialize a flagged operand of
+// _copy_from with clone(), which copies through _copy_from again, forever: _copy_from falls
+// through those keys (as copy_ does), and this kernel resolves the flags itself.
+bool hasLazyBits(const at::Tensor& t) { return t.is_conj() || t.is_neg(); }
+
+at::Tensor rawView(const at::Tensor& t) {
+  at::Tensor raw = t.is_conj() ? t.conj() : t;
+  return raw.is_neg() ? raw._neg_view() : raw;
+}
+
 }  // namespace
 
 at::Tensor NPUNativeFunctions::_copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(dst.defined(), "copy_: the destination is undefined");
   if (dst.numel() == 0) return dst;
+  if (hasLazyBits(self) || hasLazyBits(dst)) {  // Note [Conjugate and negative views in copies]
+    at::Tensor raw_dst = rawView(dst);
+    _copy_from(rawView(self), raw_dst, non_blocking);
+    if (self.is_conj() != dst.is_conj()) at::conj_physical_(raw_dst);
+    if (self.is_neg() != dst.is_neg()) raw_dst.neg_();
+    return dst;
+  }
   if (sameWholePrivateStorage(dst, self)) {
     copyWholeStorage(dst, self);
     return dst;
@@ -262,3 +291,6 @@ at::Tensor NPUNativeFunctions::_copy_from_and_resize(const at::Tensor& self, con
 
 }  // namespace native
 }  // namespace at_npu
+
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) { m.impl("_copy_from", torch::CppFunction::makeFallthrough()); }
+TORCH_LIBRARY_IMPL(aten, Negative, m) { m.impl("_copy_from", torch::CppFunction::makeFallthrough()); }

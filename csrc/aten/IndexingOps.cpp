@@ -136,6 +136,8 @@ at::Tensor NPUNativeFunctions::gather(const at::Tensor& self, int64_t dim, const
 ::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::topk_out(const at::Tensor& self, int64_t k, int64_t dim,
                                                                    bool largest, bool sorted, at::Tensor& values,
                                                                    at::Tensor& indices) {
+  TORCH_CHECK(indices.scalar_type() == at::kLong, "topk(): the indices output must be of dtype Long (int64), "
+              "as on the CPU, but got ", indices.scalar_type());
   const at::Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
   dim = at::maybe_wrap_dim(dim, x.dim());
   TORCH_CHECK(k >= 0 && k <= x.size(dim), "selected index k out of range");

@@ -18,8 +18,17 @@ std::vector<int64_t> statShape(const at::Tensor& input, int64_t axis) {
   return shape;
 }
 
+// The kernels' dtype for gamma / beta and their gradients: float32 when the
+// parameter is float32 (an fp16 / bf16 input under AMP keeps fp32 weights
+// unrounded, Note [Layer norm parameter dtypes] in the simulator), else the
+// input's dtype.
+at::ScalarType paramDtype(const c10::optional<at::Tensor>& param, const at::Tensor& input) {
+  const bool fp32 = param.has_value() && param->defined() && param->scalar_type() == at::kFloat;
+  return fp32 ? at::kFloat : input.scalar_type();
+}
+
 at::Tensor paramOrFill(const c10::optional<at::Tensor>& param, int64_t n, const at::Tensor& input, double fill) {
-  if (param.has_value() && param->defined()) return param->reshape({n}).to(input.scalar_type());
+  if (param.has_value() && param->defined()) return param->reshape({n}).to(paramDtype(param, input));
   return at::full({n}, fill, input.options());
 }
 
@@ -60,8 +69,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUNativeFunctions::native_layer_
   const auto [m, n] = at::native::_check_layer_norm_inputs(input, normalized_shape, w, b);
   const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
   at::Tensor dx = torch_npu::emptyNpu(input.sizes(), input.scalar_type(), input.device());
-  at::Tensor dgamma = torch_npu::emptyNpu({n}, input.scalar_type(), input.device());
-  at::Tensor dbeta = torch_npu::emptyNpu({n}, input.scalar_type(), input.device());
+  at::Tensor dgamma = torch_npu::emptyNpu({n}, paramDtype(weight, input), input.device());
+  at::Tensor dbeta = torch_npu::emptyNpu({n}, paramDtype(bias, input), input.device());
   if (m == 0 || n == 0) {
     dx.zero_();
     dgamma.zero_();

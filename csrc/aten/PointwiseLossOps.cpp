@@ -1,4 +1,4 @@
-// Pointwise losses: smooth_l1_loss and huber_loss, forward and backward.
+// Pointwise losses: smooth_l1_loss, huber_loss and soft_margin_loss, forward and backward.
 // The Vector op computes the per-element loss (or gradient); a "mean" or
 // "sum" reduction then runs as ReduceMean/ReduceSum, so it follows OPS.md's
 // reduction rule. The backward scales grad_output by 1/numel for "mean"
@@ -28,14 +28,17 @@ const char* reductionAttr(int64_t reduction) {
 }
 void checkReduction(int64_t reduction) { (void)reductionAttr(reduction); }
 
-// op(self, target) per element, then the reduction, into out.
+// op(self, target) per element, then the reduction, into out. attr (may be
+// nullptr: none) is the op's float parameter.
 at::Tensor& lossInto(const char* op, const char* attr, double param, const at::Tensor& self,
                      const at::Tensor& target, int64_t reduction, at::Tensor& out) {
   checkReduction(reduction);
   torch_npu::checkFloatingInput(op, self);
   const auto dtype = torch_npu::commonDtype({self, target}, false);
   const float p = static_cast<float>(param);
-  const torch_npu::AttrSetter attrs = [attr, p](OpCommand& cmd) { cmd.Attr(attr, p); };
+  const torch_npu::AttrSetter attrs = [attr, p](OpCommand& cmd) {
+    if (attr != nullptr) cmd.Attr(attr, p);
+  };
   if (reduction == at::Reduction::None) return torch_npu::pointwiseInto(op, {self, target}, dtype, dtype, out, attrs);
   at::Tensor per_element = torch_npu::pointwiseResult({self, target}, dtype);
   torch_npu::pointwiseInto(op, {self, target}, dtype, dtype, per_element, attrs);
@@ -53,8 +56,9 @@ at::Tensor& lossGradInto(const char* op, const char* attr, double param, const a
   if (reduction == at::Reduction::Mean && self.numel() > 0) dout = at::div(grad_output, self.numel());
   const float p = static_cast<float>(param);
   at::native::resize_output(grad_input, self.sizes());
-  return torch_npu::pointwiseInto(op, {self, target, dout}, dtype, dtype, grad_input,
-                                  [attr, p](OpCommand& cmd) { cmd.Attr(attr, p); });
+  return torch_npu::pointwiseInto(op, {self, target, dout}, dtype, dtype, grad_input, [attr, p](OpCommand& cmd) {
+    if (attr != nullptr) cmd.Attr(attr, p);
+  });
 }
 
 }  // namespace
@@ -86,6 +90,28 @@ at::Tensor& NPUNativeFunctions::huber_loss_backward_out(const at::Tensor& grad_o
                                                         const at::Tensor& target, int64_t reduction, double delta,
                                                         at::Tensor& grad_input) {
   return lossGradInto("HuberLossGrad", "delta", delta, grad_output, self, target, reduction, grad_input);
+}
+
+// ---- soft_margin_loss: log(1 + exp(-target * self)) ---------------------------------------------
+at::Tensor& NPUNativeFunctions::soft_margin_loss_out(const at::Tensor& self, const at::Tensor& target,
+                                                     int64_t reduction, at::Tensor& out) {
+  return lossInto("SoftMarginLoss", nullptr, 0.0, self, target, reduction, out);
+}
+at::Tensor NPUNativeFunctions::soft_margin_loss(const at::Tensor& self, const at::Tensor& target,
+                                                int64_t reduction) {
+  at::Tensor out = torch_npu::emptyNpu({0}, torch_npu::commonDtype({self, target}, false), self.device());
+  return soft_margin_loss_out(self, target, reduction, out);
+}
+at::Tensor& NPUNativeFunctions::soft_margin_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                                              const at::Tensor& target, int64_t reduction,
+                                                              at::Tensor& grad_input) {
+  return lossGradInto("SoftMarginLossGrad", nullptr, 0.0, grad_output, self, target, reduction, grad_input);
+}
+at::Tensor NPUNativeFunctions::soft_margin_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                                         const at::Tensor& target, int64_t reduction) {
+  at::Tensor grad_input = torch_npu::emptyNpu(self.sizes(), torch_npu::commonDtype({self, target}, false),
+                                              self.device());
+  return soft_margin_loss_backward_out(grad_output, self, target, reduction, grad_input);
 }
 
 // ---- multi_margin_loss ------------------------------------------------------------------------

@@ -41,6 +41,13 @@ at::Tensor lineView(const char* name, const at::Tensor& self, int64_t dim) {
 
 // Copies a selected [.., 1, ..] slice into the (values, indices) outputs,
 // dropping dim unless keepdim.
+// An indices out= argument must be int64, as on the CPU (the kernels write
+// int64; copying into an int32 tensor would narrow silently).
+void checkLongIndicesOut(const char* name, const at::Tensor& indices) {
+  TORCH_CHECK(indices.scalar_type() == at::kLong, name, "(): the indices output must be of dtype Long (int64), "
+              "as on the CPU, but got ", indices.scalar_type());
+}
+
 void writeSelected(at::Tensor v, at::Tensor i, int64_t dim, bool keepdim, const at::Tensor& self,
                    at::Tensor& values, at::Tensor& indices) {
   if (self.dim() == 0) {
@@ -111,6 +118,7 @@ at::Tensor NPUNativeFunctions::argsort(const at::Tensor& self, bool stable, int6
 ::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::kthvalue_out(const at::Tensor& self, int64_t k,
                                                                        int64_t dim, bool keepdim, at::Tensor& values,
                                                                        at::Tensor& indices) {
+  checkLongIndicesOut("kthvalue", indices);
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const at::Tensor line = lineView("kthvalue", self, dim);
   const int64_t n = line.size(dim);
@@ -124,6 +132,7 @@ at::Tensor NPUNativeFunctions::argsort(const at::Tensor& self, bool stable, int6
 ::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::median_out(const at::Tensor& self, int64_t dim,
                                                                      bool keepdim, at::Tensor& values,
                                                                      at::Tensor& indices) {
+  checkLongIndicesOut("median", indices);
   medianAlong("median", self, dim, keepdim, false, values, indices);
   return {values, indices};
 }
@@ -132,7 +141,8 @@ at::Tensor NPUNativeFunctions::median(const at::Tensor& self) { return medianAll
 ::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::nanmedian_out(const at::Tensor& self, int64_t dim,
                                                                         bool keepdim, at::Tensor& values,
                                                                         at::Tensor& indices) {
-  medianAlong("median", self, dim, keepdim, true, values, indices);
+  checkLongIndicesOut("nanmedian", indices);
+  medianAlong("nanmedian", self, dim, keepdim, true, values, indices);
   return {values, indices};
 }
 at::Tensor NPUNativeFunctions::nanmedian(const at::Tensor& self) { return medianAll("nanmedian", self, true); }
@@ -145,6 +155,20 @@ at::Tensor NPUNativeFunctions::nanmedian(const at::Tensor& self) { return median
   at::Tensor indices = torch_npu::emptyNpu(sizes, at::kLong, self.device());
   torch_npu::OpCommand("Mode").Input(line).Output(values).Output(indices)
       .Attr("dim", dim).Attr("keepdim", self.dim() > 0 && keepdim).Run();
+  return {values, indices};
+}
+
+::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::mode_out(const at::Tensor& self, int64_t dim,
+                                                                   bool keepdim, at::Tensor& values,
+                                                                   at::Tensor& indices) {
+  checkLongIndicesOut("mode", indices);
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(), "mode(): the values output must be of dtype ",
+              self.scalar_type(), " (the input's), but got ", values.scalar_type());
+  const auto result = mode(self, dim, keepdim);
+  at::native::resize_output(values, std::get<0>(result).sizes());
+  at::native::resize_output(indices, std::get<1>(result).sizes());
+  values.copy_(std::get<0>(result));
+  indices.copy_(std::get<1>(result));
   return {values, indices};
 }
 

@@ -1,6 +1,7 @@
 // Tensor creation and storage management on the NPU: empty, empty_strided,
 // empty_like, resize_, set_ (a storage or another tensor's), and reading a scalar back (.item()).
 #include <ATen/EmptyTensor.h>
+#include <ATen/NamedTensorUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty_like_native.h>
 #include <c10/core/CPUAllocator.h>
@@ -29,6 +30,18 @@ at::Tensor NPUNativeFunctions::empty(at::IntArrayRef size, c10::optional<at::Sca
   auto tensor = torch_npu::makeNpuTensor(size, c10::nullopt, c10::dtype_or_default(dtype), torch_npu::targetDeviceIndex(device));
   const auto mf = memory_format.value_or(at::MemoryFormat::Contiguous);
   if (mf != at::MemoryFormat::Contiguous) tensor.unsafeGetTensorImpl()->empty_tensor_restride(mf);
+  return tensor;
+}
+
+// Named factories (torch.zeros(..., names=(...), device="npu")): PyTorch's
+// empty.names admits only CPU, CUDA and XPU; names are device-independent
+// metadata, so the NPU tensor gets them as a CPU one would.
+at::Tensor NPUNativeFunctions::empty(at::IntArrayRef size, c10::optional<at::DimnameList> names,
+                                     c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                                     c10::optional<at::Device> device, c10::optional<bool> pin_memory,
+                                     c10::optional<at::MemoryFormat> memory_format) {
+  at::Tensor tensor = empty(size, dtype, layout, device, pin_memory, memory_format);
+  if (names.has_value()) at::internal_set_names_inplace(tensor, *names);
   return tensor;
 }
 

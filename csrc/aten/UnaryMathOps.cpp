@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "PrivateUse1NativeFunctions.h"
+#include "csrc/aten/ComplexOps.h"
 #include "csrc/aten/PointwiseMath.h"
 
 namespace at_npu {
@@ -200,12 +201,17 @@ at::Tensor& NPUNativeFunctions::polygamma_out(int64_t n, const at::Tensor& self,
   return floatUnary("Polygamma", self, out, [n](OpCommand& cmd) { cmd.Attr("n", n); });
 }
 
-// angle of a real tensor: pi below 0, else 0 (integers promote to float); not structured upstream.
+// angle of a real tensor: pi below 0, else 0 (integers promote to float); of a complex one,
+// atan2(imag, real) as a float32 tensor. Not structured upstream.
 at::Tensor& NPUNativeFunctions::angle_out(const at::Tensor& self, at::Tensor& out) {
-  TORCH_CHECK(!self.is_complex(), "angle: complex tensors are not supported by the NPU backend");
+  if (self.is_complex()) return torch_npu::complexUnaryInto("Angle", self, at::kFloat, out);
   return floatUnary("Angle", self, out);
 }
 at::Tensor NPUNativeFunctions::angle(const at::Tensor& self) {
+  if (self.is_complex()) {
+    at::Tensor out = at::empty({0}, self.options().dtype(at::kFloat));
+    return angle_out(self, out);
+  }
   at::Tensor out = torch_npu::pointwiseResult({self}, torch_npu::commonDtype({self}, true));
   return angle_out(self, out);
 }

@@ -5,6 +5,7 @@
 #include <ATen/ScalarOps.h>
 
 #include "PrivateUse1NativeFunctions.h"
+#include "csrc/aten/ComplexOps.h"
 #include "csrc/aten/ElementwiseOps.h"
 
 namespace at_npu {
@@ -50,13 +51,14 @@ at::Tensor& NPUNativeFunctions::sign_out(const at::Tensor& self, at::Tensor& out
   return unaryOut("Sign", self, self.scalar_type(), self.scalar_type(), out);
 }
 
-// sgn is sign for real dtypes (autograd of abs uses it).
+// sgn is sign for real dtypes (autograd of abs uses it), z / |z| for complex ones.
 at::Tensor& NPUNativeFunctions::sgn_out(const at::Tensor& self, at::Tensor& out) {
-  TORCH_CHECK(!self.is_complex(), "sgn: complex tensors are not supported by the NPU backend");
+  if (self.is_complex()) return torch_npu::complexUnaryInto("Sign", self, at::kComplexFloat, out);
   return sign_out(self, out);
 }
 
 at::Tensor& NPUNativeFunctions::abs_out(const at::Tensor& self, at::Tensor& out) {
+  if (self.is_complex()) return torch_npu::complexUnaryInto("ComplexAbs", self, at::kFloat, out);
   return unaryOut("Abs", self, self.scalar_type(), self.scalar_type(), out);
 }
 
@@ -65,9 +67,14 @@ at::Tensor& NPUNativeFunctions::abs_out(const at::Tensor& self, at::Tensor& out)
 // functional and in-place forms keep the input's format, as the other
 // elementwise ops do.
 at::Tensor NPUNativeFunctions::abs(const at::Tensor& self) {
+  if (self.is_complex()) {
+    at::Tensor out = at::empty({0}, self.options().dtype(at::kFloat));
+    return torch_npu::complexUnaryInto("ComplexAbs", self, at::kFloat, out);
+  }
   return unaryNew("Abs", self, self.scalar_type(), self.scalar_type());
 }
 at::Tensor& NPUNativeFunctions::abs_(at::Tensor& self) {
+  TORCH_CHECK(!self.is_complex(), "In-place abs is not supported for complex tensors.");
   return unaryOut("Abs", self, self.scalar_type(), self.scalar_type(), self);
 }
 

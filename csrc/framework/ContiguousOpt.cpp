@@ -1,6 +1,7 @@
 #include "csrc/framework/ContiguousOpt.h"
 
 #include <ATen/ATen.h>
+#include <ATen/record_function.h>
 
 #include <algorithm>
 #include <numeric>
@@ -111,6 +112,7 @@ bool gatherWithAiCoreOps(const at::Tensor& src, const at::Tensor& out) {
                                  c10::contiguous_strides(plan.block_sizes));
   if (plan.sliced) {
     at::Tensor sliced = stageOutput(plan.slice_sizes, !permuted && !plan.broadcast);
+    RECORD_FUNCTION("contiguous_d_StridedSlice", std::vector<c10::IValue>({src}));
     OpCommand("StridedSliceD")
         .Input(current)
         .Output(sliced)
@@ -122,12 +124,14 @@ bool gatherWithAiCoreOps(const at::Tensor& src, const at::Tensor& out) {
   }
   if (permuted) {
     at::Tensor transposed = stageOutput(plan.kept_sizes, !plan.broadcast);
+    RECORD_FUNCTION("contiguous_d_Transpose", std::vector<c10::IValue>({src}));
     OpCommand("Transpose").Input(current).Output(transposed).Attr("perm", at::IntArrayRef(plan.perm)).Run();
     current = transposed;
   }
   if (plan.broadcast) {
     std::vector<int64_t> compact_shape;  // src's sizes with 1 at the broadcast dims
     for (int64_t d = 0; d < src.dim(); ++d) compact_shape.push_back(src.stride(d) == 0 ? 1 : src.size(d));
+    RECORD_FUNCTION("contiguous_d_BroadcastTo", std::vector<c10::IValue>({src}));
     OpCommand("BroadcastTo")
         .Input(current.view(compact_shape))
         .Output(out)

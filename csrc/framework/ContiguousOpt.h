@@ -13,6 +13,11 @@
 // Size-1 dims are ignored (their stride does not matter). Anything else
 // (overlapping or negative strides, strides that do not nest, private
 // formats) returns false and the caller uses AsStrided.
+// Each step is a profiler range named as torch_npu names it
+// ("contiguous_d_StridedSlice", "contiguous_d_Transpose",
+// "contiguous_d_BroadcastTo"; the fallbacks in Copy.cpp: "contiguous_d_AsStrided",
+// and "contiguous_d_ViewCopy" for a copy into a strided view), so
+// torch_npu.testing's check_operators_in_prof sees which path ran.
 #pragma once
 
 #include <ATen/Tensor.h>

@@ -16,6 +16,7 @@ aclDataType toAclDataType(c10::ScalarType type) {
     case c10::ScalarType::Int: return ACL_INT32;
     case c10::ScalarType::Long: return ACL_INT64;
     case c10::ScalarType::Bool: return ACL_BOOL;
+    case c10::ScalarType::ComplexFloat: return ACL_COMPLEX64;  // Note [complex64 on the NPU]
     default:
       TORCH_CHECK(false, "dtype ", type, " is not supported by the NPU backend");
   }

@@ -65,6 +65,7 @@ OpCommand& OpCommand::InputScalar(const c10::Scalar& value, c10::ScalarType dtyp
     case c10::ScalarType::Int: storeScalar<int32_t>(value, p.host_bytes); break;
     case c10::ScalarType::Long: storeScalar<int64_t>(value, p.host_bytes); break;
     case c10::ScalarType::Bool: storeScalar<bool>(value, p.host_bytes); break;
+    case c10::ScalarType::ComplexFloat: storeScalar<c10::complex<float>>(value, p.host_bytes); break;
     default: TORCH_CHECK(false, "NPU op ", launch_.op_type, ": scalar dtype ", dtype, " is not supported");
   }
   p.bytes = p.host_bytes.size();

@@ -155,11 +155,28 @@ TEST(NpuActivationMore, MarginLosses) {
       }, {x, labels}, rtol, atol);
     }
   }
-  // soft_margin_loss (composite: log_sigmoid-free exp/log1p ops); its target takes no gradient
+  // soft_margin_loss (SoftMarginLoss / SoftMarginLossGrad); its target takes no gradient
   const at::Tensor sign = at::randn({5, 7}).sign();
-  expectSameAutograd([&](const std::vector<at::Tensor>& in) {
-    return at::soft_margin_loss(in[0], in[0].is_cpu() ? sign : sign.to(npu()), at::Reduction::Mean);
-  }, {at::randn({5, 7})});
+  for (int64_t reduction : {at::Reduction::None, at::Reduction::Mean, at::Reduction::Sum}) {
+    expectSameAutograd([&](const std::vector<at::Tensor>& in) {
+      return at::soft_margin_loss(in[0], in[0].is_cpu() ? sign : sign.to(npu()), reduction);
+    }, {at::randn({5, 7}).mul(3)});
+  }
+  // fp16: computed in fp32 and rounded once, so it matches the fp32 CPU result of the same fp16
+  // values to one fp16 rounding (PyTorch's composite formula rounds each of its steps).
+  {
+    const at::Tensor x = at::randn({64}).mul(4).to(at::kHalf), y = at::randn({64}).sign().to(at::kHalf);
+    const at::Tensor g = at::rand({64}).to(at::kHalf);
+    const at::Tensor loss = at::soft_margin_loss(x.to(npu()), y.to(npu()), at::Reduction::None);
+    const at::Tensor want = at::soft_margin_loss(x.to(at::kFloat), y.to(at::kFloat), at::Reduction::None);
+    expectClose(loss, want.to(at::kHalf), 1e-3, 1e-4);
+    const at::Tensor grad = at::soft_margin_loss_backward(g.to(npu()), x.to(npu()), y.to(npu()), at::Reduction::None);
+    const at::Tensor want_grad = at::soft_margin_loss_backward(g.to(at::kFloat), x.to(at::kFloat), y.to(at::kFloat),
+                                                               at::Reduction::None);
+    expectClose(grad, want_grad.to(at::kHalf), 1e-3, 1e-4);
+  }
+  expectClose(at::soft_margin_loss(at::ones({0, 3}).to(npu()), at::ones({0, 3}).to(npu()), at::Reduction::Sum),
+              at::zeros({}));
   // one sample as a vector, a non-contiguous input
   expectSameAutograd([](const std::vector<at::Tensor>& in) { return at::multi_margin_loss(in[0], in[1]); },
                      {at::randn({7}), at::tensor({4}, at::kLong)});

@@ -42,6 +42,19 @@ TEST(NpuCreation, EmptyAndEmptyStrided) {
   EXPECT_THROW(at::empty_strided({2, 3}, {1}, onNpu()), c10::Error);
 }
 
+TEST(NpuCreation, NamedFactories) {
+  const std::vector<at::Dimname> names = {at::Dimname::fromSymbol(at::Symbol::dimname("N")),
+                                          at::Dimname::fromSymbol(at::Symbol::dimname("C"))};
+  const at::Tensor t = at::zeros({2, 3}, names, onNpu());
+  EXPECT_EQ(t.device(), npu());
+  ASSERT_TRUE(t.has_names());
+  EXPECT_EQ(t.names()[1], names[1]);
+  expectClose(t.sum(names[1]), at::zeros({2}));
+  EXPECT_EQ(t.sum(names[1]).names()[0], names[0]);
+  EXPECT_FALSE(at::empty({2, 3}, c10::nullopt, onNpu()).has_names());
+  EXPECT_THROW_WITH(at::empty({2, 3}, std::vector<at::Dimname>{names[0]}, onNpu()), "names");
+}
+
 TEST(NpuCreation, ZerosOnesFullAndFill) {
   for (auto dtype : {at::kFloat, at::kHalf, at::kInt, at::kLong, at::kBool}) {
     SCOPED_TRACE(c10::toString(dtype));

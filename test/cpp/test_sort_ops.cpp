@@ -159,6 +159,18 @@ TEST(NpuSort, OutVariantsOfSelections) {
   expectClose(indices, std::get<1>(x.nanmedian(1)));
   at::mode_out(values, indices, x.to(npu()), 1);
   expectClose(values, std::get<0>(x.mode(1)));
+  expectClose(indices, std::get<1>(x.mode(1)));
+  at::topk_out(values, indices, x.to(npu()), 3, 1);
+  expectClose(indices, std::get<1>(x.topk(3, 1)));
+  // int32 indices are refused, as by the CPU, rather than narrowed.
+  at::Tensor int_indices = at::empty({0}, at::TensorOptions().dtype(at::kInt).device(npu()));
+  const at::Tensor d = x.to(npu());
+  EXPECT_THROW_WITH(at::kthvalue_out(values, int_indices, d, 2, 1), "kthvalue(): the indices output must be of dtype Long");
+  EXPECT_THROW_WITH(at::median_out(values, int_indices, d, 0), "median(): the indices output must be of dtype Long");
+  EXPECT_THROW_WITH(at::nanmedian_out(values, int_indices, d, 0), "nanmedian(): the indices output");
+  EXPECT_THROW_WITH(at::mode_out(values, int_indices, d, 0), "mode(): the indices output");
+  EXPECT_THROW_WITH(at::topk_out(values, int_indices, d, 2, 1), "topk(): the indices output");
+  EXPECT_EQ(int_indices.numel(), 0);
 }
 
 TEST(NpuSort, Backward) {

@@ -108,10 +108,13 @@ TEST(NpuEmbeddingOps, BackwardWithPaddingScaleAndRenorm) {
       {at::randn({6, 3})});
   // max_norm: embedding_renorm_ rescales the looked-up rows in place.
   const at::Tensor weight = at::randn({10, 4}).mul(3);
-  at::Tensor cpu_w = weight.clone(), npu_w = weight.to(npu());
-  at::embedding_renorm_(cpu_w, indices, 1.5, 2.0);
-  at::embedding_renorm_(npu_w, indices.to(npu()), 1.5, 2.0);
-  expectClose(npu_w, cpu_w, 1e-4, 1e-5);
+  for (double p : {2.0, 1.0, 0.0, static_cast<double>(INFINITY)}) {  // 0 and inf as torch.norm: nonzero count, max |x|
+    SCOPED_TRACE(p);
+    at::Tensor cpu_w = weight.clone(), npu_w = weight.to(npu());
+    at::embedding_renorm_(cpu_w, indices, 1.5, p);
+    at::embedding_renorm_(npu_w, indices.to(npu()), 1.5, p);
+    expectClose(npu_w, cpu_w, 1e-4, 1e-5);
+  }
   EXPECT_THROW_WITH(at::embedding_dense_backward(at::ones({2, 3}).to(npu()), at::ones({2}).to(npu()), 4, -1, false),
                     "expected indices of dtype Long or Int");
   expectClose(at::embedding_dense_backward(at::ones({0, 3}).to(npu()), at::ones({0}, at::kLong).to(npu()), 4, -1,
@@ -142,6 +145,25 @@ TEST(NpuLayerNormOps, ForwardBackwardMatchCpu) {
     expectClose(std::get<1>(npu_res), std::get<1>(cpu_res), 1e-4, 1e-3);
     expectClose(std::get<2>(npu_res), std::get<2>(cpu_res), 1e-3, 1e-3);
     EXPECT_EQ(std::get<1>(npu_res).scalar_type(), at::kFloat);  // fp32 statistics for fp16 inputs
+  }
+  // fp16 input with fp32 weight and bias (AMP's master weights): the parameters' gradients are fp32
+  // sums, as the fp32 computation on the widened input gives them, not fp16-rounded ones.
+  {
+    const at::Tensor x = at::randn({6, 32}).mul(3).to(at::kHalf), dy = at::randn({6, 32}).to(at::kHalf);
+    const at::Tensor w = at::rand({32}).add(0.5), b = at::randn({32});
+    auto npu_out = at::native_layer_norm(x.to(npu()), {32}, w.to(npu()), b.to(npu()), 1e-5);
+    auto cpu_out = at::native_layer_norm(x.to(at::kFloat), {32}, w, b, 1e-5);
+    expectClose(std::get<0>(npu_out), std::get<0>(cpu_out).to(at::kHalf), 1e-3, 1e-3);
+    auto npu_grads = at::native_layer_norm_backward(dy.to(npu()), x.to(npu()), {32}, std::get<1>(npu_out),
+                                                    std::get<2>(npu_out), w.to(npu()), b.to(npu()),
+                                                    {true, true, true});
+    auto cpu_grads = at::native_layer_norm_backward(dy.to(at::kFloat), x.to(at::kFloat), {32}, std::get<1>(cpu_out),
+                                                    std::get<2>(cpu_out), w, b, {true, true, true});
+    EXPECT_EQ(std::get<0>(npu_grads).scalar_type(), at::kHalf);
+    EXPECT_EQ(std::get<1>(npu_grads).scalar_type(), at::kFloat);
+    expectClose(std::get<0>(npu_grads), std::get<0>(cpu_grads).to(at::kHalf), 2e-3, 2e-3);
+    expectClose(std::get<1>(npu_grads), std::get<1>(cpu_grads), 2e-5, 2e-5);
+    expectClose(std::get<2>(npu_grads), std::get<2>(cpu_grads), 2e-5, 2e-5);
   }
   // Non-contiguous input, empty batch, bad shapes.
   const at::Tensor xt = at::randn({8, 5}).t();

@@ -22,15 +22,15 @@ def test_two_npu_devices_in_one_op():
 
 
 def test_op_without_npu_kernel_names_op_and_backend():
-    with pytest.raises(NotImplementedError, match=r"'aten::_fft_r2c' is not implemented for the NPU backend"
-                                                  r".*torch.npu.get_supported_ops\(\).*TORCH_NPU_CPU_FALLBACK=1"):
-        torch.fft.rfft(torch.zeros(4).npu())
+    with pytest.raises(NotImplementedError, match=r"'aten::quantize_per_tensor' is not implemented for the NPU "
+                                                  r"backend.*torch.npu.get_supported_ops\(\).*TORCH_NPU_CPU_FALLBACK=1"):
+        torch.quantize_per_tensor(torch.zeros(4).npu(), 0.1, 0, torch.quint8)
 
 
 def test_supported_ops_lists_the_npu_kernels():
     ops = torch.npu.get_supported_ops()
     assert "aten::add.Tensor" in ops and "aten::convolution_overrideable" in ops and "npu::npu_format_cast" in ops
-    assert "aten::_fft_r2c" not in ops and ops == sorted(ops)
+    assert "aten::_fft_r2c" in ops and "aten::quantize_per_tensor" not in ops and ops == sorted(ops)
 
 
 def test_opt_in_cpu_fallback_runs_warns_once_and_is_recorded():

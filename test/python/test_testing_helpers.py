@@ -249,6 +249,22 @@ def test_check_operators_with_autograd_profiler():
     assert not check_operators_in_prof(["mm"], prof, unexpected_operators=["relu"])
 
 
+def test_contiguous_paths_are_profiler_ranges_named_as_torch_npus():
+    # torch_npu's per-op tests look for these names (e.g. test_viewcopy.py).
+    x = torch.rand(2, 3).npu()
+    with torch.autograd.profiler.profile(use_npu=True) as prof:
+        x.t().copy_(torch.rand(3, 2).npu())
+    assert check_operators_in_prof(["contiguous_d_ViewCopy"], prof)
+    y = torch.rand(4, 6).npu()
+    with torch.autograd.profiler.profile() as prof:
+        y[:, 1:3].contiguous()
+        y.t().contiguous()
+        y[:1].expand(3, 6).contiguous()
+        y.as_strided((3, 3), (1, 2)).contiguous()  # overlapping: no AI Core plan
+    assert check_operators_in_prof(["contiguous_d_StridedSlice", "contiguous_d_Transpose",
+                                    "contiguous_d_BroadcastTo", "contiguous_d_AsStrided"], prof)
+
+
 def test_check_operators_with_op_records():
     x = torch.randn(8, 8).npu()
     with torch.npu.op_records() as rec:

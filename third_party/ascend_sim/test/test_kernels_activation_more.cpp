@@ -180,6 +180,23 @@ TEST(KernelActivationMore, SmoothL1AndHuber) {
             (std::vector<float>{3, -3}));
 }
 
+TEST(KernelActivationMore, SoftMargin) {
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
+    SCOPED_TRACE(dtypeName(dt));
+    const auto x = roundedTo(dt, randomFloats(1000, -4, 4, 8)), g = roundedTo(dt, randomFloats(1000, -1, 1, 9));
+    std::vector<float> t;
+    for (size_t i = 0; i < x.size(); ++i) t.push_back(i % 3 == 0 ? -1.0f : 1.0f);
+    std::vector<double> loss, grad;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double z = std::exp(-static_cast<double>(x[i]) * t[i]);
+      loss.push_back(std::log1p(z));
+      grad.push_back(-t[i] * z / (1 + z) * g[i]);
+    }
+    expectNear(dt, runFloatOp("SoftMarginLoss", dt, {x, t}), loss, 1, 2);
+    expectNear(dt, runFloatOp("SoftMarginLossGrad", dt, {x, t, g}), grad, 1, 2);
+  }
+}
+
 TEST(KernelActivationMore, PrivateFormatsAndEmpty) {
   expectPrivateFormatMatchesNd("Mish", {}, 1);
   expectPrivateFormatMatchesNd("SoftplusV2Grad", {}, 2);

@@ -167,6 +167,17 @@ TEST(KernelEmbedding, RenormScalesOnlyNamedRowsAboveMaxNorm) {
     const double f = 2.0 / (5.0 + 1e-7);
     expectNear(x.toFloats(), {3 * f, 4 * f, 0.3, 0.4, 6, 8, 1, 0}, dt, "renormed table");
   }
+  // p = 0 counts nonzero elements, p = inf takes the largest |x|, as torch.norm.
+  const std::vector<float> mixed = {3, -4, 0, 0.5f, 0, 0, 2, 0};  // row L0 2, 1, 0, 1; Linf 4, 0.5, 0, 2
+  HostTensor all_rows = HostTensor::ints(ACL_INT64, {4}, {0, 1, 2, 3});
+  HostTensor l0 = HostTensor::floats(ACL_FLOAT, {4, 2}, mixed), linf = HostTensor::floats(ACL_FLOAT, {4, 2}, mixed);
+  run(makeCall("EmbeddingRenorm", {&l0, &all_rows}, {&l0}, attrs({{"max_norm", 1.5f}, {"norm_type", 0.0f}})));
+  const double f0 = 1.5 / (2.0 + 1e-7);
+  expectNear(l0.toFloats(), {3 * f0, -4 * f0, 0, 0.5, 0, 0, 2, 0}, ACL_FLOAT, "L0-renormed table");
+  run(makeCall("EmbeddingRenorm", {&linf, &all_rows}, {&linf},
+               attrs({{"max_norm", 1.0f}, {"norm_type", INFINITY}})));
+  const double f1 = 1.0 / (4.0 + 1e-7), f2 = 1.0 / (2.0 + 1e-7);
+  expectNear(linf.toFloats(), {3 * f1, -4 * f1, 0, 0.5, 0, 0, 2 * f2, 0}, ACL_FLOAT, "Linf-renormed table");
   HostTensor flat(ACL_FLOAT, {8}), idx = HostTensor::ints(ACL_INT64, {1}, {9}), table(ACL_FLOAT, {4, 2});
   EXPECT_KERNEL_ERROR(makeCall("EmbeddingRenorm", {&flat, &idx}, {&flat}, attrs({{"max_norm", 1.0f}})),
                       ACL_ERROR_OP_INPUT_NOT_MATCH, "must be 2-D");

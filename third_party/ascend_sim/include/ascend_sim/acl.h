@@ -76,6 +76,7 @@ typedef enum {
   ACL_UINT64 = 10,
   ACL_DOUBLE = 11,
   ACL_BOOL = 12,
+  ACL_COMPLEX64 = 16,  // two float32: real, then imaginary (std::complex<float>)
   ACL_BF16 = 27,
 } aclDataType;
 

@@ -28,6 +28,7 @@ constexpr DtypeRow kDtypes[] = {
     {ACL_INT8, 1, "int8", "INT8"},        {ACL_INT16, 2, "int16", "INT16"},       {ACL_INT32, 4, "int32", "INT32"},
     {ACL_INT64, 8, "int64", "INT64"},     {ACL_UINT8, 1, "uint8", "UINT8"},       {ACL_UINT16, 2, "uint16", "UINT16"},
     {ACL_UINT32, 4, "uint32", "UINT32"},  {ACL_UINT64, 8, "uint64", "UINT64"},
+    {ACL_COMPLEX64, 8, "complex64", "COMPLEX64"},  // float32 real part, then imaginary part
 };
 constexpr DtypeRow kUnmodelledDtype = {ACL_DT_UNDEFINED, 0, "undefined", "UNDEFINED"};
 

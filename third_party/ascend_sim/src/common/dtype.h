@@ -12,6 +12,9 @@
 //   float -> bool: x != 0 (NaN -> true)
 //   int   -> float: nearest (RNE) value of the target float type
 //   any   -> bool: x != 0;  bool -> any: 0 / 1
+// complex64 is outside both domains: loadFloat / storeFloat and friends do not
+// read or write it. Its kernels (ops/complex_elementwise.h, ops/fft.cpp) use
+// the two float32 components directly (Note [Complex elementwise kernels]).
 #pragma once
 
 #include <cstddef>
@@ -34,6 +37,9 @@ const char* aclDtypeName(aclDataType dt);
 inline bool isFloatDtype(aclDataType dt) {
   return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE;
 }
+
+// complex64: std::complex<float>'s layout (real part, then imaginary part).
+inline bool isComplexDtype(aclDataType dt) { return dt == ACL_COMPLEX64; }
 
 // Bit patterns and conversions (round to nearest even, subnormals, inf, nan).
 ASCEND_SIM_API uint16_t floatToHalf(float f);

@@ -18,7 +18,8 @@
 // Data movers (AsStrided, ViewCopy) count only bytes; the linear algebra
 // kernels (MatrixInverse, Cholesky, Svd, ...) are compute-bound and count
 // their LAPACK FLOPs (e.g. 2/3 n^3 for an LU), so their time scales with the
-// matrix size rather than its bytes.
+// matrix size rather than its bytes; the FFT kernels count 5 n log2 n per
+// complex transform of length n (Note [FFT kernels] in ops/fft.cpp).
 #pragma once
 
 #include <cstddef>

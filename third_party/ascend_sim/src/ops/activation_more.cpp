@@ -2,8 +2,8 @@
 // Elu/EluGradV2, SoftplusV2/SoftplusV2Grad, Mish/MishGrad,
 // HardSigmoid/HardSigmoidGrad, SoftShrink/SoftShrinkGrad,
 // HardShrink/HardShrinkGrad, ThresholdV2D, LogSigmoid/LogSigmoidGrad, PRelu/PReluGrad,
-// Logit/LogitGrad, and the pointwise losses SmoothL1LossV2 and HuberLoss
-// with their gradients (reduction "none": the plugin reduces).
+// Logit/LogitGrad, and the pointwise losses SmoothL1LossV2, HuberLoss and
+// SoftMarginLoss with their gradients (reduction "none": the plugin reduces).
 // ElementwiseSpec table rows (Note [Elementwise engine]) following PyTorch's
 // CPU scalar formulas in fp32:
 //   Elu           x <= 0 ? (exp(x * input_scale) - 1) * alpha * scale : x * scale
@@ -20,6 +20,8 @@
 //   Logit         eps < 0: log(x / (1 - x)); else z = clamp(x, eps, 1 - eps), log(z / (1 - z))
 //   SmoothL1      d = |x - y|: d < beta ? 0.5 d² / beta : d - 0.5 beta
 //   HuberLoss     d = |x - y|: d < delta ? 0.5 d² : delta (d - 0.5 delta)
+//   SoftMarginLoss     log1p(exp(-x y))
+//   SoftMarginLossGrad z = exp(-x y): -y z / (1 + z) * dout
 #include <cmath>
 #include <limits>
 
@@ -153,6 +155,15 @@ struct HuberGradOp {  // (predict, label, dout)
     return d * g;
   }
 };
+struct SoftMarginOp {  // (predict, label)
+  float operator()(float x, float y, P) const { return std::log1p(std::exp(-x * y)); }
+};
+struct SoftMarginGradOp {  // (predict, label, dout)
+  float operator()(float x, float y, float g, P) const {
+    const float z = std::exp(-x * y);
+    return -y * z / (1.0f + z) * g;
+  }
+};
 #define UNARY(name, Op, ...) \
   {name, 1, {"x", "y"}, kFloatTypes, OutDtype::kSame, ASCEND_SIM_F1(Op), nullptr, -1, {__VA_ARGS__}}
 #define GRAD(name, in2, Op, ...)                                                                        \
@@ -193,6 +204,8 @@ const ElementwiseSpec kSpecs[] = {
     LOSS_GRAD("SmoothL1LossGradV2", SmoothL1GradOp, {"sigma", 1.0f, false}),
     LOSS("HuberLoss", HuberOp, {"delta", 1.0f, false}),
     LOSS_GRAD("HuberLossGrad", HuberGradOp, {"delta", 1.0f, false}),
+    LOSS("SoftMarginLoss", SoftMarginOp),
+    LOSS_GRAD("SoftMarginLossGrad", SoftMarginGradOp),
 };
 #undef UNARY
 #undef GRAD

@@ -1,8 +1,9 @@
-// Fill, Range and LinSpace (OPS.md "Creation").
+// Fill, Range and LinSpace (OPS.md "Creation"); Fill also of complex64.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "ops/complex_elementwise.h"
 #include "ops/elementwise_ops.h"
 
 namespace ascend_sim {
@@ -28,12 +29,26 @@ void validateFill(const OpCall& call) {
 }
 
 // Fill is Cast of the 0-d value broadcast to y (same conversion rules); y may
-// be in any format (Note [Elementwise on private formats]).
+// be in any format (Note [Elementwise on private formats]). A complex64 y gets
+// the value as complex64 (a real value v is (v, 0)); a complex64 value fills a
+// real y with its real part, as Cast does (complex_cast.cpp).
 void computeFill(const OpCall& call) {
   const TensorArg& y = call.outputs[0];
+  if (isComplexDtype(y.dtype)) {
+    std::fill_n(static_cast<Complex64*>(y.data), y.numel(), complexScalarOf(call.inputs[0]));
+    zeroOutputPads(call);
+    return;
+  }
+  float real_part = 0;  // of a complex64 value: what fills a real y
+  TensorArg value = call.inputs[0];
+  if (isComplexDtype(value.dtype)) {
+    real_part = complexScalarOf(value).real();
+    value.dtype = ACL_FLOAT;
+    value.data = &real_part;
+  }
   if (y.dtype == ACL_DOUBLE) {  // float64 is filled exactly (no fp32 compute domain)
     double v = 0;
-    const TensorArg& in = call.inputs[0];
+    const TensorArg& in = value;
     if (in.dtype == ACL_DOUBLE) {
       std::memcpy(&v, in.data, sizeof(double));
     } else if (isFloatDtype(in.dtype)) {
@@ -48,7 +63,6 @@ void computeFill(const OpCall& call) {
     std::fill_n(static_cast<double*>(y.data), y.numel(), v);
     return;
   }
-  TensorArg value = call.inputs[0];
   value.shape.clear();
   const TensorArg* ins[1] = {&value};
   if (isFloatDtype(value.dtype)) {

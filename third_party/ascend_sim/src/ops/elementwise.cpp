@@ -197,6 +197,21 @@ std::map<std::string, const ElementwiseSpec*>& specTable() {
 
 const ElementwiseSpec& specOf(const OpCall& call) { return *specTable().at(call.op_type); }
 
+std::map<std::string, KernelDef>& complexVariants() {
+  static auto* variants = new std::map<std::string, KernelDef>();  // leaked: static-init safe
+  return *variants;
+}
+
+// The complex variant that runs `call` (Note [Complex variants of table ops]), or nullptr.
+const KernelDef* complexVariantOf(const OpCall& call) {
+  bool complex = false;
+  for (const TensorArg& t : call.inputs) complex = complex || isComplexDtype(t.dtype);
+  for (const TensorArg& t : call.outputs) complex = complex || isComplexDtype(t.dtype);
+  if (!complex) return nullptr;
+  const auto it = complexVariants().find(call.op_type);
+  return it == complexVariants().end() ? nullptr : &it->second;
+}
+
 // Index of the first value (non-condition) input.
 int firstValue(const ElementwiseSpec& s) { return s.cond_input == 0 ? 1 : 0; }
 
@@ -223,6 +238,7 @@ void readParams(const OpCall& call, const ElementwiseSpec& s, float* params) {
 }
 
 void validateElementwise(const OpCall& call) {
+  if (const KernelDef* complex = complexVariantOf(call)) return complex->validate(call);
   const ElementwiseSpec& s = specOf(call);
   const FormatMode mode = checkArityAnyFormat(call, s.num_inputs, s.num_inputs, 1);
   const TensorArg& y = call.outputs[0];
@@ -339,6 +355,7 @@ void computeLogical(const OpCall& call, const ElementwiseSpec& s, const float* p
 }
 
 void computeElementwise(const OpCall& call) {
+  if (const KernelDef* complex = complexVariantOf(call)) return complex->compute(call);
   const ElementwiseSpec& s = specOf(call);
   float params[kElementwiseParams] = {};
   readParams(call, s, params);
@@ -388,20 +405,22 @@ void runElementwiseInt(const TensorArg* const* ins, int nin, const TensorArg& ou
 }
 
 KernelCost elementwiseCost(const OpCall& call) {
-  const ElementwiseSpec& s = specOf(call);
+  if (const KernelDef* complex = complexVariantOf(call)) return complex->cost(call);
   // Storage shapes differing by C0: every operand's storage streamed once.
   if (formatModeOf(call) == FormatMode::kLogical) return vectorCost(call);
+  return elementwiseWalkCost(call);
+}
+
+KernelCost elementwiseWalkCost(const OpCall& call) {
   OpCall plan = call;  // account-only walk: no data
   for (TensorArg& t : plan.inputs) t.data = nullptr;
   for (TensorArg& t : plan.outputs) t.data = nullptr;
-  const TensorArg* ins[4];
-  for (int k = 0; k < s.num_inputs; ++k) ins[k] = &plan.inputs[k];
-  float params[kElementwiseParams] = {};
+  const int nin = static_cast<int>(plan.inputs.size());
+  const TensorArg* ins[4] = {};
+  for (int k = 0; k < nin && k < 4; ++k) ins[k] = &plan.inputs[k];
+  // The float and the integer engines count the same bytes and repeats: either will do.
   UnitCounters u;
-  if (isFloatDtype(plan.inputs[firstValue(s)].dtype))
-    runElementwiseFloat(ins, s.num_inputs, plan.outputs[0], s.ffn, params, &plan.ctx, &u);
-  else
-    runElementwiseInt(ins, s.num_inputs, plan.outputs[0], s.ifn, params, &plan.ctx, &u);
+  runElementwiseFloat(ins, std::min(nin, 4), plan.outputs[0], nullptr, nullptr, &plan.ctx, &u);
   KernelCost c;
   c.core = CoreType::kVector;
   c.vector_repeats = u.vector_repeats;
@@ -411,6 +430,8 @@ KernelCost elementwiseCost(const OpCall& call) {
   c.block_dim = static_cast<uint32_t>(elementwiseBlocks(plan.outputs[0].numel(), plan.ctx.vector_cores));
   return c;
 }
+
+void registerComplexVariant(const KernelDef& variant) { complexVariants()[variant.op_type] = variant; }
 
 void registerElementwiseSpecs(const ElementwiseSpec* specs, size_t count) {
   for (size_t i = 0; i < count; ++i) {

@@ -124,4 +124,23 @@ ASCEND_SIM_API void zeroOutputPads(const OpCall& call);
 // walk compute uses (see above).
 KernelCost elementwiseCost(const OpCall& call);
 
+// That count for any call whose inputs broadcast to its output 0 (storage
+// walked as row-major): the units' account-only walk, each operand's bytes
+// at its own dtype. Also for kernels outside the table with the table's
+// access pattern (the complex ones, Note [Complex elementwise kernels]).
+KernelCost elementwiseWalkCost(const OpCall& call);
+
+// Note [Complex variants of table ops]
+// Some table ops (Add, Sub, Mul, RealDiv, Neg, Sign, Angle, Equal, NotEqual,
+// SelectV2, Cast) also take
+// complex64 operands, which the fp32 / int64 compute domains cannot hold
+// (Note [Compute domains]). Such an op keeps its one op type: the table
+// kernel hands every call with a complex64 input or output to the op's
+// complex variant (validate, compute and cost alike), and runs all other
+// calls itself. The variant runs under the table kernel's KernelDef flags,
+// so one with fp16 outputs saturates them itself (Note [fp16 overflow in the
+// store]). Register variants from static initialisers; an op without one
+// rejects complex64 as any unsupported dtype.
+void registerComplexVariant(const KernelDef& variant);
+
 }  // namespace ascend_sim

@@ -12,7 +12,7 @@
 // device fault naming it. (grad and indices may have any shape with K
 // positions: grad is [*indices.shape, D].)
 // EmbeddingRenorm(x [V, D], indices) -> y [V, D] (y may be x): every row named
-// by an index whose p-norm (attr `norm_type`) exceeds `max_norm` is scaled by
+// by an index whose p-norm (attr `norm_type`; 0 and ±inf as torch.norm) exceeds `max_norm` is scaled by
 // max_norm / (norm + 1e-7); other rows are copied. Each row is processed once,
 // however often it is named (torch.embedding_renorm_).
 #include <cmath>
@@ -106,6 +106,24 @@ void validateEmbeddingRenorm(const OpCall& call) {
   attrFloat(call, "norm_type", 2.0f);
 }
 
+// The p-norm of one row as torch.norm defines it: p = 0 counts the nonzero
+// elements, p = ±inf is the largest / smallest |x|, other p sum |x|^p
+// pairwise and take the 1/p-th power.
+float rowNorm(const std::vector<float>& row, float p, int64_t block, std::vector<float>* powers) {
+  if (p == 0.0f) {
+    float nonzero = 0.0f;
+    for (float e : row) nonzero += e != 0.0f ? 1.0f : 0.0f;
+    return nonzero;
+  }
+  if (std::isinf(p)) {
+    float extreme = row.empty() ? (p > 0 ? 0.0f : INFINITY) : std::fabs(row[0]);
+    for (float e : row) extreme = p > 0 ? std::fmax(extreme, std::fabs(e)) : std::fmin(extreme, std::fabs(e));
+    return extreme;
+  }
+  for (size_t j = 0; j < row.size(); ++j) (*powers)[j] = std::pow(std::fabs(row[j]), p);
+  return std::pow(pairwiseSum(powers->data(), static_cast<int64_t>(row.size()), block), 1.0f / p);
+}
+
 void computeEmbeddingRenorm(const OpCall& call) {
   const TensorArg &x = call.inputs[0], &y = call.outputs[0];
   const int64_t v = x.shape[0], d = x.shape[1];
@@ -120,8 +138,7 @@ void computeEmbeddingRenorm(const OpCall& call) {
   for (int64_t r = 0; r < v; ++r) {
     loadFloat(x.dtype, x.data, r * d, 1, d, row.data());
     if (named[static_cast<size_t>(r)]) {
-      for (int64_t j = 0; j < d; ++j) powers[j] = std::pow(std::fabs(row[j]), p);
-      const float norm = std::pow(pairwiseSum(powers.data(), d, block), 1.0f / p);
+      const float norm = rowNorm(row, p, block, &powers);
       if (norm > max_norm) {
         const float factor = max_norm / (norm + 1e-7f);
         for (float& e : row) e *= factor;

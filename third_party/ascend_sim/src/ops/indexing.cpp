@@ -1,7 +1,8 @@
 // GatherV2, GatherElements, IndexAdd (OPS.md "Indexing, concatenation,
 // sorting, losses"), with PyTorch's semantics (index_select, gather,
 // index_add); ScatterElements lives in scatter_elements.cpp. All dtypes
-// (copies are bit-exact byte copies; "add" accumulates floats in fp32 and
+// (copies are bit-exact byte copies, so GatherV2 and GatherElements also take
+// complex64; "add" accumulates floats in fp32 and
 // integers in int64, then rounds / wraps once to the output dtype). Indices are int32 or int64; an
 // index outside [0, size) — negative ones included, as in PyTorch — is a
 // device fault (ACL_ERROR_RT_AICORE_EXCEPTION) naming the value, its position
@@ -41,7 +42,7 @@ void validateGatherV2(const OpCall& call) {
   const TensorArg& x = call.inputs[0];
   const TensorArg& idx = call.inputs[1];
   const TensorArg& y = call.outputs[0];
-  checkDtype(call, x, "input x", kAllTypes);
+  checkDtype(call, x, "input x", kAllTypes | kComplexTypes);  // a byte copy
   checkDtype(call, idx, "input indices", kIndexTypes);
   checkSameDtype(call, x, "x", y, "output y");
   if (x.shape.empty()) fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "input x must have rank >= 1, got a 0-d tensor");
@@ -87,7 +88,7 @@ void validateGatherElements(const OpCall& call) {
   const TensorArg& x = call.inputs[0];
   const TensorArg& idx = call.inputs[1];
   const TensorArg& y = call.outputs[0];
-  checkDtype(call, x, "input x", kAllTypes);
+  checkDtype(call, x, "input x", kAllTypes | kComplexTypes);  // a byte copy
   checkDtype(call, idx, "input index", kIndexTypes);
   checkSameDtype(call, x, "x", y, "output y");
   const int64_t dim = normalizeAxis(call, attrInt(call, "dim", 0), x.shape.size(), "dim");

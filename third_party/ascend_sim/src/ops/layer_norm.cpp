@@ -15,6 +15,12 @@
 //   dgamma = S_rows(dy * xhat),  dbeta = S_rows(dy)           (per column,
 // summed over the M rows in ascending row order by the same pairwise rule).
 // An absent gamma (beta) means 1 (0).
+//
+// Note [Layer norm parameter dtypes]
+// gamma and beta, and the gradients dgamma and dbeta, are either of x's dtype
+// or float32, each on its own: an fp16 / bf16 x with fp32 parameters (AMP's
+// fp32 master weights) reads them unrounded and writes their gradients as
+// fp32 sums, rounded once, rather than rounding them to x's dtype.
 #include <cmath>
 #include <vector>
 
@@ -35,8 +41,10 @@ RowSplit splitRows(const OpCall& call, const TensorArg& x) {
   return s;
 }
 
+// gamma, beta and their gradients are of x's dtype or float32 (an fp16 / bf16
+// x with fp32 parameters: mixed precision, Note [Layer norm parameter dtypes]).
 void checkParam(const OpCall& call, const TensorArg& p, const char* name, const TensorArg& x, int64_t cols) {
-  checkSameDtype(call, x, "x", p, std::string("input ") + name);
+  if (p.dtype != ACL_FLOAT) checkSameDtype(call, x, "x", p, std::string("input ") + name);
   if (p.numel() != cols)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
          std::string("input ") + name + " shape " + shapeToString(p.shape) + " must hold the " +

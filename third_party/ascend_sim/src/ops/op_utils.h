@@ -24,9 +24,11 @@ constexpr DtypeMask kNumericTypes = kFloatTypes | kIntTypes;
 constexpr DtypeMask kAllTypes = kNumericTypes | dtBit(ACL_BOOL);
 constexpr DtypeMask kBoolType = dtBit(ACL_BOOL);
 constexpr DtypeMask kIndexTypes = dtBit(ACL_INT32) | dtBit(ACL_INT64);
+constexpr DtypeMask kComplexTypes = dtBit(ACL_COMPLEX64);
 // Every dtype data-movement ops (copies, views, Fill, Triu...) handle: float64
-// is a storage dtype on the NPU (created, copied, cast; no arithmetic).
-constexpr DtypeMask kStorageTypes = kAllTypes | dtBit(ACL_DOUBLE);
+// is a storage dtype on the NPU (created, copied, cast; no arithmetic), and so
+// is complex64 outside its own kernels (Note [Complex elementwise kernels]).
+constexpr DtypeMask kStorageTypes = kAllTypes | dtBit(ACL_DOUBLE) | kComplexTypes;
 
 // KernelError whose message is "<op>: <msg>".
 [[noreturn]] void fail(const OpCall& call, aclError code, const std::string& msg);

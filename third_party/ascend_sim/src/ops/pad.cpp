@@ -12,7 +12,7 @@
 //   edge     j < b: b;       b ≤ j < x + b: j;  else x + b − 1
 // then minus max(0, b) plus max(0, −b) (PyTorch's o_start / i_start), which
 // must land in [0, x) — else the call is rejected at launch (reflect needs
-// each pad < x, edge needs x ≥ 1). Forward: bit copies, any dtype.
+// each pad < x, edge needs x ≥ 1). Forward: bit copies, any dtype (complex64 too).
 // Backward: dx = 0, then every dy element in row-major order is added to
 // dx at its source (fp32 accumulator, one rounding). Elements with different
 // coordinates in the leading unpadded dims never share a target: the work is
@@ -44,7 +44,7 @@ PadGeom geomOf(const OpCall& call) {
   const TensorArg& b = call.outputs[0];
   const char* an = g.grad ? "input dy" : "input x";
   const char* bn = g.grad ? "output dx" : "output y";
-  checkDtype(call, a, an, g.grad ? kFloatTypes : kAllTypes);
+  checkDtype(call, a, an, g.grad ? kFloatTypes : kAllTypes | kComplexTypes);
   checkSameDtype(call, a, an, b, bn);
   const std::string mode = attrString(call, "mode", "reflect");
   if (mode != "reflect" && mode != "edge")

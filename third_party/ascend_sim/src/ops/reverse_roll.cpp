@@ -1,6 +1,6 @@
 // ReverseV2 and Roll (OPS.md "Dense prediction, padding, layout and
 // indexing"): torch.flip and torch.roll as per-dim index maps (dim_map.h),
-// bit copies of any dtype.
+// bit copies of any dtype (complex64 included: torch.fft.fftshift is a Roll).
 //   ReverseV2  attr `axis` (list, may be negative, no repeats): y[.., j, ..] =
 //              x[.., n − 1 − j, ..] along every listed dim
 //   Roll       attrs `shifts`, `dims` (same length; a dim may repeat, its
@@ -26,7 +26,7 @@ DimMaps identityMaps(const Shape& s) {
 void checkCopy(const OpCall& call) {
   checkArity(call, 1, 1, 1);
   const TensorArg& x = call.inputs[0];
-  checkDtype(call, x, "input x", kAllTypes);
+  checkDtype(call, x, "input x", kAllTypes | kComplexTypes);
   checkSameDtype(call, x, "x", call.outputs[0], "output y");
   checkShapeEq(call, call.outputs[0], "output y", x.shape, "x shape");
 }

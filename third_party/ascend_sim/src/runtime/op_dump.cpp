@@ -46,6 +46,7 @@ const char* npyDescr(aclDataType dt) {
     case ACL_FLOAT: case ACL_BF16: return "<f4";
     case ACL_FLOAT16: return "<f2";
     case ACL_DOUBLE: return "<f8";
+    case ACL_COMPLEX64: return "<c8";
     case ACL_BOOL: return "|b1";
     case ACL_INT8: return "|i1";
     case ACL_UINT8: return "|u1";
