@@ -9,7 +9,9 @@
 #
 # Note [Sanitizer flags]
 # -O1 keeps the sanitized tests fast enough for CI while keeping stack traces
-# usable (-fno-omit-frame-pointer, -g). UBSan's vptr check is off: the
+# usable (-fno-omit-frame-pointer, -g1: line tables, which is all a report's
+# file:line frames need; full -g debug info of the ATen-heavy plugin made the
+# two sanitized builds the longest part of CI). UBSan's vptr check is off: the
 # libraries are built with hidden visibility, so a type's typeinfo can exist
 # once per library, which vptr reports as a false "wrong dynamic type". Its
 # enum check is off too: the C API takes enums (aclFormat, aclDataType, ...)
@@ -29,7 +31,7 @@ elseif(NOT ASCEND_SIM_SANITIZE STREQUAL "")
 endif()
 
 if(ASCEND_SIM_SANITIZE)
-  add_compile_options(${_ascend_sim_sanitize_flags} -fno-omit-frame-pointer -g -O1)
+  add_compile_options(${_ascend_sim_sanitize_flags} -fno-omit-frame-pointer -g1 -O1)
   add_link_options(${_ascend_sim_sanitize_flags})
   message(STATUS "ascend_sim: sanitized build (${ASCEND_SIM_SANITIZE})")
 endif()
