@@ -26,13 +26,31 @@ at::Tensor& NPUNativeFunctions::fill_(at::Tensor& self, const at::Tensor& value)
 
 at::Tensor& NPUNativeFunctions::zero_(at::Tensor& self) { return fill_(self, at::Scalar(0)); }
 
-at::Tensor& NPUNativeFunctions::arange_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step,
-                                           at::Tensor& out) {
-  const double xstart = start.toDouble(), xend = end.toDouble(), xstep = step.toDouble();
+namespace {
+
+// PyTorch's checks of arange's and range's arguments (its messages).
+void checkRangeArguments(double xstart, double xend, double xstep) {
   TORCH_CHECK(xstep > 0 || xstep < 0, "step must be nonzero");
   TORCH_CHECK(std::isfinite(xstart) && std::isfinite(xend), "unsupported range: ", xstart, " -> ", xend);
   TORCH_CHECK(((xstep > 0) && (xend >= xstart)) || ((xstep < 0) && (xend <= xstart)),
               "upper bound and larger bound inconsistent with step sign");
+}
+
+// out = start, start + step, ... (size points) by the Range kernel, in out's dtype.
+at::Tensor& rangeInto(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step, int64_t size,
+                      at::Tensor& out) {
+  const auto dtype = out.scalar_type();
+  return torch_npu::runInto("Range", out, {size}, dtype, [&](torch_npu::OpCommand& cmd) {
+    cmd.InputScalar(start, dtype).InputScalar(end, dtype).InputScalar(step, dtype);
+  });
+}
+
+}  // namespace
+
+at::Tensor& NPUNativeFunctions::arange_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step,
+                                           at::Tensor& out) {
+  const double xstart = start.toDouble(), xend = end.toDouble(), xstep = step.toDouble();
+  checkRangeArguments(xstart, xend, xstep);
   int64_t size;
   if (at::isIntegralType(out.scalar_type(), false) && start.isIntegral(false) && end.isIntegral(false) &&
       step.isIntegral(false)) {
@@ -41,24 +59,15 @@ at::Tensor& NPUNativeFunctions::arange_out(const at::Scalar& start, const at::Sc
   } else {
     size = static_cast<int64_t>(std::ceil((xend - xstart) / xstep));
   }
-  const auto dtype = out.scalar_type();
-  return torch_npu::runInto("Range", out, {size}, dtype, [&](torch_npu::OpCommand& cmd) {
-    cmd.InputScalar(start, dtype).InputScalar(end, dtype).InputScalar(step, dtype);
-  });
+  return rangeInto(start, end, step, size, out);
 }
 
 at::Tensor& NPUNativeFunctions::range_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step,
                                           at::Tensor& out) {
   const double xstart = start.toDouble(), xend = end.toDouble(), xstep = step.toDouble();
-  TORCH_CHECK(xstep > 0 || xstep < 0, "step must be nonzero");
-  TORCH_CHECK(std::isfinite(xstart) && std::isfinite(xend), "unsupported range: ", xstart, " -> ", xend);
-  TORCH_CHECK(((xstep > 0) && (xend >= xstart)) || ((xstep < 0) && (xend <= xstart)),
-              "upper bound and larger bound inconsistent with step sign");
+  checkRangeArguments(xstart, xend, xstep);
   const int64_t size = static_cast<int64_t>(((xend - xstart) / xstep) + 1);  // both ends included
-  const auto dtype = out.scalar_type();
-  return torch_npu::runInto("Range", out, {size}, dtype, [&](torch_npu::OpCommand& cmd) {
-    cmd.InputScalar(start, dtype).InputScalar(end, dtype).InputScalar(step, dtype);
-  });
+  return rangeInto(start, end, step, size, out);
 }
 
 // Note [LinSpace from both ends] in the simulator's creation kernels: the points as PyTorch's CPU

@@ -49,7 +49,9 @@ inline ChildResult runSelf(const std::string& filter, const std::string& env, bo
   ChildResult r;
   if (n <= 0) return r;
   exe[n] = '\0';
-  const std::string cmd = "env " + env + " ASCEND_SIM_TEST_CHILD=1 '" + exe + "' --gtest_filter='" + filter +
+  // The child runs exactly `filter`: not a shard of it (Note [Sharded GoogleTest runs]).
+  const std::string cmd = "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX " + env + " ASCEND_SIM_TEST_CHILD=1 '" +
+                          exe + "' --gtest_filter='" + filter +
                           "'" + (merge_stderr ? " 2>&1" : " 2>/dev/null");
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
