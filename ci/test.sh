@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each GoogleTest program runs as six ctest shards, not a process per test (Note [Sharded
+# GoogleTest runs] in third_party/ascend_sim/cmake/gtest_programs.cmake).
+export ASCEND_SIM_GTEST_SHARDS=6
 bash ci/setup.sh
 
 # The logs that ci/report_failures.sh reads: ctest's list of failed tests (ctest leaves a
