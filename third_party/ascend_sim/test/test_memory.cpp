@@ -214,7 +214,7 @@ TEST(MemoryDeathTest, HostDereferenceOfDevicePointerFaults) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   void* d = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST));
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(ASCEND_SIM_SANITIZER_RUNTIME)
   // The sanitizer reports the SEGV and aborts (ci/sanitize.sh sets abort_on_error).
   EXPECT_DEATH(
       {
