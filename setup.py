@@ -29,8 +29,11 @@ def _run(cmd):
 
 def build_native(jobs=None):
     jobs = jobs or os.environ.get("TORCH_NPU_BUILD_JOBS", str(os.cpu_count() or 2))
+    # TORCH_NPU_TEST_BUILD=1 (ci/test.sh): a test build, with the mutation check's deliberate
+    # defects compiled in (Note [Test mutations] in csrc/core/TestMutations.h).
+    mutations = "ON" if os.environ.get("TORCH_NPU_TEST_BUILD") == "1" else "OFF"
     _run(["cmake", "-S", ROOT, "-B", BUILD_DIR, "-DCMAKE_BUILD_TYPE=Release",
-          f"-DPython3_EXECUTABLE={sys.executable}"])
+          f"-DPython3_EXECUTABLE={sys.executable}", f"-DTORCH_NPU_TEST_MUTATIONS={mutations}"])
     _run(["cmake", "--build", BUILD_DIR, "-j", jobs])
     libs = glob.glob(os.path.join(BUILD_DIR, "lib", "*.so"))
     for lib in libs:

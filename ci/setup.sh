@@ -16,6 +16,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libgloo-dev
   chromium                      # headless: the profiler HTML report test renders the report
+  flake8                        # ci/lint.sh: the Python linter (settings in .flake8)
+  clang-format-14               # ci/lint.sh: the C++ formatter (settings in .clang-format)
 )
 
 missing=()

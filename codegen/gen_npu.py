@@ -6,7 +6,7 @@ out= operators are structured kernels whose functional and in-place forms
 are generated (`structured`, see Note [Structured NPU kernels] in
 codegen/structured.py; `same_shape_outputs` names the C++ function that lets
 some of them skip the meta function, Note [Outputs without TensorIterator]
-in csrc/aten/SameShapeOutputs.h), which it implements *including* autograd
+in csrc/aten/common/SameShapeOutputs.h), which it implements *including* autograd
 (`autograd`, registered on AutogradPrivateUse1), and custom operators of the
 `npu` namespace (`custom`, each with a full schema). We validate the YAML ourselves (unknown keys,
 unknown operators, entries with no C++ definition are errors that name the
@@ -63,8 +63,15 @@ class NpuYaml:
     autograd: Sequence[str]
     custom: Sequence[CustomOp]
     # structured out= operator -> C++ function that sizes its output without the meta function
-    # (Note [Outputs without TensorIterator] in csrc/aten/SameShapeOutputs.h)
+    # (Note [Outputs without TensorIterator] in csrc/aten/common/SameShapeOutputs.h)
     same_shape_outputs: Dict[str, str]
+
+
+def _reject_unknown_keys(mapping: Dict, allowed: Sequence[str], subject: str) -> None:
+    """Raise CodegenError "<subject> unknown key(s) ...; allowed keys: ..." if `mapping` has keys not in `allowed`."""
+    unknown = sorted(set(mapping) - set(allowed))
+    if unknown:
+        raise CodegenError(f'{subject} unknown key(s) {", ".join(unknown)}; allowed keys: {", ".join(allowed)}')
 
 
 def _op_list(values: Dict, key: str, path: str) -> List[str]:
@@ -90,11 +97,7 @@ def _custom_ops(values: Dict, path: str) -> List[CustomOp]:
     for entry in entries:
         if not isinstance(entry, dict) or "func" not in entry:
             raise CodegenError(f'{path}: custom entry {entry!r} must be a mapping with a "func" schema')
-        unknown = sorted(set(entry) - set(VALID_CUSTOM_KEYS))
-        if unknown:
-            raise CodegenError(
-                f'{path}: custom op "{entry["func"]}" has unknown key(s) {", ".join(unknown)}; '
-                f'allowed keys: {", ".join(VALID_CUSTOM_KEYS)}')
+        _reject_unknown_keys(entry, VALID_CUSTOM_KEYS, f'{path}: custom op "{entry["func"]}" has')
         schema = entry["func"]
         name = schema.split("(", 1)[0].strip()
         if not name.startswith("npu_") and name not in LEGACY_CUSTOM_NAMES:
@@ -124,10 +127,7 @@ def parse_npu_yaml(path: str) -> NpuYaml:
         values = yaml.safe_load(f) or {}
     if not isinstance(values, dict):
         raise CodegenError(f"{path}: expected a mapping at the top level")
-    unknown = sorted(set(values) - set(VALID_TOP_LEVEL_KEYS))
-    if unknown:
-        raise CodegenError(
-            f'{path}: unknown key(s) {", ".join(unknown)}; allowed keys: {", ".join(VALID_TOP_LEVEL_KEYS)}')
+    _reject_unknown_keys(values, VALID_TOP_LEVEL_KEYS, f"{path}:")
     if values.get("backend") != "NPU":
         raise CodegenError(f'{path}: "backend" must be NPU, got {values.get("backend")!r}')
     if not values.get("cpp_namespace"):

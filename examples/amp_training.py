@@ -26,7 +26,6 @@ import os
 import sys
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 import torch_npu  # noqa: F401  (installs torch.npu and the "npu" device)
 
@@ -117,7 +116,8 @@ def main(argv=None):
     parser.add_argument("--image-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=None, help="default: 0.005 for resnet50, 0.3 for the transformer")
     parser.add_argument("--band", type=float, default=None,
-                        help="relative per-step band against fp32 (default: 0.1 for the transformer, none for resnet50)")
+                        help="relative per-step band against fp32 "
+                             "(default: 0.1 for the transformer, none for resnet50)")
     args = parser.parse_args(argv)
 
     if args.band is None and args.model == "transformer":

@@ -21,7 +21,6 @@ import sys
 import time
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 import torch_npu
 

@@ -31,7 +31,8 @@ class TransformerLM(nn.Module):
         self.encoder = nn.TransformerEncoder(layer, layers)
         self.norm = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab)
-        self.head.weight = self.embed.weight  # tied (kept tied on the NPU: Note [Parameters keep their identity across devices])
+        # tied (kept tied on the NPU: Note [Parameters keep their identity across devices])
+        self.head.weight = self.embed.weight
         self.scale = math.sqrt(d_model)
         nn.init.uniform_(self.embed.weight, -0.1, 0.1)  # as word_language_model
         nn.init.zeros_(self.head.bias)

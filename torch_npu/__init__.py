@@ -4,8 +4,6 @@
 dispatch key), installs `torch.npu`, and adds the NPU spellings of the
 PyTorch API: `tensor.npu()`, `tensor.is_npu`, `module.npu()`, `device="npu"`.
 """
-import sys as _sys
-
 import torch
 
 if not hasattr(torch, "__version__") or not torch.__version__.startswith("1.13"):
@@ -19,41 +17,20 @@ except ImportError as _e:  # pragma: no cover - a build problem, reported clearl
         f"torch_npu's native extension could not be loaded ({_e}). Build it with "
         "`/usr/bin/python3 setup.py develop` (see README.md).") from _e
 
-from torch_npu import _device_name
 from torch_npu._device_name import DEVICE_TYPE
 from torch_npu import npu
-from torch_npu import _tensor_methods, _serialization, _formats, _custom_ops, _patches
+from torch_npu import _custom_ops, _patches
 from torch_npu._formats import Format, empty_with_format, get_npu_format, npu_format_cast, npu_format_cast_
 from torch_npu._float_status import npu_alloc_float_status, npu_clear_float_status, npu_get_float_status
-from torch_npu import distributed
-from torch_npu import optim
-from torch_npu import profiler
+from torch_npu import distributed  # noqa: F401  (torch_npu.distributed, the hccl backend)
+from torch_npu import optim  # noqa: F401  (torch_npu.optim)
+from torch_npu import profiler  # noqa: F401  (torch_npu.profiler)
 
 __version__ = "0.1.0"
-
-_tensor_methods.install()
-_serialization.install()
-_formats.install()
-_custom_ops.install(_sys.modules[__name__])
-npu.generator.install()
-npu.autograd_profiler.install()
-npu.amp.autocast_mode.install_torch_autocast()
-distributed._install()
-_patches.install()
-
-if _device_name.is_native():
-    torch._register_device_module("npu", npu)
-else:
-    setattr(torch, "npu", npu)
-_sys.modules["torch.npu"] = npu
-_sys.modules["torch.npu.amp"] = npu.amp
 
 __all__ = ["npu", "DEVICE_TYPE", "Format", "empty_with_format", "get_npu_format", "npu_format_cast",
            "npu_format_cast_", "npu_alloc_float_status", "npu_get_float_status", "npu_clear_float_status",
            *_custom_ops.FUNCTIONS]
 
-# torch_npu's 1.11 line exposed its operators in torch's namespace too (torch.npu_slice, ...), and
-# ported code calls them that way.
-for _name in __all__:
-    if _name.startswith("npu_") and not hasattr(torch, _name):
-        setattr(torch, _name, globals()[_name])
+# Every patch of torch, torch.npu among them (Note [Patches to torch]).
+_patches.install()

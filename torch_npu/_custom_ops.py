@@ -3,12 +3,14 @@ torch_npu has for some of them (t.npu_dtype_cast(torch.half), t.one_(), ...).
 
 The operators are registered by the backend (yaml/npu_native_functions.yaml,
 `custom:`); most are compositions of aten operators with their autograd
-(Note [Composite custom ops] in csrc/aten/CompositeCustomOps.cpp); fast_gelu, npu_rms_norm,
+(Note [Composite custom ops] in csrc/aten/fused/CompositeCustomOps.cpp); fast_gelu, npu_rms_norm,
 npu_rotary_mul and npu_softmax_cross_entropy_with_logits are one fused simulator kernel each way
-(csrc/aten/FusedLlmOps.cpp), and so is npu_fusion_attention (Note [Fused attention] in
-csrc/aten/FusionAttentionOps.cpp).
+(csrc/aten/fused/FusedLlmOps.cpp), and so is npu_fusion_attention (Note [Fused attention] in
+csrc/aten/fused/FusionAttentionOps.cpp).
 """
 import torch
+
+from torch_npu._patches.registry import replace
 
 FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "npu_linear",
              "npu_bmmV2", "one_", "npu_silu", "npu_mish", "fast_gelu", "npu_layer_norm_eval", "npu_rms_norm",
@@ -25,7 +27,7 @@ def install(module):
     for name in FUNCTIONS:
         setattr(module, name, getattr(torch.ops.npu, name))
     for name in TENSOR_METHODS:
-        setattr(torch.Tensor, name, _method(getattr(torch.ops.npu, name)))
+        replace(f"torch.Tensor.{name}", _method(getattr(torch.ops.npu, name)), family="torch.Tensor.<custom op>")
 
 
 def _method(op):

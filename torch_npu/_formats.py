@@ -13,20 +13,14 @@ import torch
 
 from torch_npu import _C
 from torch_npu._device_name import npu_device
+from torch_npu._patches.registry import replace
 
 
-class Format(enum.IntEnum):
-    """ACL format ids (docs/simulator.md §2)."""
-    UNDEFINED = -1
-    NCHW = 0
-    NHWC = 1
-    ND = 2
-    NC1HWC0 = 3
-    FRACTAL_Z = 4
-    FRACTAL_NZ = 29
-    NCDHW = 30
-    NDC1HWC0 = 32
-    FRACTAL_Z_3D = 33
+# ACL format ids, read from the simulator's format table (aclsimGetFormatInfo): the one list of
+# formats, which neither the plugin nor this package copies. UNDEFINED (-1) is ACL's "no format".
+Format = enum.IntEnum("Format", [("UNDEFINED", -1)] + [(row[0], row[1]) for row in _C._npu_formatTable()],
+                      module=__name__)
+Format.__doc__ = "ACL format ids (docs/simulator.md §2), one per row of the simulator's format table."
 
 
 def get_npu_format(tensor):
@@ -62,5 +56,5 @@ def empty_with_format(size, dtype=None, layout=torch.strided, device=None, pin_m
 
 
 def install():
-    torch.Tensor.npu_format_cast = npu_format_cast
-    torch.Tensor.npu_format_cast_ = npu_format_cast_
+    replace("torch.Tensor.npu_format_cast", npu_format_cast)
+    replace("torch.Tensor.npu_format_cast_", npu_format_cast_)

@@ -25,6 +25,7 @@ import torch
 
 from torch_npu import _C
 from torch_npu._device_name import DEVICE_TYPE, npu_device
+from torch_npu._patches.registry import replace
 
 
 def _is_npu(storage):
@@ -186,7 +187,8 @@ def _starts_like_zip(f, start):
 
 
 def _wrap_load(original):
-    """torch.load that refuses a damaged checkpoint with an error naming it (Note [Checkpoints are verified on load])."""
+    """torch.load that refuses a damaged checkpoint with an error naming it (Note [Checkpoints are verified on
+    load])."""
     @functools.wraps(original)
     def load(f, *args, **kwargs):
         if os.environ.get("TORCH_NPU_VERIFY_CHECKPOINTS", "1") != "0":
@@ -205,11 +207,11 @@ def install():
     if _installed:
         return
     torch.serialization.register_package(30, _tag, _deserialize)
-    torch.UntypedStorage.cpu = _wrap_storage_method(torch.UntypedStorage.cpu, _storage_cpu)
-    torch.UntypedStorage.clone = _wrap_storage_method(torch.UntypedStorage.clone, _storage_clone)
-    torch.UntypedStorage.resize_ = _wrap_storage_method(torch.UntypedStorage.resize_, _storage_resize)
-    torch._utils._rebuild_tensor = _wrap_rebuild_tensor(torch._utils._rebuild_tensor)
-    torch.Tensor.__deepcopy__ = _wrap_deepcopy(torch.Tensor.__deepcopy__)
-    torch.save = _wrap_save(torch.save)
-    torch.load = _wrap_load(torch.load)
+    replace("torch.UntypedStorage.cpu", _wrap_storage_method(torch.UntypedStorage.cpu, _storage_cpu))
+    replace("torch.UntypedStorage.clone", _wrap_storage_method(torch.UntypedStorage.clone, _storage_clone))
+    replace("torch.UntypedStorage.resize_", _wrap_storage_method(torch.UntypedStorage.resize_, _storage_resize))
+    replace("torch._utils._rebuild_tensor", _wrap_rebuild_tensor(torch._utils._rebuild_tensor))
+    replace("torch.Tensor.__deepcopy__", _wrap_deepcopy(torch.Tensor.__deepcopy__))
+    replace("torch.save", _wrap_save(torch.save))
+    replace("torch.load", _wrap_load(torch.load))
     _installed = True

@@ -13,6 +13,7 @@ import torch
 
 from torch_npu import _C
 from torch_npu._device_name import DEVICE_TYPE, npu_device
+from torch_npu._patches.registry import replace
 
 
 def _tensor_npu(self, device=None, non_blocking=False, memory_format=torch.preserve_format):
@@ -53,7 +54,6 @@ def _pinning_for_the_npu(original):
             device = DEVICE_TYPE
         return original(self) if device is None else original(self, device)
 
-    wrapper._pins_for_npu = True
     return wrapper
 
 
@@ -72,18 +72,14 @@ def _wrap_manual_seed(original):
 
 
 def install():
-    torch.Tensor.npu = _tensor_npu
-    torch.Tensor.is_npu = property(_tensor_is_npu)
-    torch.nn.Module.npu = _module_npu
-    if not getattr(torch.nn.Module.to, "_casts_npu_formats", False):
-        from torch_npu._module_formats import wrap_module_to
-        torch.nn.Module.to = wrap_module_to(torch.nn.Module.to)
-        torch.nn.Module.to._casts_npu_formats = True
-    torch.Tensor.__repr__ = _wrap_repr(torch.Tensor.__repr__)
-    if not getattr(torch.Tensor.pin_memory, "_pins_for_npu", False):
-        torch.Tensor.pin_memory = _pinning_for_the_npu(torch.Tensor.pin_memory)
-        torch.Tensor.is_pinned = _pinning_for_the_npu(torch.Tensor.is_pinned)
-    if not getattr(torch.manual_seed, "_seeds_npu", False):
-        torch.manual_seed = _wrap_manual_seed(torch.manual_seed)
-        torch.manual_seed._seeds_npu = True
-        torch.random.manual_seed = torch.manual_seed
+    from torch_npu._module_formats import wrap_module_to
+    replace("torch.Tensor.npu", _tensor_npu)
+    replace("torch.Tensor.is_npu", property(_tensor_is_npu))
+    replace("torch.nn.Module.npu", _module_npu)
+    replace("torch.nn.Module.to", wrap_module_to(torch.nn.Module.to))
+    replace("torch.Tensor.__repr__", _wrap_repr(torch.Tensor.__repr__))
+    replace("torch.Tensor.pin_memory", _pinning_for_the_npu(torch.Tensor.pin_memory))
+    replace("torch.Tensor.is_pinned", _pinning_for_the_npu(torch.Tensor.is_pinned))
+    manual_seed = _wrap_manual_seed(torch.manual_seed)
+    replace("torch.manual_seed", manual_seed)
+    replace("torch.random.manual_seed", manual_seed)

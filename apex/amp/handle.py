@@ -1,8 +1,6 @@
 """amp.scale_loss: `with amp.scale_loss(loss, optimizer) as scaled_loss: scaled_loss.backward()`."""
 import contextlib
 
-import torch
-
 from apex.amp.frontend import _amp_state, _as_list
 
 

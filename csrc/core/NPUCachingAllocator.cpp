@@ -234,7 +234,7 @@ class DeviceCachingAllocator {
   }
 
   void recordStream(Block* block, c10::StreamId stream) {
-    if (testMutation("record_stream_noop")) return;  // Note [Test mutations]
+    if (TORCH_NPU_MUTATED("record_stream_noop")) return;  // Note [Test mutations]
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     if (stream != block->stream) block->stream_uses.insert(stream);
   }

@@ -103,6 +103,19 @@ uint64_t hungTaskCount() {
 
 const char* formatName(aclFormat format) { return aclsimGetFormatName(format); }
 
+const std::vector<FormatRow>& formatTable() {
+  static const std::vector<FormatRow> rows = [] {
+    std::vector<FormatRow> r;
+    for (size_t i = 0; i < aclsimGetFormatCount(); ++i) {
+      aclsimFormatInfo info;
+      NPU_CHECK_ACL(aclsimGetFormatInfo(i, &info));
+      r.push_back({info.format, info.name, info.baseFormat, info.isPrivate != 0, info.minRank, info.maxRank});
+    }
+    return r;
+  }();
+  return rows;
+}
+
 std::vector<int64_t> formatStorageShape(aclFormat format, aclDataType dtype, c10::IntArrayRef sizes) {
   int64_t dims[ACL_MAX_DIM_CNT];
   int num_dims = 0;

@@ -62,6 +62,15 @@ uint64_t hungTaskCount();
 
 // ---- formats ----------------------------------------------------------------------------------
 const char* formatName(aclFormat format);  // null for an unknown value
+// The simulator's format table (aclsimGetFormatInfo), read once: the one list of formats.
+struct FormatRow {
+  aclFormat format;
+  std::string name;
+  aclFormat base;
+  bool is_private;
+  int min_rank, max_rank;
+};
+const std::vector<FormatRow>& formatTable();
 std::vector<int64_t> formatStorageShape(aclFormat format, aclDataType dtype, c10::IntArrayRef sizes);
 
 // ---- HCCL -------------------------------------------------------------------------------------

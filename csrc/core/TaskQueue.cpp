@@ -220,7 +220,7 @@ void TaskQueue::workerLoop() {
         worker_sleeping_ = false;
       }
     }
-    if (testMutation("task_queue_lifo")) {  // Note [Test mutations]: the newest task first
+    if (TORCH_NPU_MUTATED("task_queue_lifo")) {  // Note [Test mutations]: the newest task first
       Slot newest;
       {
         std::lock_guard<std::mutex> lock(mutex_);

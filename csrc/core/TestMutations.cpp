@@ -1,5 +1,7 @@
 #include "csrc/core/TestMutations.h"
 
+#if TORCH_NPU_TEST_MUTATIONS
+
 #include <cstdlib>
 #include <string>
 
@@ -14,3 +16,5 @@ bool testMutation(const char* mutation) {
 }
 
 }  // namespace torch_npu
+
+#endif  // TORCH_NPU_TEST_MUTATIONS

@@ -117,7 +117,7 @@ class ProcessGroupHCCL : public c10d::ProcessGroup {
     std::vector<at::Tensor> touched;  // tensors the device reads or writes
     std::function<HcclResult(HcclComm, aclrtStream)> call;
     std::vector<at::Tensor> results;  // what work.result() / the future return
-    std::function<void()> after;      // on the caller's stream after the end event (may be empty)
+    std::function<void()> after{};    // on the caller's stream after the end event (may be empty)
     std::chrono::milliseconds timeout{-1};  // opts.timeout (unset: the group's)
     bool block_host_on_wait = false;  // barrier (every work with HCCL_BLOCKING_WAIT=1)
   };

@@ -404,7 +404,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::barrier(const c10d::BarrierOpti
   return launch(std::move(l));
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::send(std::vector<at::Tensor>& tensors, int dst_rank, int tag) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::send(std::vector<at::Tensor>& tensors, int dst_rank, int /*tag*/) {
   const at::Tensor& t = single(tensors, "send");
   checkRank(dst_rank, getSize(), "send", "destination");
   TORCH_CHECK(dst_rank != getRank(), "ProcessGroupHCCL send: rank ", getRank(), " cannot send to itself");
@@ -418,7 +418,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::send(std::vector<at::Tensor>& t
   return pointToPoint(std::move(l), HcclSendRecvItem{HCCL_SEND, p, n, type, peer});
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::recv(std::vector<at::Tensor>& tensors, int src_rank, int /*tag*/) {
   const at::Tensor& t = single(tensors, "recv");
   checkRank(src_rank, getSize(), "recv", "source");
   TORCH_CHECK(src_rank != getRank(), "ProcessGroupHCCL recv: rank ", getRank(), " cannot receive from itself");
@@ -432,7 +432,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::recv(std::vector<at::Tensor>& t
   return pointToPoint(std::move(l), HcclSendRecvItem{HCCL_RECV, p, n, type, peer});
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::recvAnysource(std::vector<at::Tensor>& tensors, int tag) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::recvAnysource(std::vector<at::Tensor>& /*tensors*/, int /*tag*/) {
   TORCH_CHECK(false, "ProcessGroupHCCL recv: HCCL has no receive from any source; pass src=<rank>");
 }
 
@@ -452,7 +452,7 @@ void ProcessGroupHCCL::startCoalescing() {
   coalescing_ = true;
 }
 
-void ProcessGroupHCCL::endCoalescing(std::vector<c10::intrusive_ptr<c10d::Work>>& reqs) {
+void ProcessGroupHCCL::endCoalescing(std::vector<c10::intrusive_ptr<c10d::Work>>& /*reqs*/) {
   coalescing_ = false;
   auto batch = std::move(coalesced_);
   auto works = std::move(coalesced_works_);

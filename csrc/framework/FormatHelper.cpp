@@ -12,35 +12,29 @@
 namespace torch_npu {
 namespace {
 
-constexpr aclFormat kKnownFormats[] = {ACL_FORMAT_NCHW,      ACL_FORMAT_NHWC,       ACL_FORMAT_ND,
-                                       ACL_FORMAT_NC1HWC0,   ACL_FORMAT_FRACTAL_Z,  ACL_FORMAT_FRACTAL_NZ,
-                                       ACL_FORMAT_NCDHW,     ACL_FORMAT_NDC1HWC0,   ACL_FRACTAL_Z_3D};
-
-bool isFiveDimFormat(aclFormat f) {
-  return f == ACL_FORMAT_NCDHW || f == ACL_FORMAT_NDC1HWC0 || f == ACL_FRACTAL_Z_3D;
+// The simulator's row of `format`, or null for an id it does not model.
+const sim::FormatRow* rowOf(aclFormat format) {
+  for (const sim::FormatRow& row : sim::formatTable()) {
+    if (row.format == format) return &row;
+  }
+  return nullptr;
 }
 
-bool isFourDimFormat(aclFormat f) {
-  return f == ACL_FORMAT_NCHW || f == ACL_FORMAT_NHWC || f == ACL_FORMAT_NC1HWC0 || f == ACL_FORMAT_FRACTAL_Z;
-}
-
-}  // namespace
-
-namespace {
 std::atomic<bool> g_allow_internal_format{true};
+
 }  // namespace
 
 bool allowInternalFormat() { return g_allow_internal_format.load(std::memory_order_relaxed); }
 void setAllowInternalFormat(bool allow) { g_allow_internal_format = allow; }
 
 bool isBaseFormat(aclFormat format) {
-  return format == ACL_FORMAT_ND || format == ACL_FORMAT_NCHW || format == ACL_FORMAT_NCDHW;
+  const sim::FormatRow* row = rowOf(format);
+  return row && row->base == format;
 }
 
 aclFormat baseFormatOf(aclFormat format) {
-  if (isFiveDimFormat(format)) return ACL_FORMAT_NCDHW;
-  if (isFourDimFormat(format)) return ACL_FORMAT_NCHW;
-  return ACL_FORMAT_ND;
+  const sim::FormatRow* row = rowOf(format);
+  return row ? row->base : ACL_FORMAT_ND;
 }
 
 aclFormat defaultBaseFormat(size_t rank) {
@@ -53,24 +47,30 @@ std::string formatName(aclFormat format) {
 }
 
 aclFormat checkFormatId(int64_t acl_format) {
-  for (aclFormat f : kKnownFormats) {
-    if (f == acl_format) return f;
-  }
+  if (rowOf(static_cast<aclFormat>(acl_format))) return static_cast<aclFormat>(acl_format);
   std::string valid;
-  for (aclFormat f : kKnownFormats) {
-    valid += (valid.empty() ? "" : ", ") + formatName(f) + "=" + std::to_string(static_cast<int>(f));
+  for (const sim::FormatRow& row : sim::formatTable()) {
+    valid += (valid.empty() ? "" : ", ") + row.name + "=" + std::to_string(static_cast<int>(row.format));
   }
   TORCH_CHECK(false, "npu format ", acl_format, " is not a valid format id; valid formats are: ", valid);
 }
 
 aclFormat effectiveFormat(aclFormat requested, at::IntArrayRef sizes) {
   const size_t rank = sizes.size();
+  // torch_npu's rule, not the table's: FRACTAL_NZ on a vector or a scalar stays ND.
   if (requested == ACL_FORMAT_FRACTAL_NZ && rank < 2) return ACL_FORMAT_ND;
   if (isBaseFormat(requested)) return defaultBaseFormat(rank);
-  TORCH_CHECK(!isFourDimFormat(requested) || rank <= 4, "cannot cast a ", rank, "-D tensor of shape ", sizes,
-              " to ", formatName(requested), ": the format holds tensors of at most 4 dimensions");
-  TORCH_CHECK(!isFiveDimFormat(requested) || rank == 5, "cannot cast a ", rank, "-D tensor of shape ", sizes,
-              " to ", formatName(requested), ": the format needs a 5-D (NCDHW) tensor");
+  const sim::FormatRow* row = rowOf(requested);
+  TORCH_CHECK(row, "npu format ", static_cast<int>(requested), " is not a valid format id");
+  const auto r = static_cast<int>(rank);
+  if (row->min_rank == row->max_rank) {
+    TORCH_CHECK(r == row->max_rank, "cannot cast a ", rank, "-D tensor of shape ", sizes, " to ", row->name,
+                ": the format needs a ", row->max_rank, "-D (", formatName(row->base), ") tensor");
+  }
+  TORCH_CHECK(r <= row->max_rank, "cannot cast a ", rank, "-D tensor of shape ", sizes, " to ", row->name,
+              ": the format holds tensors of at most ", row->max_rank, " dimensions");
+  TORCH_CHECK(r >= row->min_rank, "cannot cast a ", rank, "-D tensor of shape ", sizes, " to ", row->name,
+              ": the format holds tensors of at least ", row->min_rank, " dimensions");
   return requested;
 }
 

@@ -42,7 +42,7 @@ at::Tensor makeNpuTensor(at::IntArrayRef sizes, c10::optional<at::IntArrayRef> s
   storage->desc.origin_format = base ? npu_format : baseFormatOf(npu_format);
   storage->desc.npu_format = npu_format;
   storage->desc.data_type = meta;
-  // AutocastXPU hosts the NPU autocast (Note [NPU autocast] in csrc/aten/AutocastNPU.cpp).
+  // AutocastXPU hosts the NPU autocast (Note [NPU autocast] in csrc/aten/common/AutocastNPU.cpp).
   auto tensor = at::detail::make_tensor<c10::TensorImpl>(
       c10::Storage(std::move(storage)),
       c10::DispatchKeySet({c10::DispatchKey::PrivateUse1, c10::DispatchKey::AutocastXPU}), meta);

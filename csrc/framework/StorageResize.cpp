@@ -4,7 +4,7 @@
 
 #include "csrc/core/NPUCachingAllocator.h"
 #include "csrc/core/NPUFunctions.h"
-#include "csrc/core/TaskQueue.h"
+#include "csrc/framework/CopyCommand.h"
 #include "csrc/framework/FormatHelper.h"
 #include "csrc/framework/NPUStorageImpl.h"
 
@@ -21,13 +21,7 @@ void resizeStorageBytes(c10::StorageImpl* storage, size_t nbytes) {
   c10::DataPtr fresh = allocator::get()->allocate(nbytes);
   const size_t kept = std::min(nbytes, storage->nbytes());
   if (kept > 0) {
-    CopyTask copy;
-    copy.dst = fresh.get();
-    copy.src = storage->data();
-    copy.bytes = kept;
-    copy.kind = ACL_MEMCPY_DEVICE_TO_DEVICE;
-    copy.stream = getCurrentNPUStream(device).handle();
-    TaskQueue::forDevice(device).enqueue(std::move(copy));
+    CopyCommand(fresh.get(), storage->data(), kept, ACL_MEMCPY_DEVICE_TO_DEVICE, device).Run();
   }
   storage->set_data_ptr_noswap(std::move(fresh));
   storage->set_nbytes(nbytes);

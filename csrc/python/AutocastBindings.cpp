@@ -1,12 +1,12 @@
 // torch_npu._C access to the NPU autocast state (Note [NPU autocast] in
-// csrc/aten/AutocastNPU.cpp): thread-local, like torch.is_autocast_enabled.
+// csrc/aten/common/AutocastNPU.cpp): thread-local, like torch.is_autocast_enabled.
 #include <ATen/autocast_mode.h>
 #include <pybind11/pybind11.h>
 #include <torch/csrc/Dtype.h>
 #include <torch/csrc/DynamicTypes.h>
 #include <torch/extension.h>
 
-#include "csrc/aten/AutocastNPU.h"
+#include "csrc/aten/common/AutocastNPU.h"
 
 namespace py = pybind11;
 

@@ -6,6 +6,7 @@
 #include <torch/extension.h>
 
 #include "csrc/core/NPUFunctions.h"
+#include "csrc/core/SimulatorExtensions.h"
 #include "csrc/framework/FormatHelper.h"
 #include "csrc/framework/NPUStorageImpl.h"
 #include "csrc/framework/NPUTensorFactory.h"
@@ -14,6 +15,17 @@ namespace py = pybind11;
 
 namespace torch_npu {
 namespace {
+
+// The simulator's format table, one (name, id, base id, private, min rank, max rank) per format:
+// torch_npu.Format is built from it (torch_npu/_formats.py), not copied.
+std::vector<py::tuple> formatTable() {
+  std::vector<py::tuple> rows;
+  for (const sim::FormatRow& row : sim::formatTable()) {
+    rows.push_back(py::make_tuple(row.name, static_cast<int>(row.format), static_cast<int>(row.base), row.is_private,
+                                  row.min_rank, row.max_rank));
+  }
+  return rows;
+}
 
 int64_t getFormat(const at::Tensor& t) {
   TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1, "get_npu_format: expected an npu tensor, got one on ",
@@ -43,6 +55,7 @@ py::dict storageDescription(const at::Tensor& t) {
 }  // namespace
 
 void bindFormats(py::module& m) {
+  m.def("_npu_formatTable", &formatTable);
   m.def("_npu_getFormat", &getFormat);
   m.def("_npu_emptyWithFormat", &emptyWithFormat);
   m.def("_npu_storageDesc", &storageDescription);

@@ -6,7 +6,7 @@
 #include <pybind11/stl.h>
 #include <torch/extension.h>
 
-#include "csrc/aten/HostFallback.h"
+#include "csrc/aten/common/HostFallback.h"
 #include "csrc/core/DeviceOptions.h"
 #include "csrc/core/NPUCachingAllocator.h"
 #include "csrc/core/OpDump.h"

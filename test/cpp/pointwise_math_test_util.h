@@ -1,5 +1,5 @@
 // Table-driven checks of the pointwise math and activation suites
-// (test_pointwise_math_ops.cpp, test_activation_more_ops.cpp): one row per
+// (test_pointwise_math_ops.cpp, test_elu_softplus_shrink_ops.cpp): one row per
 // op with its sampling range; each row is compared with the CPU forward and
 // backward (expectSameAutograd), in fp32 and fp16, on a non-contiguous input,
 // on a 0-d input and on an empty one.

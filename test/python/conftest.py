@@ -1,6 +1,5 @@
 import os
 import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -9,8 +8,15 @@ import torch_npu  # noqa: F401
 
 PYTHON = "/usr/bin/python3"
 
+# The tests live in subfolders of test/python by subject (runtime/, ops/, training/, ...,
+# npu_op_tests/<op family>/); they reach files elsewhere through these two, not through `..` chains.
+# pytest puts this folder on sys.path (its "prepend" import mode), so every subfolder can
+# `from conftest import TEST_DIR, REPO_ROOT` and `import dist_util` / `import model_parity`.
+TEST_DIR = os.path.dirname(os.path.abspath(__file__))  # test/python
+REPO_ROOT = os.path.dirname(os.path.dirname(TEST_DIR))
+
 # Feature tests compare with PyTorch's fp32 CPU results, so the Cube keeps
-# fp32 operands; test_numerics.py covers the Ascend910A default
+# fp32 operands; runtime/test_numerics.py covers the Ascend910A default
 # (allow_fp32_to_fp16) explicitly.
 torch.npu.set_option({"ACL_PRECISION_MODE": "must_keep_origin_dtype"})
 

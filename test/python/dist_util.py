@@ -27,7 +27,8 @@ class RankResult:
         raise AssertionError(f"rank {self.rank} printed no JSON report:\n{self.stdout}\n{self.stderr[-3000:]}")
 
     def __repr__(self):
-        return f"rank {self.rank}: exit {self.returncode}\n--- stdout\n{self.stdout[-2000:]}\n--- stderr\n{self.stderr[-4000:]}"
+        return (f"rank {self.rank}: exit {self.returncode}\n"
+                f"--- stdout\n{self.stdout[-2000:]}\n--- stderr\n{self.stderr[-4000:]}")
 
 
 def launch(script, world_size, args=(), env=None, per_rank_env=None, timeout=300, prefix=None):

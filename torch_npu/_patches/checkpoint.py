@@ -24,6 +24,7 @@ import torch.utils.checkpoint as _checkpoint
 
 from torch_npu import _C
 from torch_npu._patches.random import fork_npu_rng
+from torch_npu._patches.registry import replace
 
 
 def _npu_devices_of(args):
@@ -65,7 +66,6 @@ def _replaying_reentrant_forward(forward):
     def replaying_forward(ctx, run_function, preserve_rng_state, *args):
         return forward(ctx, _ForwardReplay(run_function, preserve_rng_state, args), preserve_rng_state, *args)
 
-    replaying_forward._replays_npu_state = True
     return staticmethod(replaying_forward)
 
 
@@ -75,14 +75,11 @@ def _replaying_without_reentrant(checkpoint_without_reentrant):
         replay = _ForwardReplay(function, preserve_rng_state, args + tuple(kwargs.values()))
         return checkpoint_without_reentrant(replay, preserve_rng_state, *args, **kwargs)
 
-    replaying._replays_npu_state = True
     return replaying
 
 
 def install():
-    function = _checkpoint.CheckpointFunction
-    if not getattr(function.forward, "_replays_npu_state", False):
-        function.forward = _replaying_reentrant_forward(function.forward)
-    if not getattr(_checkpoint._checkpoint_without_reentrant, "_replays_npu_state", False):
-        _checkpoint._checkpoint_without_reentrant = _replaying_without_reentrant(
-            _checkpoint._checkpoint_without_reentrant)
+    replace("torch.utils.checkpoint.CheckpointFunction.forward",
+            _replaying_reentrant_forward(_checkpoint.CheckpointFunction.forward))
+    replace("torch.utils.checkpoint._checkpoint_without_reentrant",
+            _replaying_without_reentrant(_checkpoint._checkpoint_without_reentrant))

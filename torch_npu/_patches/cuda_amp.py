@@ -12,6 +12,7 @@ guide says.
 import torch
 import torch.cuda.amp.autocast_mode as _cuda_autocast_mode
 
+from torch_npu._patches.registry import replace
 from torch_npu.npu.amp import autocast_mode as _npu_autocast_mode
 
 
@@ -19,5 +20,5 @@ def install():
     if torch.cuda.is_available():
         return  # real CUDA autocast can be on: keep torch's decorators
     for module in (torch.cuda.amp, _cuda_autocast_mode):
-        module.custom_fwd = _npu_autocast_mode.custom_fwd
-        module.custom_bwd = _npu_autocast_mode.custom_bwd
+        replace(f"{module.__name__}.custom_fwd", _npu_autocast_mode.custom_fwd)
+        replace(f"{module.__name__}.custom_bwd", _npu_autocast_mode.custom_bwd)

@@ -29,6 +29,7 @@ import torch.nn.parallel.comm as _comm
 from torch._utils import ExceptionWrapper
 
 from torch_npu import _C
+from torch_npu._patches.registry import replace
 
 # torch.nn.parallel's functions of the same names shadow these two modules as its attributes.
 _data_parallel = importlib.import_module("torch.nn.parallel.data_parallel")
@@ -107,7 +108,6 @@ def _npu_first(original, npu_version, tensors_of):
             kwargs.pop("out", None)
             return npu_version(*args, **kwargs)
         return original(*args, **kwargs)
-    primitive._npu_path = True
     return primitive
 
 
@@ -151,9 +151,8 @@ def _patch_comm():
                                     ("scatter", _scatter_entry, first_tensor),
                                     ("gather", _gather_entry, all_tensors),
                                     ("reduce_add", _reduce_add_entry, all_tensors)):
-        original = getattr(_comm, name)
-        if not getattr(original, "_npu_path", False):
-            setattr(_comm, name, _npu_first(original, entry, tensors_of))
+        replace(f"torch.nn.parallel.comm.{name}", _npu_first(getattr(_comm, name), entry, tensors_of),
+                family="torch.nn.parallel.comm.<primitive>")
 
 
 # ---- parallel_apply ---------------------------------------------------------------------------------
@@ -207,20 +206,15 @@ def _with_npu_replicas(parallel_apply):
         kwargs_tup = kwargs_tup if kwargs_tup is not None else ({},) * len(modules)
         return _npu_parallel_apply(modules, inputs, kwargs_tup, devices)
 
-    apply._npu_path = True
     return apply
 
 
 def install():
-    if getattr(torch._utils._get_device_attr, "_npu_path", False):
-        return
     device_type = _with_npu_device_type(torch._utils._get_available_device_type)
-    device_attr = _with_npu_device_attr(torch._utils._get_device_attr)
-    device_attr._npu_path = True
-    torch._utils._get_available_device_type = device_type
-    torch._utils._get_device_attr = device_attr
-    _data_parallel._get_available_device_type = device_type  # imported by name at its import
+    replace("torch._utils._get_available_device_type", device_type)
+    replace("torch._utils._get_device_attr", _with_npu_device_attr(torch._utils._get_device_attr))
+    replace("torch.nn.parallel.data_parallel._get_available_device_type", device_type)  # imported by name
     _patch_comm()
     apply = _with_npu_replicas(_parallel_apply.parallel_apply)
-    _parallel_apply.parallel_apply = apply
-    _data_parallel.parallel_apply = apply
+    replace("torch.nn.parallel.parallel_apply.parallel_apply", apply)
+    replace("torch.nn.parallel.data_parallel.parallel_apply", apply)

@@ -13,19 +13,20 @@ import torch.utils.data._utils.pin_memory as _pin_memory
 import torch.utils.data.dataloader as _dataloader
 
 from torch_npu._patches._source import repaired
+from torch_npu._patches.registry import replace
 
 
 def install():
     base, multi = _dataloader._BaseDataLoaderIter, _dataloader._MultiProcessingDataLoaderIter
     if getattr(base.__init__, "_repaired_by_torch_npu", False):
         return
-    base.__init__ = repaired(base.__dict__["__init__"], [(
+    replace("torch.utils.data.dataloader._BaseDataLoaderIter.__init__", repaired(base.__dict__["__init__"], [(
         "self._pin_memory = loader.pin_memory and torch.cuda.is_available()",
-        "self._pin_memory = loader.pin_memory and (torch.cuda.is_available() or torch.npu.is_available())")])
-    multi.__init__ = repaired(multi.__dict__["__init__"], [(
+        "self._pin_memory = loader.pin_memory and (torch.cuda.is_available() or torch.npu.is_available())")]))
+    multi_init = repaired(multi.__dict__["__init__"], [(
         "torch.cuda.current_device(),",
-        "torch.cuda.current_device() if torch.cuda.is_available() else torch.npu.current_device(),")],
-        owner=multi)
-    _pin_memory._pin_memory_loop = repaired(_pin_memory._pin_memory_loop, [(
+        "torch.cuda.current_device() if torch.cuda.is_available() else torch.npu.current_device(),")], owner=multi)
+    replace("torch.utils.data.dataloader._MultiProcessingDataLoaderIter.__init__", multi_init)
+    replace("torch.utils.data._utils.pin_memory._pin_memory_loop", repaired(_pin_memory._pin_memory_loop, [(
         "torch.cuda.set_device(device_id)",
-        "(torch.cuda if torch.cuda.is_available() else torch.npu).set_device(device_id)")])
+        "(torch.cuda if torch.cuda.is_available() else torch.npu).set_device(device_id)")]))

@@ -20,7 +20,7 @@ API. torch_npu therefore changes no FSDP logic, only what FSDP's five modules se
   .cuda() (a one-line repair, Note [Repairing a torch function from its source]).
 With storage resizing (UntypedStorage.resize_, FSDP's way to free and re-gather parameters) and
 set_ from a tensor, both NPU kernels, full sharding, sync_module_states, mixed precision, CPU
-offload and the state-dict types train as on one device (test/python/test_fsdp.py).
+offload and the state-dict types train as on one device (test/python/distributed/test_fsdp.py).
 """
 import functools
 import importlib
@@ -30,12 +30,14 @@ import torch
 
 from torch_npu import _C
 from torch_npu._patches._source import repaired
+from torch_npu._patches.registry import replace
 
 # Read before transfer_to_npu can point torch.cuda.is_available at the NPU.
 _HAS_CUDA = torch.cuda.is_available()
 _FSDP_MODULES = ("torch.distributed.fsdp.fully_sharded_data_parallel", "torch.distributed.fsdp.flat_param",
                  "torch.distributed.fsdp._optim_utils", "torch.distributed.fsdp._shard_utils",
                  "torch.distributed.algorithms._comm_hooks.default_hooks")
+_FSDP_CLASS = "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel"
 # What FSDP uses of torch.cuda: its stream and device API, which torch.npu mirrors.
 _STREAM_AND_DEVICE_API = ("is_available", "current_device", "device_count", "set_device", "device", "Stream",
                           "Event", "current_stream", "default_stream", "stream", "synchronize")
@@ -113,10 +115,10 @@ def install():
     if modules[0].torch is _TORCH:
         return
     for module in modules:
-        module.torch = _TORCH
+        replace(f"{module.__name__}.torch", _TORCH, family="torch.distributed.<FSDP module>.torch")
     fsdp_class = modules[0].FullyShardedDataParallel
-    fsdp_class._get_compute_device = _npu_compute_device(fsdp_class._get_compute_device)
-    fsdp_class._materialize_module = _npu_materialize(fsdp_class._materialize_module)
-    fsdp_class.clip_grad_norm_ = repaired(fsdp_class.__dict__["clip_grad_norm_"], [(
+    replace(f"{_FSDP_CLASS}._get_compute_device", _npu_compute_device(fsdp_class._get_compute_device))
+    replace(f"{_FSDP_CLASS}._materialize_module", _npu_materialize(fsdp_class._materialize_module))
+    replace(f"{_FSDP_CLASS}.clip_grad_norm_", repaired(fsdp_class.__dict__["clip_grad_norm_"], [(
         "_calc_grad_norm(self.params_with_grad, norm_type).cuda()",
-        "_calc_grad_norm(self.params_with_grad, norm_type).to(self.compute_device)")])
+        "_calc_grad_norm(self.params_with_grad, norm_type).to(self.compute_device)")]))

@@ -13,6 +13,7 @@ import torch.distributed as dist
 import torch.distributed.distributed_c10d as _c10d
 
 from torch_npu import _C
+from torch_npu._patches.registry import replace
 
 
 def _is_hccl(group):
@@ -30,10 +31,9 @@ def _with_hccl_device(get_pg_device):
             return torch.device("npu", _C._npu_getDevice())
         return get_pg_device(group)
 
-    pg_device._npu_path = True
     return pg_device
 
 
 def install():
-    if dist.is_available() and not getattr(_c10d._get_pg_device, "_npu_path", False):
-        _c10d._get_pg_device = _with_hccl_device(_c10d._get_pg_device)
+    if dist.is_available():
+        replace("torch.distributed.distributed_c10d._get_pg_device", _with_hccl_device(_c10d._get_pg_device))

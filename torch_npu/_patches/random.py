@@ -19,6 +19,8 @@ import warnings
 
 import torch
 
+from torch_npu._patches.registry import replace
+
 _warned_all_devices = False
 
 
@@ -56,7 +58,6 @@ def _with_device_type(fork_rng):
             return _fork_npu_rng(devices, _caller, _devices_kw)
         return fork_rng(devices, enabled, _caller, _devices_kw)
 
-    forking._forks_npu = True
     return forking
 
 
@@ -72,12 +73,11 @@ def _seeding_the_npus(seed):
         torch.npu.manual_seed_all(value)
         return value
 
-    seeding._seeds_npu = True
     return seeding
 
 
 def install():
-    if not getattr(torch.random.fork_rng, "_forks_npu", False):
-        torch.random.fork_rng = _with_device_type(torch.random.fork_rng)
-    if not getattr(torch.random.seed, "_seeds_npu", False):
-        torch.random.seed = torch.seed = _seeding_the_npus(torch.random.seed)
+    replace("torch.random.fork_rng", _with_device_type(torch.random.fork_rng))
+    seed = _seeding_the_npus(torch.random.seed)
+    replace("torch.random.seed", seed)
+    replace("torch.seed", seed)

@@ -16,10 +16,13 @@ import functools
 import torch
 from torch.multiprocessing.reductions import ForkingPickler
 
+from torch_npu._patches.registry import replace
+
 _ADVICE = ("Each process simulates its own NPUs, so NPU memory cannot be shared with another process (no IPC "
            "handles, unlike CUDA). Share a CPU copy instead (tensor.cpu().share_memory_(), or model.cpu() before "
            "model.share_memory(); each process then moves it to its NPU), or train data-parallel with "
            "torch.nn.parallel.DistributedDataParallel on the 'hccl' backend.")
+_REDUCERS = "torch.multiprocessing.reductions.ForkingPickler._extra_reducers"
 
 
 def _refuse(what):
@@ -36,7 +39,6 @@ def _refusing_npu(method, what):
         if _storage_device(self) == "npu":
             _refuse(what)
         return method(self)
-    share_memory_._refuses_npu = True
     return share_memory_
 
 
@@ -46,19 +48,17 @@ def _refusing_npu_reducer(reduce, what):
         if _storage_device(obj) == "npu":
             _refuse(f"{what} of an NPU {type(obj).__name__} for another process")
         return reduce(obj)
-    reducer._refuses_npu = True
     return reducer
 
 
 def install():
-    for cls in (torch.UntypedStorage, torch.storage.TypedStorage):
-        if not getattr(cls.share_memory_, "_refuses_npu", False):
-            cls.share_memory_ = _refusing_npu(cls.share_memory_, f"{cls.__name__}.share_memory_()")
-    if not getattr(torch.Tensor.share_memory_, "_refuses_npu", False):
-        torch.Tensor.share_memory_ = _refusing_npu(torch.Tensor.share_memory_, "Tensor.share_memory_()")
-    reducers = ForkingPickler._extra_reducers
-    for cls, reduce in list(reducers.items()):
+    for cls, target in ((torch.UntypedStorage, "torch.UntypedStorage.share_memory_"),
+                        (torch.storage.TypedStorage, "torch.storage.TypedStorage.share_memory_"),
+                        (torch.Tensor, "torch.Tensor.share_memory_")):
+        replace(target, _refusing_npu(cls.share_memory_, f"{cls.__name__}.share_memory_()"))
+    for cls, reduce in list(ForkingPickler._extra_reducers.items()):
         if issubclass(cls, torch.Tensor) or getattr(cls, "__module__", "").startswith("torch") and \
                 cls.__name__.endswith("Storage"):
-            if not getattr(reduce, "_refuses_npu", False):
-                reducers[cls] = _refusing_npu_reducer(reduce, "torch.multiprocessing: pickling")
+            replace(f"{_REDUCERS}[{cls.__module__}.{cls.__qualname__}]",
+                    _refusing_npu_reducer(reduce, "torch.multiprocessing: pickling"),
+                    family=f"{_REDUCERS}[<tensor or storage class>]")

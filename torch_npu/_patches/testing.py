@@ -11,6 +11,8 @@ import functools
 
 import torch
 
+from torch_npu._patches.registry import replace
+
 _STORAGE_ONLY = (torch.float64, torch.complex128)
 
 
@@ -28,10 +30,8 @@ def _comparing_on_the_host(assert_close):
             return assert_close(actual, expected, *args, **kwargs)  # let torch report the device mismatch
         return assert_close(_host_if_storage_only(actual), _host_if_storage_only(expected), *args, **kwargs)
 
-    compare._npu_path = True
     return compare
 
 
 def install():
-    if not getattr(torch.testing.assert_close, "_npu_path", False):
-        torch.testing.assert_close = _comparing_on_the_host(torch.testing.assert_close)
+    replace("torch.testing.assert_close", _comparing_on_the_host(torch.testing.assert_close))

@@ -45,9 +45,15 @@ import torch
 import torch.distributed as dist
 
 import torch_npu  # noqa: F401  (the NPU itself)
+from torch_npu._patches import registry
 
 _RealDevice = type(torch.device("cpu"))
 _REPORT = {}
+
+
+def _redirect(target, new, family=None):
+    """Every replacement below, declared in registry.TRANSFER_TO_NPU (Note [The list of patches to torch])."""
+    registry.replace(target, new, family=family, namespace="transfer_to_npu")
 
 
 def npu_device(device):
@@ -115,7 +121,6 @@ def _with_npu_device_kwarg(fn):
         if kwargs.get("device") is not None:
             kwargs["device"] = _npu_ordinal(kwargs["device"])
         return fn(*args, **kwargs)
-    wrapper._transfer_to_npu = True
     return _scriptable_as(wrapper, fn)
 
 
@@ -128,7 +133,6 @@ def _with_npu_device_first(fn):
         if kwargs.get("device") is not None:
             kwargs["device"] = _npu_ordinal(kwargs["device"])
         return fn(self, *args, **kwargs)
-    to._transfer_to_npu = True
     return to
 
 
@@ -155,18 +159,19 @@ def _patch_device_arguments():
     count = 0
     for name in _FACTORIES:
         fn = getattr(torch, name, None)
-        if fn is not None and not getattr(fn, "_transfer_to_npu", False):
-            setattr(torch, name, _with_npu_device_kwarg(fn))
+        if fn is not None:
+            _redirect(f"torch.{name}", _with_npu_device_kwarg(fn), family="torch.<tensor factory>")
             count += 1
     for name in _TENSOR_NEW:
-        setattr(torch.Tensor, name, _with_npu_device_kwarg(getattr(torch.Tensor, name)))
-    torch.Tensor.to = _with_npu_device_first(torch.Tensor.to)
-    torch.nn.Module.to = _with_npu_device_first(torch.nn.Module.to)
-    torch.Tensor.cuda = _tensor_cuda
-    torch.nn.Module.cuda = _module_cuda
-    torch.Tensor.pin_memory = _pinning_device(torch.Tensor.pin_memory)
-    torch.Tensor.is_pinned = _pinning_device(torch.Tensor.is_pinned)
-    torch.device = _scriptable_as(device, _RealDevice)
+        _redirect(f"torch.Tensor.{name}", _with_npu_device_kwarg(getattr(torch.Tensor, name)),
+                  family="torch.Tensor.<new_* method>")
+    _redirect("torch.Tensor.to", _with_npu_device_first(torch.Tensor.to))
+    _redirect("torch.nn.Module.to", _with_npu_device_first(torch.nn.Module.to))
+    _redirect("torch.Tensor.cuda", _tensor_cuda)
+    _redirect("torch.nn.Module.cuda", _module_cuda)
+    _redirect("torch.Tensor.pin_memory", _pinning_device(torch.Tensor.pin_memory))
+    _redirect("torch.Tensor.is_pinned", _pinning_device(torch.Tensor.is_pinned))
+    _redirect("torch.device", _scriptable_as(device, _RealDevice))
     _patch_generator()
     _patch_load()
     _patch_autocast()
@@ -183,7 +188,7 @@ def _patch_generator():
         def __new__(cls, device="cpu"):
             return base(_npu_ordinal(device))
 
-    torch.Generator = Generator
+    _redirect("torch.Generator", Generator)
 
 
 def _patch_load():
@@ -207,7 +212,7 @@ def _patch_load():
     def load(f, map_location=None, *args, **kwargs):
         return real_load(f, map_location_on_npu(map_location), *args, **kwargs)
 
-    torch.load = load
+    _redirect("torch.load", load)
 
 
 def _patch_autocast():
@@ -218,7 +223,7 @@ def _patch_autocast():
         return npu_aware_autocast("npu" if device_type == "cuda" else device_type, dtype=dtype, enabled=enabled,
                                   cache_enabled=cache_enabled)
 
-    torch.autocast = autocast
+    _redirect("torch.autocast", autocast)
 
 
 # ---- torch.cuda ----------------------------------------------------------------------------------
@@ -257,10 +262,10 @@ def _redirect_cuda_module(module, counterparts, prefix, stats):
         target = next((getattr(ns, _RENAMED.get(name, name)) for ns in counterparts
                        if hasattr(ns, _RENAMED.get(name, name))), None)
         if target is not None:
-            setattr(module, name, target)
+            _redirect(f"{module.__name__}.{name}", target, family="torch.cuda.<API>")
             stats["redirected"] += 1
         else:
-            setattr(module, name, cuda_only(f"{prefix}.{name}", obj))
+            _redirect(f"{module.__name__}.{name}", cuda_only(f"{prefix}.{name}", obj), family="torch.cuda.<API>")
             stats["cuda_only"].append(f"{prefix}.{name}")
 
 
@@ -276,7 +281,7 @@ def _patch_torch_cuda():
     for name in ("FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor", "LongTensor", "ShortTensor",
                  "CharTensor", "ByteTensor", "BoolTensor"):
         if hasattr(torch.npu, name):
-            setattr(torch.cuda, name, getattr(torch.npu, name))
+            _redirect(f"torch.cuda.{name}", getattr(torch.npu, name), family="torch.cuda.<API>")
     _REPORT["torch.cuda"] = (f"{stats['redirected']} APIs to torch.npu; {len(stats['cuda_only'])} CUDA-only "
                              "ones raise (CUDA graphs, NVTX, torch.cuda.nccl, cudart, ...)")
     return stats
@@ -302,9 +307,9 @@ def _patch_distributed():
             args = args[:2] + (_hccl(args[2]),) + args[3:]
         return real_new_group(*args, **kwargs)
 
-    dist.init_process_group = init_process_group
-    dist.new_group = new_group
-    dist.is_nccl_available = lambda: True
+    _redirect("torch.distributed.init_process_group", init_process_group)
+    _redirect("torch.distributed.new_group", new_group)
+    _redirect("torch.distributed.is_nccl_available", lambda: True)
     _REPORT["torch.distributed"] = "backend nccl -> hccl"
 
 

@@ -11,10 +11,10 @@ The collectives run in the simulator's HCCL layer (real bytes between processes,
 ring / halving-doubling algorithms, simulated time in torch.npu.op_records()).
 See docs/distributed.md.
 """
-import torch
 import torch.distributed as _dist
 
 from torch_npu import _C
+from torch_npu._patches.registry import replace
 from torch_npu.distributed import _ddp_inputs
 
 BACKEND_NAME = "hccl"
@@ -38,8 +38,8 @@ def _install():
     # "gloo" groups stage NPU tensors through host memory (Note [gloo with NPU tensors]); a subclass
     # of ProcessGroupGloo, so isinstance checks and CPU tensors are as before.
     import torch.distributed.distributed_c10d as c10d
-    if getattr(c10d, "_GLOO_AVAILABLE", False) and c10d.ProcessGroupGloo is not _C.ProcessGroupGlooNPU:
-        c10d.ProcessGroupGloo = _C.ProcessGroupGlooNPU
+    if getattr(c10d, "_GLOO_AVAILABLE", False):
+        replace("torch.distributed.distributed_c10d.ProcessGroupGloo", _C.ProcessGroupGlooNPU)
 
 
 ProcessGroupHCCL = _C.ProcessGroupHCCL

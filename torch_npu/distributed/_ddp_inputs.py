@@ -15,6 +15,7 @@ import torch.distributed.utils as _dist_utils
 from torch.nn.parallel.scatter_gather import _is_namedtuple
 
 from torch_npu._device_name import DEVICE_TYPE
+from torch_npu._patches.registry import replace
 
 _original_recursive_to = _dist_utils._recursive_to
 
@@ -44,5 +45,4 @@ def _recursive_to_npu(inputs, target_device, use_side_stream_for_tensor_copies):
 
 
 def install():
-    if _dist_utils._recursive_to is not _recursive_to_npu:
-        _dist_utils._recursive_to = _recursive_to_npu
+    replace("torch.distributed.utils._recursive_to", _recursive_to_npu)

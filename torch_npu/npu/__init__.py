@@ -7,7 +7,8 @@ from torch_npu import _C
 from torch_npu._device_name import DEVICE_TYPE, device_index, npu_device
 from torch_npu.npu.streams import Event, Stream
 from torch_npu.npu.memory import (
-    caching_allocator_alloc, caching_allocator_delete, list_gpu_processes, set_per_process_memory_fraction, empty_cache, max_memory_allocated, max_memory_reserved, mem_get_info, memory_allocated,
+    caching_allocator_alloc, caching_allocator_delete, list_gpu_processes, set_per_process_memory_fraction,
+    empty_cache, max_memory_allocated, max_memory_reserved, mem_get_info, memory_allocated,
     memory_reserved, memory_snapshot, memory_stats, memory_summary, reset_accumulated_memory_stats,
     reset_max_memory_allocated, reset_peak_memory_stats)
 from torch_npu.npu.random import (
@@ -195,23 +196,24 @@ def utilization_rates(device=None):
 
 
 __all__ = [
-    "is_available", "is_initialized", "init", "device_count", "current_device", "set_device",
-    "synchronize", "device", "device_of", "get_device_name", "get_device_properties",
-    "get_device_capability", "Stream", "Event", "stream", "current_stream", "default_stream",
-    "set_stream", "get_supported_ops", "is_bf16_supported", "set_per_process_memory_fraction", "caching_allocator_alloc",
-    "caching_allocator_delete", "utils", "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
-    "memory_stats", "memory_summary", "memory_snapshot", "mem_get_info", "empty_cache",
-    "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_accumulated_memory_stats",
-    "amp", "default_generators", "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "get_rng_state_all", "set_rng_state_all",
-    "set_rng_state", "simulated_time_us", "utilization", "utilization_rates", "list_gpu_processes", "compile_count", "set_option", "get_option", "set_compile_mode", "is_jit_compile_false",
+    "is_available", "is_initialized", "init", "device_count", "current_device", "set_device", "synchronize",
+    "device", "device_of", "get_device_name", "get_device_properties", "get_device_capability", "Stream", "Event",
+    "stream", "current_stream", "default_stream", "set_stream", "get_supported_ops", "is_bf16_supported",
+    "set_per_process_memory_fraction", "caching_allocator_alloc", "caching_allocator_delete", "utils",
+    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats",
+    "memory_summary", "memory_snapshot", "mem_get_info", "empty_cache", "reset_peak_memory_stats",
+    "reset_max_memory_allocated", "reset_accumulated_memory_stats", "amp", "default_generators", "manual_seed",
+    "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "get_rng_state_all",
+    "set_rng_state_all", "set_rng_state", "simulated_time_us", "utilization", "utilization_rates",
+    "list_gpu_processes", "compile_count", "set_option", "get_option", "set_compile_mode", "is_jit_compile_false",
     "get_npu_overflow_flag", "clear_npu_overflow_flag", "op_records", "get_op_records", "clear_op_records",
     "set_op_profiling", "OpRecord", "profile", "config", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
-    "LongTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "npu_device",
-    "init_dump", "set_dump", "finalize_dump", "inject_fault", "clear_faults", "injected_faults", "set_op_execute_timeout", "hung_tasks",
+    "LongTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "npu_device", "init_dump", "set_dump",
+    "finalize_dump", "inject_fault", "clear_faults", "injected_faults", "set_op_execute_timeout", "hung_tasks",
 ]
 
 from torch_npu.npu import utils  # noqa: E402  (needs the functions above)
-from torch_npu.npu import autograd_profiler  # noqa: E402
+from torch_npu.npu import autograd_profiler  # noqa: E402, F401  (torch_npu/__init__.py calls its install())
 from torch_npu.npu.e2e_profile import profile  # noqa: E402  (torch.npu.profile, the porting guide's E2E)
 from torch_npu.npu.dump import finalize_dump, init_dump, set_dump  # noqa: E402
 from torch_npu.npu.faults import (clear_faults, hung_tasks, inject_fault, injected_faults,  # noqa: E402

@@ -25,6 +25,7 @@ from torch.autograd import profiler as _torch_profiler
 from torch.autograd.profiler_util import EventList, FunctionEvent, FunctionEventAvg
 
 from torch_npu import _C
+from torch_npu._patches.registry import replace
 from torch_npu.npu._intervals import index_by_thread, innermost
 from torch_npu.npu.op_records import op_records as _OpRecorder
 
@@ -39,7 +40,9 @@ def _alias_npu_properties():
     for cls in (FunctionEvent, FunctionEventAvg):
         for npu_name, cuda_name in _NPU_KEYS.items():
             if not hasattr(cls, npu_name):
-                setattr(cls, npu_name, property(lambda self, name=cuda_name: getattr(self, name)))
+                replace(f"torch.autograd.profiler_util.{cls.__name__}.{npu_name}",
+                        property(lambda self, name=cuda_name: getattr(self, name)),
+                        family="torch.autograd.profiler_util.<FunctionEvent, FunctionEventAvg>.<npu_* column>")
 
 
 class NpuEventList(EventList):
@@ -286,4 +289,4 @@ def chrome_trace(function_events, records, trace_start_us, device_index, owners=
 def install():
     """Makes torch.autograd.profiler.profile (and torch.profiler's legacy alias) accept use_npu."""
     _alias_npu_properties()
-    _torch_profiler.profile = profile
+    replace("torch.autograd.profiler.profile", profile)

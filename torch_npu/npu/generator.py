@@ -18,6 +18,7 @@ import torch
 
 from torch_npu import _C
 from torch_npu._device_name import DEVICE_TYPE, device_index
+from torch_npu._patches.registry import replace
 
 _ORIGINAL = torch._C.Generator
 
@@ -58,5 +59,4 @@ default_generators = _default_generators()
 
 
 def install():
-    if torch.Generator is _ORIGINAL:
-        torch.Generator = Generator
+    replace("torch.Generator", Generator)

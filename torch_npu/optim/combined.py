@@ -33,7 +33,7 @@ import torch
 from torch_npu import _C
 from torch_npu._formats import get_npu_format
 
-_BASE_FORMATS = (0, 1, 2)  # NCHW, NHWC, ND (Note [Storage formats], docs/formats.md)
+_BASE_FORMATS = (0, 1, 2)  # NCHW, NHWC, ND (torch_npu/_formats.py, docs/formats.md)
 
 
 class Combined:

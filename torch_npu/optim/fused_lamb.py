@@ -1,6 +1,6 @@
 """NpuFusedLamb: LAMB (You et al., "Large Batch Optimization for Deep Learning") with one ApplyLamb per
 combined buffer; the trust ratio stays per parameter (Note [LAMB over a combined buffer] in the simulator's
-src/ops/optimizer_lamb.cpp)."""
+src/ops/optim/optimizer_lamb.cpp)."""
 import torch
 
 from torch_npu.optim.combined import CombinedOptimizer, check_adam_hyperparameters

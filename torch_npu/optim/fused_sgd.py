@@ -36,4 +36,4 @@ class NpuFusedSGD(CombinedOptimizer):
             param.add_(grad, alpha=-group["lr"])
             return
         torch.ops.npu.npu_apply_momentum(param, states["momentum_buffer"], grad, group["lr"], group["momentum"],
-                                          group["nesterov"], group["weight_decay"])
+                                         group["nesterov"], group["weight_decay"])

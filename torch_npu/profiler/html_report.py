@@ -184,8 +184,9 @@ def _timeline_svg(svg_id, tasks, host_ops, width=1100, label_width=190, row_heig
     rows = [("host", tid) for tid in sorted({o.tid for o in host_rows}, key=str)]
     rows += [("stream", s) for s in sorted({t.stream for t in tasks})]
     height = 30 + row_height * len(rows)
-    parts = [f'<svg id="{svg_id}" class="timeline" xmlns="http://www.w3.org/2000/svg" width="{label_width + width + 60}" '
-             f'height="{height}" data-start-us="{t0:.3f}" data-end-us="{t1:.3f}">']
+    parts = [f'<svg id="{svg_id}" class="timeline" xmlns="http://www.w3.org/2000/svg" '
+             f'width="{label_width + width + 60}" height="{height}" '
+             f'data-start-us="{t0:.3f}" data-end-us="{t1:.3f}">']
     for i in range(6):  # time axis
         x = label_width + width * i / 5
         parts.append(f'<line class="tick" x1="{x:.1f}" y1="14" x2="{x:.1f}" y2="{height}"/>'

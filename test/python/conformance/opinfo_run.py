@@ -19,7 +19,7 @@ entry passes when every remaining sample runs on the NPU and matches; entries
 with random or uninitialised outputs (NONDETERMINISTIC) are compared by
 shape, dtype and device only. Each entry starts from the same seed.
 
-Used by test/python/test_opinfo_conformance.py, which runs the entries in
+Used by test/python/ops/test_opinfo_conformance.py, which runs the entries in
 chunks in child processes (so a crash is reported against the entry that
 caused it), with ASCEND_LAUNCH_BLOCKING=1 so that a device error is reported
 by the op that caused it (not by whichever later call meets it first), and

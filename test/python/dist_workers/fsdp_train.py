@@ -2,9 +2,9 @@
 
 Trains 3 SGD steps of a small MLP, wrapped per layer (nested FSDP instances), on each rank's half of
 every batch, starting from weights that differ on rank 1 (sync_module_states must fix them), then
-clips the gradient norm, saves the full state dict, reloads it into a fresh FSDP model and checks the outputs. Rank 0 writes
-the trained full state dict and its observations to OUT_DIR for the test, which compares them with
-one process training on the whole batches on the CPU.
+clips the gradient norm, saves the full state dict, reloads it into a fresh FSDP model and checks the
+outputs. Rank 0 writes the trained full state dict and its observations to OUT_DIR for the test,
+which compares them with one process training on the whole batches on the CPU.
 CONFIG: fp32 | fp16 (MixedPrecision fp16 params, reduce and buffers) | offload (CPUOffload).
 """
 import functools

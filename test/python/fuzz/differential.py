@@ -20,7 +20,6 @@ Exit status 1 if any case failed. Precision mode: must_keep_origin_dtype (fp32 o
 """
 import argparse
 import math
-import os
 import random
 import sys
 import traceback

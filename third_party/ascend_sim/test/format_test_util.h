@@ -12,10 +12,10 @@
 
 #include "common/dtype.h"
 #include "common/shape.h"
-#include "format/format_access.h"
+#include "kernel/format_access.h"
 #include "format/format_registry.h"
 #include "kernel_test_util.h"
-#include "ops/kernel.h"
+#include "kernel/kernel.h"
 
 namespace ascend_sim {
 namespace test {

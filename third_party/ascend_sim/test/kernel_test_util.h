@@ -14,7 +14,7 @@
 #include "common/dtype.h"
 #include "common/host_isa.h"
 #include "common/shape.h"
-#include "ops/kernel.h"
+#include "kernel/kernel.h"
 
 namespace ascend_sim {
 namespace test {

@@ -1,5 +1,5 @@
 // Helpers of the pointwise math and activation kernel suites
-// (test_kernels_pointwise_math.cpp, test_kernels_activation_more.cpp):
+// (test_kernels_pointwise_math.cpp, test_kernels_elu_softplus_shrink.cpp):
 // running a 1-D elementwise op on value vectors, comparing against double
 // references with fp32/fp16 tolerances, and the private-format check.
 #pragma once
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "format/format_access.h"
+#include "kernel/format_access.h"
 #include "format/format_registry.h"
 #include "kernel_test_util.h"
 

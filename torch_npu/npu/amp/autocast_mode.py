@@ -1,4 +1,4 @@
-"""torch.npu.amp.autocast (Note [NPU autocast] in csrc/aten/AutocastNPU.cpp).
+"""torch.npu.amp.autocast (Note [NPU autocast] in csrc/aten/common/AutocastNPU.cpp).
 
 PyTorch 1.13's torch.autocast accepts only "cuda", "cpu" and "xpu", so the
 NPU has its own context manager with torch.cuda.amp.autocast's interface, and
@@ -11,6 +11,7 @@ import threading
 import torch
 
 from torch_npu import _C
+from torch_npu._patches.registry import replace
 
 _state = threading.local()
 
@@ -135,8 +136,6 @@ def custom_bwd(bwd):
 def install_torch_autocast():
     """torch.autocast(device_type="npu", ...) means torch.npu.amp.autocast (as in torch_npu 2.x)."""
     original = torch.autocast
-    if getattr(original, "_accepts_npu", False):
-        return
 
     @functools.wraps(original)
     def npu_aware_autocast(device_type, dtype=None, enabled=True, cache_enabled=None):
@@ -145,5 +144,4 @@ def install_torch_autocast():
                             cache_enabled=True if cache_enabled is None else cache_enabled)
         return original(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
-    npu_aware_autocast._accepts_npu = True
-    torch.autocast = npu_aware_autocast
+    replace("torch.autocast", npu_aware_autocast)

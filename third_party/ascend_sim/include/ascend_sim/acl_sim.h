@@ -39,6 +39,21 @@ ASCEND_SIM_API aclError aclsimGetFormatStorageShape(aclFormat format, aclDataTyp
                                                     int64_t storageDims[ACL_MAX_DIM_CNT]);
 // "NC1HWC0" etc., or NULL for a value that is not a known format.
 ASCEND_SIM_API const char* aclsimGetFormatName(aclFormat format);
+// One row of the format table: the only list of formats, which the plugin and its Python package
+// read rather than copy. Base formats (ND, NCHW, NCDHW) are their own base; a private format holds
+// C0 tiles; a tensor of the format has minRank..maxRank logical dims.
+typedef struct {
+  aclFormat format;
+  const char* name;
+  aclFormat baseFormat;
+  int isPrivate;
+  int minRank;
+  int maxRank;
+} aclsimFormatInfo;
+// Number of rows of the format table.
+ASCEND_SIM_API size_t aclsimGetFormatCount(void);
+// Row `index` (0 <= index < aclsimGetFormatCount(), in ACL enum order); ACL_ERROR_INVALID_PARAM otherwise.
+ASCEND_SIM_API aclError aclsimGetFormatInfo(size_t index, aclsimFormatInfo* info);
 
 // ---- profiling and compilation records ----------------------------------------------------
 typedef enum { ACL_CORE_AI_CORE = 0, ACL_CORE_CUBE = 1, ACL_CORE_VECTOR = 2, ACL_CORE_AI_CPU = 3, ACL_CORE_DMA = 4 } aclsimCoreType;

@@ -51,39 +51,58 @@ __attribute__((target("avx512f"))) inline __m512 roundLanes(__m512 x, CubeRoundi
   return _mm512_load_ps(lanes);
 }
 
+// One block of the B panels: reduction steps k0 .. k0 + steps of panel p
+// (columns p * kPanel .. + width), packed at dst.
+struct PanelBlock {
+  int64_t k0, steps, p, width;
+  float* dst;
+};
+
+// Calls pack(block) for the B panels of a k x n B in blocks of `block_steps`
+// reduction steps x one panel: the walk the packers share. A target-specific
+// packer passes a lambda with its own target attribute (a lambda does not
+// inherit its function's); always_inline puts the walk in the packer first,
+// so that GCC then inlines the lambda into it (without, it stays a call).
+template <typename PackBlock>
+__attribute__((always_inline)) inline void forEachPanelBlock(int64_t block_steps, int64_t k, int64_t n, float* bp,
+                                                             const PackBlock& pack) {
+  const int64_t panels = (n + kPanel - 1) / kPanel;
+  for (int64_t k0 = 0; k0 < k; k0 += block_steps) {
+    const int64_t steps = std::min(block_steps, k - k0);
+    for (int64_t p = 0; p < panels; ++p)
+      pack(PanelBlock{k0, steps, p, std::min(kPanel, n - p * kPanel), bp + (p * k + k0) * kPanel});
+  }
+}
+
 __attribute__((target("avx512f"))) bool packBAvx512(const float* b, int64_t rs, int64_t cs, int64_t k, int64_t n,
                                                    CubeRounding rnd, float* bp) {
   constexpr int64_t kBlock = 16;
-  const int64_t panels = (n + kPanel - 1) / kPanel;
   bool bad = false;
-  for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
-    const int64_t steps = std::min(kBlock, k - k0);
-    for (int64_t p = 0; p < panels; ++p) {
-      const int64_t width = std::min(kPanel, n - p * kPanel);
-      float* dst = bp + (p * k + k0) * kPanel;
-      if (cs == 1) {  // row-major B: one panel row per load
-        const __mmask16 lanes = static_cast<__mmask16>((1u << width) - 1u);
-        for (int64_t kk = 0; kk < steps; ++kk)
-          _mm512_storeu_ps(dst + kk * kPanel,
-                           roundLanes(_mm512_maskz_loadu_ps(lanes, b + (k0 + kk) * rs + p * kPanel), rnd, &bad));
-        continue;
-      }
-      // transposed B (rs == 1): column j's steps are contiguous
-      const __mmask16 step_lanes = static_cast<__mmask16>((1u << steps) - 1u);
-      __m512 v[16];
-#pragma GCC unroll 16
-      for (int j = 0; j < 16; ++j)
-        v[j] = j < width ? roundLanes(_mm512_maskz_loadu_ps(step_lanes, b + (p * kPanel + j) * cs + k0), rnd, &bad)
-                         : _mm512_setzero_ps();
-      simd::transpose16x16(v);
-      if (steps == kBlock) {
-#pragma GCC unroll 16
-        for (int kk = 0; kk < 16; ++kk) _mm512_storeu_ps(dst + kk * kPanel, v[kk]);
-      } else {
-        for (int64_t kk = 0; kk < steps; ++kk) _mm512_storeu_ps(dst + kk * kPanel, v[kk]);
-      }
+  const auto pack_block = [&](const PanelBlock& blk) __attribute__((target("avx512f"))) {
+    if (cs == 1) {  // row-major B: one panel row per load
+      const __mmask16 lanes = static_cast<__mmask16>((1u << blk.width) - 1u);
+      for (int64_t kk = 0; kk < blk.steps; ++kk)
+        _mm512_storeu_ps(blk.dst + kk * kPanel,
+                         roundLanes(_mm512_maskz_loadu_ps(lanes, b + (blk.k0 + kk) * rs + blk.p * kPanel), rnd, &bad));
+      return;
     }
-  }
+    // transposed B (rs == 1): column j's steps are contiguous
+    const __mmask16 step_lanes = static_cast<__mmask16>((1u << blk.steps) - 1u);
+    __m512 v[16];
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j)
+      v[j] = j < blk.width
+                 ? roundLanes(_mm512_maskz_loadu_ps(step_lanes, b + (blk.p * kPanel + j) * cs + blk.k0), rnd, &bad)
+                 : _mm512_setzero_ps();
+    simd::transpose16x16(v);
+    if (blk.steps == kBlock) {
+#pragma GCC unroll 16
+      for (int kk = 0; kk < 16; ++kk) _mm512_storeu_ps(blk.dst + kk * kPanel, v[kk]);
+    } else {
+      for (int64_t kk = 0; kk < blk.steps; ++kk) _mm512_storeu_ps(blk.dst + kk * kPanel, v[kk]);
+    }
+  };
+  forEachPanelBlock(kBlock, k, n, bp, pack_block);
   return bad;
 }
 
@@ -92,25 +111,20 @@ __attribute__((target("avx512f"))) bool packBAvx512(const float* b, int64_t rs, 
 __attribute__((target("avx512f"))) void packHalfBRowsAvx512(const uint16_t* b, int64_t rs, int64_t k, int64_t n,
                                                             float* bp) {
   constexpr int64_t kBlock = 16;
-  const int64_t panels = (n + kPanel - 1) / kPanel;
-  for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
-    const int64_t steps = std::min(kBlock, k - k0);
-    for (int64_t p = 0; p < panels; ++p) {
-      const int64_t width = std::min(kPanel, n - p * kPanel);
-      float* dst = bp + (p * k + k0) * kPanel;
-      for (int64_t kk = 0; kk < steps; ++kk) {
-        const uint16_t* src = b + (k0 + kk) * rs + p * kPanel;
-        uint16_t edge[kPanel];
-        if (width < kPanel) {  // the last panel's padding columns are zeros
-          std::fill(edge + width, edge + kPanel, uint16_t{0});
-          std::memcpy(edge, src, static_cast<size_t>(width) * sizeof(uint16_t));
-          src = edge;
-        }
-        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
-        _mm512_storeu_ps(dst + kk * kPanel, _mm512_maskz_cvtph_ps(0xFFFF, h));
+  const auto pack_block = [&](const PanelBlock& blk) __attribute__((target("avx512f"))) {
+    for (int64_t kk = 0; kk < blk.steps; ++kk) {
+      const uint16_t* src = b + (blk.k0 + kk) * rs + blk.p * kPanel;
+      uint16_t edge[kPanel];
+      if (blk.width < kPanel) {  // the last panel's padding columns are zeros
+        std::fill(edge + blk.width, edge + kPanel, uint16_t{0});
+        std::memcpy(edge, src, static_cast<size_t>(blk.width) * sizeof(uint16_t));
+        src = edge;
       }
+      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+      _mm512_storeu_ps(blk.dst + kk * kPanel, _mm512_maskz_cvtph_ps(0xFFFF, h));
     }
-  }
+  };
+  forEachPanelBlock(kBlock, k, n, bp, pack_block);
 }
 
 // The AVX2 forms of packBAvx512 and packHalfBRowsAvx512: 8 reduction steps at a time, each panel
@@ -138,34 +152,30 @@ __attribute__((target("avx2"))) inline __m256 loadLanes(const float* src, int64_
 __attribute__((target("avx2,f16c"))) bool packBAvx2(const float* b, int64_t rs, int64_t cs, int64_t k, int64_t n,
                                                    CubeRounding rnd, float* bp) {
   constexpr int64_t kBlock = 8;
-  const int64_t panels = (n + kPanel - 1) / kPanel;
   bool bad = false;
-  for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
-    const int64_t steps = std::min(kBlock, k - k0);
-    for (int64_t p = 0; p < panels; ++p) {
-      const int64_t width = std::min(kPanel, n - p * kPanel);
-      float* dst = bp + (p * k + k0) * kPanel;
-      if (cs == 1) {  // row-major B: a panel row is two loads
-        for (int64_t kk = 0; kk < steps; ++kk) {
-          const float* row = b + (k0 + kk) * rs + p * kPanel;
-          _mm256_storeu_ps(dst + kk * kPanel, roundLanesAvx2(loadLanes(row, width), rnd, &bad));
-          _mm256_storeu_ps(dst + kk * kPanel + 8, roundLanesAvx2(loadLanes(row + 8, width - 8), rnd, &bad));
-        }
-        continue;
+  const auto pack_block = [&](const PanelBlock& blk) __attribute__((target("avx2,f16c"))) {
+    if (cs == 1) {  // row-major B: a panel row is two loads
+      for (int64_t kk = 0; kk < blk.steps; ++kk) {
+        const float* row = b + (blk.k0 + kk) * rs + blk.p * kPanel;
+        _mm256_storeu_ps(blk.dst + kk * kPanel, roundLanesAvx2(loadLanes(row, blk.width), rnd, &bad));
+        _mm256_storeu_ps(blk.dst + kk * kPanel + 8, roundLanesAvx2(loadLanes(row + 8, blk.width - 8), rnd, &bad));
       }
-      for (int64_t half = 0; half < 2; ++half) {  // transposed B (rs == 1): columns half * 8 .. + 8
-        __m256 v[8];
-#pragma GCC unroll 8
-        for (int j = 0; j < 8; ++j) {
-          const int64_t col = half * 8 + j;
-          v[j] = col < width ? roundLanesAvx2(loadLanes(b + (p * kPanel + col) * cs + k0, steps), rnd, &bad)
-                             : _mm256_setzero_ps();
-        }
-        simd::transpose8x8(v);
-        for (int64_t kk = 0; kk < steps; ++kk) _mm256_storeu_ps(dst + kk * kPanel + half * 8, v[kk]);
-      }
+      return;
     }
-  }
+    for (int64_t half = 0; half < 2; ++half) {  // transposed B (rs == 1): columns half * 8 .. + 8
+      __m256 v[8];
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j) {
+        const int64_t col = half * 8 + j;
+        v[j] = col < blk.width
+                   ? roundLanesAvx2(loadLanes(b + (blk.p * kPanel + col) * cs + blk.k0, blk.steps), rnd, &bad)
+                   : _mm256_setzero_ps();
+      }
+      simd::transpose8x8(v);
+      for (int64_t kk = 0; kk < blk.steps; ++kk) _mm256_storeu_ps(blk.dst + kk * kPanel + half * 8, v[kk]);
+    }
+  };
+  forEachPanelBlock(kBlock, k, n, bp, pack_block);
   return bad;
 }
 

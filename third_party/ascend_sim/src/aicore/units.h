@@ -84,7 +84,7 @@ struct CubeOperands {
 // c * hp * wp + i * dh * wp + j * dw for kk = (c * kh + i) * kw + j.
 // Conv2DBackpropFilter reads the transposed matrix, rows from a table
 // (row_offset: the taps (c, i, j)) and k_offset the output positions (n, ho,
-// wo) (Note [Filter gradient from the padded input] in ops/conv2d.cpp). The
+// wo) (Note [Filter gradient from the padded input] in ops/conv/conv2d.cpp). The
 // values are img2col's, padding zeros included, so products and bits are too.
 // Without a row table x must stay readable for 11 * sw floats past its last
 // element (tiles that end early read, and discard, whole tiles).
@@ -159,7 +159,7 @@ struct Img2colParams {
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   int64_t dilation_h = 1, dilation_w = 1;
   // The first out_h x out_w windows only, when set (>= 0): a cropped output
-  // (Note [Cropped convolution outputs] in ops/conv2d.cpp).
+  // (Note [Cropped convolution outputs] in ops/conv/conv2d.cpp).
   int64_t out_h = -1, out_w = -1;
   int64_t outH() const {
     return out_h >= 0 ? out_h : (h + pad_top + pad_bottom - dilation_h * (kh - 1) - 1) / stride_h + 1;

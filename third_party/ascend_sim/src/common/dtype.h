@@ -13,7 +13,7 @@
 //   int   -> float: nearest (RNE) value of the target float type
 //   any   -> bool: x != 0;  bool -> any: 0 / 1
 // complex64 is outside both domains: loadFloat / storeFloat and friends do not
-// read or write it. Its kernels (ops/complex_elementwise.h, ops/fft.cpp) use
+// read or write it. Its kernels (ops/pointwise/complex_elementwise.h, ops/fft/fft.cpp) use
 // the two float32 components directly (Note [Complex elementwise kernels]).
 #pragma once
 

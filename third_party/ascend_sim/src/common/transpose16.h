@@ -1,6 +1,6 @@
 // A 16 x 16 fp32 transpose in AVX-512 registers, shared by the Cube's B
 // packing (aicore/cube.cpp, Note [B panels in one pass]) and the NC1HWC0 <->
-// NCHW moves of format/format_access.cpp (Note [NC1HWC0 rows by transposes]),
+// NCHW moves of kernel/format_access.cpp (Note [NC1HWC0 rows by transposes]),
 // and the 8 x 8 one in AVX2 registers that the AVX2 forms of both use.
 #pragma once
 

@@ -19,13 +19,13 @@
 // kernels (MatrixInverse, Cholesky, Svd, ...) are compute-bound and count
 // their LAPACK FLOPs (e.g. 2/3 n^3 for an LU), so their time scales with the
 // matrix size rather than its bytes; the FFT kernels count 5 n log2 n per
-// complex transform of length n (Note [FFT kernels] in ops/fft.cpp).
+// complex transform of length n (Note [FFT kernels] in ops/fft/fft.cpp).
 #pragma once
 
 #include <cstddef>
 
-#include "ops/kernel.h"
-#include "runtime/chip_config.h"
+#include "kernel/kernel.h"
+#include "chip/chip_config.h"
 
 namespace ascend_sim {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/chip_config.h"
+#include "chip/chip_config.h"
 
 namespace ascend_sim {
 namespace hccl {

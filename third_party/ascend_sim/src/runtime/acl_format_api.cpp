@@ -1,4 +1,4 @@
-// C API: the format table (aclsimGetFormatStorageShape, aclsimGetFormatName), a thin
+// C API: the format table (aclsimGetFormatStorageShape, aclsimGetFormatName, aclsimGetFormatInfo), a thin
 // wrapper over format/format_registry.h. The origin dims are the logical
 // shape in the format's base order (ND, NCHW or NCDHW; NHWC takes NCHW dims).
 #include <string>
@@ -40,6 +40,20 @@ ASCEND_SIM_API const char* aclsimGetFormatName(aclFormat format) {
     setRecentError("aclsimGetFormatName: unknown format " + std::to_string(static_cast<int>(format)) +
                    " (known formats: " + knownFormatList() + ")");
   return fi ? fi->name : nullptr;
+}
+
+ASCEND_SIM_API size_t aclsimGetFormatCount(void) { return allFormats().size(); }
+
+ASCEND_SIM_API aclError aclsimGetFormatInfo(size_t index, aclsimFormatInfo* info) {
+  return guardApi("aclsimGetFormatInfo", [&] {
+    if (!info) throwAcl(ACL_ERROR_INVALID_PARAM, "info must not be null");
+    const std::vector<FormatInfo>& rows = allFormats();
+    if (index >= rows.size())
+      throwAcl(ACL_ERROR_INVALID_PARAM, "format index " + std::to_string(index) + " is out of range: the table has " +
+                                            std::to_string(rows.size()) + " formats");
+    const FormatInfo& row = rows[index];
+    *info = aclsimFormatInfo{row.format, row.name, row.base, row.padded ? 1 : 0, row.min_rank, row.max_rank};
+  });
 }
 
 }  // extern "C"

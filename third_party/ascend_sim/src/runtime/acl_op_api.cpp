@@ -2,7 +2,7 @@
 //
 // Note [Launching an op]
 // aclopExecuteV2 works in two halves (see Note [Kernel life cycle] in
-// ops/kernel.h). On the calling thread: check the arguments, find the
+// kernel/kernel.h). On the calling thread: check the arguments, find the
 // kernel, build the OpCall, check every buffer (size against the descriptor;
 // device buffers inside a live allocation of the stream's device), capture the
 // launch context (precision mode, saturation, core counts), find or compile

@@ -23,7 +23,7 @@
 #include <string>
 
 #include "cost/cost_model.h"
-#include "ops/kernel.h"
+#include "kernel/kernel.h"
 #include "runtime/task_recorder.h"
 
 namespace ascend_sim {

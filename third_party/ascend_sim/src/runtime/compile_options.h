@@ -11,8 +11,8 @@
 
 #include <string>
 
-#include "ops/kernel.h"
-#include "runtime/chip_config.h"
+#include "kernel/kernel.h"
+#include "chip/chip_config.h"
 
 namespace ascend_sim {
 

@@ -15,21 +15,10 @@
 #include <string>
 
 #include "ascend_sim/acl.h"
-#include "ops/kernel.h"
+#include "common/acl_error.h"
+#include "kernel/kernel.h"
 
 namespace ascend_sim {
-
-// A runtime failure with a specific status code.
-class ASCEND_SIM_API AclError : public std::runtime_error {
- public:
-  AclError(aclError code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
-  aclError code() const { return code_; }
-
- private:
-  aclError code_;
-};
-
-[[noreturn]] inline void throwAcl(aclError code, const std::string& msg) { throw AclError(code, msg); }
 
 // Records `msg` as the calling thread's most recent error.
 void setRecentError(const std::string& msg);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ascend_sim/acl.h"
-#include "ops/kernel.h"
+#include "kernel/kernel.h"
 
 struct aclTensorDesc {
   aclDataType dtype = ACL_DT_UNDEFINED;

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "common/dtype.h"
-#include "format/format_access.h"
+#include "kernel/format_access.h"
 #include "format/format_registry.h"
 #include "runtime/error_state.h"
 

@@ -19,7 +19,7 @@
 //   logical shape, storage format and shape) joins the manifest that
 //   aclmdlFinalizeDump writes as manifest.json;
 // - an op overflowed when it raised the device's float status (saturation
-//   chips, Note [fp16 overflow]), or, on IEEE chips, when a floating output
+//   chips, Note [fp16 overflow in the store]), or, on IEEE chips, when a floating output
 //   holds inf/NaN while no floating input did.
 // Real CANN writes binary dump files under <path>/<time>/<device>/...; the
 // simulator writes .npy files directly into dump_path, which is what users
@@ -34,7 +34,7 @@
 #include <utility>
 #include <vector>
 
-#include "ops/kernel.h"
+#include "kernel/kernel.h"
 
 namespace ascend_sim {
 

@@ -21,7 +21,7 @@
 
 #include "ascend_sim/acl.h"
 #include "cost/cost_model.h"
-#include "runtime/chip_config.h"
+#include "chip/chip_config.h"
 #include "runtime/device.h"
 #include "runtime/event.h"
 #include "runtime/stream.h"

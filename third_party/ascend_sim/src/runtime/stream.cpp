@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "ops/kernel.h"
+#include "kernel/kernel.h"
 #include "runtime/error_state.h"
 #include "runtime/fault_injection.h"
 

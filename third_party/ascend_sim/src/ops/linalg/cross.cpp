@@ -5,7 +5,7 @@
 // once to y's dtype; integers: in int64, wrapped to y's dtype.
 #include <cstdint>
 
-#include "ops/op_utils.h"
+#include "kernel/op_utils.h"
 
 namespace ascend_sim {
 namespace {

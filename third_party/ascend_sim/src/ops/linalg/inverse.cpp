@@ -15,13 +15,7 @@ namespace linalg {
 namespace {
 
 void validateMatrixInverse(const OpCall& call) {
-  if (call.outputs.size() != 1 && call.outputs.size() != 2)
-    fail(call, ACL_ERROR_OP_OUTPUT_NOT_MATCH,
-         "expected outputs y [, info], got " + std::to_string(call.outputs.size()) + " outputs");
-  checkArity(call, 1, 1, call.outputs.size());
-  const Matrices x = checkMatrices(call, call.inputs[0], "input x", true);
-  checkFloatOut(call, 0, "y", call.inputs[0], call.inputs[0].shape);
-  if (call.outputs.size() == 2) checkInt32Out(call, 1, "info", x.batch);
+  checkSquareWithOptionalInfo(call);
   if (attrBool(call, "adjoint", false))
     fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'adjoint' = true is not supported");
 }
@@ -31,21 +25,19 @@ void computeMatrixInverse(const OpCall& call) {
   const int64_t n = x.rows;
   std::vector<float> lu(static_cast<size_t>(n * n)), y(static_cast<size_t>(n * n));
   std::vector<int> ipiv(static_cast<size_t>(n));
-  for (int64_t b = 0; b < x.count; ++b) {
+  const int ni = lapackInt(n);
+  factorEachMatrix(call, x.count, n == 0, /*info_output=*/1, [&](int64_t b) {
+    loadTransposed(call.inputs[0], b, n, n, lu.data());  // x^T, column-major
     int info = 0;
-    if (n > 0) {
-      loadTransposed(call.inputs[0], b, n, n, lu.data());  // x^T, column-major
-      const int ni = lapackInt(n);
-      sgetrf_(&ni, &ni, lu.data(), &ni, ipiv.data(), &info);
-      std::fill(y.begin(), y.end(), 0.0f);
-      for (int64_t i = 0; i < n; ++i) y[static_cast<size_t>(i + i * n)] = 1.0f;
-      int solve_info = 0;
-      const char trans = 'T';  // (x^T)^T y = I
-      sgetrs_(&trans, &ni, &ni, lu.data(), &ni, ipiv.data(), y.data(), &ni, &solve_info, 1);
-      storeColMajor(call.outputs[0], b, n, n, y.data(), n);
-    }
-    if (call.outputs.size() == 2) storeInts(call.outputs[1], b, 1, &info);
-  }
+    sgetrf_(&ni, &ni, lu.data(), &ni, ipiv.data(), &info);
+    std::fill(y.begin(), y.end(), 0.0f);
+    for (int64_t i = 0; i < n; ++i) y[static_cast<size_t>(i + i * n)] = 1.0f;
+    int solve_info = 0;
+    const char trans = 'T';  // (x^T)^T y = I
+    sgetrs_(&trans, &ni, &ni, lu.data(), &ni, ipiv.data(), y.data(), &ni, &solve_info, 1);
+    storeColMajor(call.outputs[0], b, n, n, y.data(), n);
+    return info;
+  });
 }
 
 KernelCost costMatrixInverse(const OpCall& call) {

@@ -31,24 +31,18 @@ void computeLdlFactor(const OpCall& call) {
   const int64_t n = x.rows;
   const int ni = lapackInt(n);
   const char uplo = 'L';
-  std::vector<float> a(static_cast<size_t>(n * n));
   std::vector<int> ipiv(static_cast<size_t>(n));
-  for (int64_t b = 0; b < x.count; ++b) {
-    int info = 0;
-    if (n > 0) {
-      loadColMajor(call.inputs[0], b, n, n, a.data(), n);
-      zeroTriangle(a.data(), n, n, n, /*keep_upper=*/false);
-      int lwork = -1;
-      float query = 0;
-      ssytrf_(&uplo, &ni, a.data(), &ni, ipiv.data(), &query, &lwork, &info, 1);
-      lwork = workspaceSize(query);
-      std::vector<float> work(static_cast<size_t>(lwork));
-      ssytrf_(&uplo, &ni, a.data(), &ni, ipiv.data(), work.data(), &lwork, &info, 1);
-      storeColMajor(call.outputs[0], b, n, n, a.data(), n);
-      storeInts(call.outputs[1], b * n, n, ipiv.data());
-    }
-    storeInts(call.outputs[2], b, 1, &info);
-  }
+  updateEachSquareMatrix(call, x, /*info_output=*/2, [&](int64_t b, float* a) {
+    zeroTriangle(a, n, n, n, /*keep_upper=*/false);
+    int info = 0, lwork = -1;
+    float query = 0;
+    ssytrf_(&uplo, &ni, a, &ni, ipiv.data(), &query, &lwork, &info, 1);
+    lwork = workspaceSize(query);
+    std::vector<float> work(static_cast<size_t>(lwork));
+    ssytrf_(&uplo, &ni, a, &ni, ipiv.data(), work.data(), &lwork, &info, 1);
+    storeInts(call.outputs[1], b * n, n, ipiv.data());
+    return info;
+  });
 }
 
 KernelCost costLdlFactor(const OpCall& call) {
@@ -59,30 +53,11 @@ KernelCost costLdlFactor(const OpCall& call) {
 
 // ---- LdlSolve: ld, pivots, b -> x with A x = b ------------------------------
 
-struct LdlSolveDims {
-  Matrices ld, b;
-  Shape batch;
-};
-
-LdlSolveDims ldlSolveDims(const OpCall& call) {
-  LdlSolveDims d;
-  d.ld = checkMatrices(call, call.inputs[0], "input ld", true);
-  d.b = checkMatrices(call, call.inputs[2], "input b", false);
-  d.batch = broadcastBatch(call, d.ld, "ld", d.b, "b");
-  return d;
-}
+const FactorSolveInputs kLdlSolveInputs{/*factor=*/0, "ld", /*b=*/2, /*pivots=*/1};
 
 void validateLdlSolve(const OpCall& call) {
   checkArity(call, 3, 3, 1);
-  const LdlSolveDims d = ldlSolveDims(call);
-  checkSameDtype(call, call.inputs[0], "ld", call.inputs[2], "b");
-  checkDtype(call, call.inputs[1], "input pivots", dtBit(ACL_INT32));
-  checkShapeEq(call, call.inputs[1], "input pivots", batchShape(d.ld.batch, {d.ld.rows}), "ld batch + [n]");
-  if (d.b.rows != d.ld.rows)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         "b has " + std::to_string(d.b.rows) + " rows but ld is " + std::to_string(d.ld.rows) + " x " +
-             std::to_string(d.ld.rows));
-  checkFloatOut(call, 0, "x", call.inputs[0], batchShape(d.batch, {d.b.rows, d.b.cols}));
+  checkFactorSolve(call, kLdlSolveInputs);
 }
 
 // The pivots of matrix `index`, checked to describe valid blocks (ssytrs
@@ -103,28 +78,19 @@ std::vector<int> loadLdlPivots(const OpCall& call, int64_t index, int64_t n) {
 }
 
 void computeLdlSolve(const OpCall& call) {
-  const LdlSolveDims d = ldlSolveDims(call);
-  const int64_t n = d.ld.rows, nrhs = d.b.cols, count = numelOf(d.batch);
-  if (n == 0 || nrhs == 0) return;
-  const std::vector<int64_t> ld_of = batchIndex(d.ld.batch, d.batch), b_of = batchIndex(d.b.batch, d.batch);
+  const FactorSolve s = factorSolveOperands(call, kLdlSolveInputs);
+  const int64_t n = s.factor.rows;
   const char uplo = 'L';
-  const int ni = lapackInt(n), ki = lapackInt(nrhs);
-  std::vector<float> a(static_cast<size_t>(n * n)), x(static_cast<size_t>(n * nrhs));
-  for (int64_t i = 0; i < count; ++i) {
-    const int64_t li = ld_of[static_cast<size_t>(i)];
-    const std::vector<int> ipiv = loadLdlPivots(call, li, n);
-    loadColMajor(call.inputs[0], li, n, n, a.data(), n);
-    loadColMajor(call.inputs[2], b_of[static_cast<size_t>(i)], n, nrhs, x.data(), n);
+  const int ni = lapackInt(n), ki = lapackInt(s.b.cols);
+  solveEachMatrix(call, kLdlSolveInputs, s, [&](int64_t ld_index, const float* a, float* x) {
+    const std::vector<int> ipiv = loadLdlPivots(call, ld_index, n);
     int info = 0;
-    ssytrs_(&uplo, &ni, &ki, a.data(), &ni, ipiv.data(), x.data(), &ni, &info, 1);
-    storeColMajor(call.outputs[0], i, n, nrhs, x.data(), n);
-  }
+    ssytrs_(&uplo, &ni, &ki, a, &ni, ipiv.data(), x, &ni, &info, 1);
+  });
 }
 
 KernelCost costLdlSolve(const OpCall& call) {
-  const LdlSolveDims d = ldlSolveDims(call);
-  const double n = static_cast<double>(d.ld.rows);
-  return aiCpuCost(call, static_cast<double>(numelOf(d.batch)) * 2.0 * n * n * static_cast<double>(d.b.cols));
+  return factorSolveCost(call, factorSolveOperands(call, kLdlSolveInputs));
 }
 
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"LdlFactor", &validateLdlFactor, &computeLdlFactor, &costLdlFactor});

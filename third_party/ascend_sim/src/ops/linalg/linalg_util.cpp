@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <utility>
 
 namespace ascend_sim {
 namespace linalg {
@@ -128,6 +129,108 @@ KernelCost aiCpuCost(const OpCall& call, double flops) {
   for (const TensorArg& t : call.outputs) c.mte_bytes += tensorBytes(t);
   c.flops = flops;
   return c;
+}
+
+Matrices checkSquareWithOptionalInfo(const OpCall& call) {
+  if (call.outputs.size() != 1 && call.outputs.size() != 2)
+    fail(call, ACL_ERROR_OP_OUTPUT_NOT_MATCH,
+         "expected outputs y [, info], got " + std::to_string(call.outputs.size()) + " outputs");
+  checkArity(call, 1, 1, call.outputs.size());
+  const Matrices x = checkMatrices(call, call.inputs[0], "input x", true);
+  checkFloatOut(call, 0, "y", call.inputs[0], call.inputs[0].shape);
+  if (call.outputs.size() == 2) checkInt32Out(call, 1, "info", x.batch);
+  return x;
+}
+
+void factorEachMatrix(const OpCall& call, int64_t count, bool empty, size_t info_output,
+                      const std::function<int(int64_t index)>& factor) {
+  for (int64_t index = 0; index < count; ++index) {
+    const int info = empty ? 0 : factor(index);
+    if (info_output < call.outputs.size()) storeInts(call.outputs[info_output], index, 1, &info);
+  }
+}
+
+void updateEachSquareMatrix(const OpCall& call, const Matrices& x, size_t info_output,
+                            const std::function<int(int64_t index, float* a)>& update) {
+  const int64_t n = x.rows;
+  std::vector<float> a(static_cast<size_t>(n * n));
+  factorEachMatrix(call, x.count, n == 0, info_output, [&](int64_t index) {
+    loadColMajor(call.inputs[0], index, n, n, a.data(), n);
+    const int info = update(index, a.data());
+    storeColMajor(call.outputs[0], index, n, n, a.data(), n);
+    return info;
+  });
+}
+
+namespace {
+
+// A solve operand and its name in messages.
+struct SolveOperand {
+  size_t input;
+  std::string name;
+  bool square;
+};
+
+// Note [Solve operands in input order].
+bool factorFirst(const FactorSolveInputs& in) { return in.factor < in.b; }
+
+// The factor and b, in input order.
+std::pair<SolveOperand, SolveOperand> inInputOrder(const FactorSolveInputs& in) {
+  const SolveOperand factor{in.factor, in.factor_name, true}, b{in.b, "b", false};
+  if (factorFirst(in)) return {factor, b};
+  return {b, factor};
+}
+
+}  // namespace
+
+FactorSolve factorSolveOperands(const OpCall& call, const FactorSolveInputs& in) {
+  const auto [first, second] = inInputOrder(in);
+  const Matrices m1 = checkMatrices(call, call.inputs[first.input], "input " + first.name, first.square);
+  const Matrices m2 = checkMatrices(call, call.inputs[second.input], "input " + second.name, second.square);
+  FactorSolve s;
+  s.batch = broadcastBatch(call, m1, first.name, m2, second.name);
+  s.factor = factorFirst(in) ? m1 : m2;
+  s.b = factorFirst(in) ? m2 : m1;
+  return s;
+}
+
+FactorSolve checkFactorSolve(const OpCall& call, const FactorSolveInputs& in) {
+  const FactorSolve s = factorSolveOperands(call, in);
+  const auto [first, second] = inInputOrder(in);
+  checkSameDtype(call, call.inputs[first.input], first.name, call.inputs[second.input], second.name);
+  const std::string factor_name = in.factor_name;
+  if (in.pivots >= 0) {
+    const TensorArg& pivots = call.inputs[static_cast<size_t>(in.pivots)];
+    checkDtype(call, pivots, "input pivots", dtBit(ACL_INT32));
+    checkShapeEq(call, pivots, "input pivots", batchShape(s.factor.batch, {s.factor.rows}),
+                 factor_name + " batch + [n]");
+  }
+  if (s.b.rows != s.factor.rows)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "b has " + std::to_string(s.b.rows) + " rows but " + factor_name + " is " + std::to_string(s.factor.rows) +
+             " x " + std::to_string(s.factor.rows));
+  checkFloatOut(call, 0, "x", call.inputs[0], batchShape(s.batch, {s.b.rows, s.b.cols}));
+  return s;
+}
+
+void solveEachMatrix(const OpCall& call, const FactorSolveInputs& in, const FactorSolve& s,
+                     const std::function<void(int64_t factor_index, const float* a, float* x)>& solve) {
+  const int64_t n = s.factor.rows, nrhs = s.b.cols, count = numelOf(s.batch);
+  if (n == 0 || nrhs == 0) return;
+  const std::vector<int64_t> factor_of = batchIndex(s.factor.batch, s.batch), b_of = batchIndex(s.b.batch, s.batch);
+  std::vector<float> a(static_cast<size_t>(n * n)), x(static_cast<size_t>(n * nrhs));
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t fi = factor_of[static_cast<size_t>(i)];
+    loadColMajor(call.inputs[in.factor], fi, n, n, a.data(), n);
+    loadColMajor(call.inputs[in.b], b_of[static_cast<size_t>(i)], n, nrhs, x.data(), n);
+    solve(fi, a.data(), x.data());
+    storeColMajor(call.outputs[0], i, n, nrhs, x.data(), n);
+  }
+}
+
+KernelCost factorSolveCost(const OpCall& call, const FactorSolve& s) {
+  const double n = static_cast<double>(s.factor.rows);
+  return aiCpuCost(call, static_cast<double>(numelOf(s.batch)) * 2.0 * n * n * static_cast<double>(s.b.cols));
 }
 
 double luFlops(double m, double n) {

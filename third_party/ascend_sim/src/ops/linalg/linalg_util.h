@@ -1,6 +1,7 @@
 // Shared pieces of the linear algebra kernels (OPS.md "Linear algebra (AI
 // CPU)"): batch-of-matrices shapes, column-major working copies, batch
-// broadcasting and the AI CPU cost.
+// broadcasting, the batch loops of the factorisations and of the solves with
+// a factor, and the AI CPU cost.
 //
 // Note [Linear algebra kernels]
 // CANN runs MatrixInverse, Cholesky, Qr, Svd, ... on the AI CPU, so these
@@ -23,10 +24,11 @@
 // of bounds (pivots outside [1, n]) is a device fault.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "ops/op_utils.h"
+#include "kernel/op_utils.h"
 
 namespace ascend_sim {
 namespace linalg {
@@ -91,6 +93,64 @@ int workspaceSize(float query);
 
 // AI CPU cost: every operand moved once, `flops` computed (Note [Op cost]).
 KernelCost aiCpuCost(const OpCall& call, double flops);
+
+// ---- Batched factorisations (Cholesky, CholeskyInverse, MatrixInverse, Lu,
+// LdlFactor) ------------------------------------------------------------------
+
+// Checks the outputs of a kernel x -> y [, info] on square matrices: y has
+// x's dtype and shape, the optional info is int32 of x's batch shape.
+// Returns x (input 0) seen as matrices.
+Matrices checkSquareWithOptionalInfo(const OpCall& call);
+
+// Runs `factor(index)` on each of the `count` matrices of a batch and stores
+// the LAPACK info it returns at element `index` of output `info_output`,
+// when the call has that output. Empty matrices (`empty`) are not factorised:
+// their info is 0.
+void factorEachMatrix(const OpCall& call, int64_t count, bool empty, size_t info_output,
+                      const std::function<int(int64_t index)>& factor);
+// factorEachMatrix for the kernels that rewrite each square matrix of x
+// (input 0, checked by checkMatrices) in place into output 0 (Cholesky,
+// CholeskyInverse, LdlFactor): matrix `index` is loaded column-major into an
+// n x n scratch `a`, update(index, a) runs LAPACK on it and returns its info,
+// and a is stored into output 0.
+void updateEachSquareMatrix(const OpCall& call, const Matrices& x, size_t info_output,
+                            const std::function<int(int64_t index, float* a)>& update);
+
+// ---- Solves with a factorisation (LuSolve, LdlSolve, CholeskySolve) ----------
+
+// Where a solve kernel x = A^-1 b finds A's factor and b.
+struct FactorSolveInputs {
+  size_t factor;            // a batch of square n x n factors
+  const char* factor_name;  // its name in messages: "lu", "ld", "factor"
+  size_t b;                 // a batch of n x nrhs right-hand sides
+  int pivots;               // int32 pivots, shape factor batch + [n]; -1: none
+};
+
+// The operands of a solve seen as matrices, with their broadcast batch.
+struct FactorSolve {
+  Matrices factor, b;
+  Shape batch;  // x's batch
+};
+
+// Note [Solve operands in input order]
+// The factor and b are checked, and named in messages, in the order of their
+// inputs (LuSolve, LdlSolve: factor first; CholeskySolve: b first), so that
+// every kernel reports the first bad operand as it always did.
+
+// The factor and b checked by checkMatrices, their batches broadcast.
+FactorSolve factorSolveOperands(const OpCall& call, const FactorSolveInputs& in);
+// All of a solve kernel's checks but its arity and attributes: the operands,
+// b's dtype is the factor's, the pivots, b has n rows, and output x is
+// batch + [n, nrhs] of that dtype.
+FactorSolve checkFactorSolve(const OpCall& call, const FactorSolveInputs& in);
+// For every matrix of the batch: loads the factor into `a` (column-major
+// n x n) and b into `x` (column-major n x nrhs), calls
+// solve(factor_index, a, x) to solve in place and stores x into output 0.
+// Does nothing when n or nrhs is 0.
+void solveEachMatrix(const OpCall& call, const FactorSolveInputs& in, const FactorSolve& s,
+                     const std::function<void(int64_t factor_index, const float* a, float* x)>& solve);
+// AI CPU cost of the solves: 2 n^2 nrhs FLOPs a matrix.
+KernelCost factorSolveCost(const OpCall& call, const FactorSolve& s);
 
 // LAPACK FLOP counts of one matrix (LAWN 41), used by the kernels' costs.
 double luFlops(double m, double n);               // getrf

@@ -43,20 +43,18 @@ void computeLu(const OpCall& call) {
   const int64_t k = std::min(d.m, d.n);
   std::vector<float> a(static_cast<size_t>(d.m * d.n));
   std::vector<int> ipiv(static_cast<size_t>(k));
-  for (int64_t b = 0; b < d.x.count; ++b) {
+  const int m = lapackInt(d.m), n = lapackInt(d.n);
+  factorEachMatrix(call, d.x.count, k == 0, /*info_output=*/2, [&](int64_t b) {
+    if (t)
+      loadTransposed(call.inputs[0], b, d.x.rows, d.x.cols, a.data());
+    else
+      loadColMajor(call.inputs[0], b, d.x.rows, d.x.cols, a.data(), d.m);
     int info = 0;
-    if (k > 0) {
-      if (t)
-        loadTransposed(call.inputs[0], b, d.x.rows, d.x.cols, a.data());
-      else
-        loadColMajor(call.inputs[0], b, d.x.rows, d.x.cols, a.data(), d.m);
-      const int m = lapackInt(d.m), n = lapackInt(d.n);
-      sgetrf_(&m, &n, a.data(), &m, ipiv.data(), &info);
-      storeColMajor(call.outputs[0], b, d.m, d.n, a.data(), d.m);
-      storeInts(call.outputs[1], b * k, k, ipiv.data());
-    }
-    storeInts(call.outputs[2], b, 1, &info);
-  }
+    sgetrf_(&m, &n, a.data(), &m, ipiv.data(), &info);
+    storeColMajor(call.outputs[0], b, d.m, d.n, a.data(), d.m);
+    storeInts(call.outputs[1], b * k, k, ipiv.data());
+    return info;
+  });
 }
 
 KernelCost costLu(const OpCall& call) {
@@ -66,57 +64,27 @@ KernelCost costLu(const OpCall& call) {
 
 // ---- LuSolve: lu, pivots, b -> x (A x = b, or A^T x = b with adjoint) ------
 
-struct LuSolveDims {
-  Matrices lu, b;
-  Shape batch;  // broadcast batch of lu and b
-};
-
-LuSolveDims luSolveDims(const OpCall& call) {
-  LuSolveDims d;
-  d.lu = checkMatrices(call, call.inputs[0], "input lu", true);
-  d.b = checkMatrices(call, call.inputs[2], "input b", false);
-  d.batch = broadcastBatch(call, d.lu, "lu", d.b, "b");
-  return d;
-}
+const FactorSolveInputs kLuSolveInputs{/*factor=*/0, "lu", /*b=*/2, /*pivots=*/1};
 
 void validateLuSolve(const OpCall& call) {
   checkArity(call, 3, 3, 1);
-  const LuSolveDims d = luSolveDims(call);
-  checkSameDtype(call, call.inputs[0], "lu", call.inputs[2], "b");
-  checkDtype(call, call.inputs[1], "input pivots", dtBit(ACL_INT32));
-  checkShapeEq(call, call.inputs[1], "input pivots", batchShape(d.lu.batch, {d.lu.rows}), "lu batch + [n]");
-  if (d.b.rows != d.lu.rows)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         "b has " + std::to_string(d.b.rows) + " rows but lu is " + std::to_string(d.lu.rows) + " x " +
-             std::to_string(d.lu.rows));
-  checkFloatOut(call, 0, "x", call.inputs[0], batchShape(d.batch, {d.b.rows, d.b.cols}));
+  checkFactorSolve(call, kLuSolveInputs);
   attrBool(call, "adjoint", false);
 }
 
 void computeLuSolve(const OpCall& call) {
-  const LuSolveDims d = luSolveDims(call);
-  const int64_t n = d.lu.rows, nrhs = d.b.cols, count = numelOf(d.batch);
-  if (n == 0 || nrhs == 0) return;
-  const std::vector<int64_t> lu_of = batchIndex(d.lu.batch, d.batch), b_of = batchIndex(d.b.batch, d.batch);
+  const FactorSolve s = factorSolveOperands(call, kLuSolveInputs);
+  const int64_t n = s.factor.rows;
   const char trans = attrBool(call, "adjoint", false) ? 'T' : 'N';
-  std::vector<float> a(static_cast<size_t>(n * n)), x(static_cast<size_t>(n * nrhs));
-  for (int64_t i = 0; i < count; ++i) {
-    const int64_t li = lu_of[static_cast<size_t>(i)];
-    const std::vector<int> ipiv = loadPivots(call, call.inputs[1], li, n, n);
-    loadColMajor(call.inputs[0], li, n, n, a.data(), n);
-    loadColMajor(call.inputs[2], b_of[static_cast<size_t>(i)], n, nrhs, x.data(), n);
-    const int ni = lapackInt(n), ki = lapackInt(nrhs);
+  const int ni = lapackInt(n), ki = lapackInt(s.b.cols);
+  solveEachMatrix(call, kLuSolveInputs, s, [&](int64_t lu_index, const float* a, float* x) {
+    const std::vector<int> ipiv = loadPivots(call, call.inputs[1], lu_index, n, n);
     int info = 0;
-    sgetrs_(&trans, &ni, &ki, a.data(), &ni, ipiv.data(), x.data(), &ni, &info, 1);
-    storeColMajor(call.outputs[0], i, n, nrhs, x.data(), n);
-  }
+    sgetrs_(&trans, &ni, &ki, a, &ni, ipiv.data(), x, &ni, &info, 1);
+  });
 }
 
-KernelCost costLuSolve(const OpCall& call) {
-  const LuSolveDims d = luSolveDims(call);
-  const double n = static_cast<double>(d.lu.rows);
-  return aiCpuCost(call, static_cast<double>(numelOf(d.batch)) * 2.0 * n * n * static_cast<double>(d.b.cols));
-}
+KernelCost costLuSolve(const OpCall& call) { return factorSolveCost(call, factorSolveOperands(call, kLuSolveInputs)); }
 
 // ---- LuUnpack: lu, pivots -> [p,] [l, u] ------------------------------------
 

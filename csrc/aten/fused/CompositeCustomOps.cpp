@@ -1,0 +1,72 @@
+// Custom npu:: operators of torch_npu written with aten operators.
+//
+// Note [Composite custom ops]
+// These are registered as CompositeImplicitAutograd (`composite: true` in the
+// YAML): each is a short expression of aten operators, so its NPU kernels are
+// the ones those operators run (Transpose, BroadcastTo, MatMul, Cast, Swish,
+// ...) and autograd is theirs. On a CPU tensor they compute the same
+// expression on the CPU. The ones torch_npu runs as one fused CANN kernel
+// (FastGelu, RmsNorm, RotaryMul, SoftmaxCrossEntropyWithLogits) are not
+// composites: see FusedLlmOps.cpp.
+#include <ATen/ATen.h>
+
+#include "NPUCustomFunctions.h"
+#include "csrc/aten/random/DropoutOps.h"
+
+namespace at_npu {
+namespace native {
+
+// torch_npu's v1.11 name of npu_dropout.
+std::tuple<at::Tensor, at::Tensor> NPUCustomFunctions::_npu_dropout(const at::Tensor& self, double p) {
+  return callNpuDropout(self, p);
+}
+
+at::Tensor NPUCustomFunctions::npu_dtype_cast(const at::Tensor& self, at::ScalarType dtype) {
+  return self.to(dtype);
+}
+
+at::Tensor NPUCustomFunctions::npu_transpose(const at::Tensor& self, at::IntArrayRef perm, bool require_contiguous) {
+  TORCH_CHECK(static_cast<int64_t>(perm.size()) == self.dim(), "npu_transpose: perm ", perm, " must name all ",
+              self.dim(), " dims of the input of shape ", self.sizes());
+  const at::Tensor t = self.permute(perm);
+  return require_contiguous ? t.contiguous() : t;
+}
+
+at::Tensor NPUCustomFunctions::npu_broadcast(const at::Tensor& self, at::IntArrayRef size) {
+  return self.expand(size).contiguous();
+}
+
+at::Tensor NPUCustomFunctions::npu_confusion_transpose(const at::Tensor& self, at::IntArrayRef perm,
+                                                       at::IntArrayRef shape, bool transpose_first) {
+  if (transpose_first) return self.permute(perm).contiguous().view(shape);
+  return self.reshape(shape).permute(perm).contiguous();
+}
+
+at::Tensor NPUCustomFunctions::npu_linear(const at::Tensor& input, const at::Tensor& weight,
+                                          const c10::optional<at::Tensor>& bias) {
+  TORCH_CHECK(input.dim() == 2 && weight.dim() == 2, "npu_linear: expected 2-D input and weight, got ", input.sizes(),
+              " and ", weight.sizes());
+  return at::linear(input, weight, bias);
+}
+
+at::Tensor NPUCustomFunctions::npu_bmmV2(const at::Tensor& self, const at::Tensor& mat2, at::IntArrayRef output_sizes) {
+  at::Tensor result = at::matmul(self, mat2);
+  TORCH_CHECK(output_sizes.empty() || result.sizes() == output_sizes, "npu_bmmV2: output_sizes ", output_sizes,
+              " do not match the product's shape ", result.sizes());
+  return result;
+}
+
+at::Tensor& NPUCustomFunctions::one_(at::Tensor& self) { return self.fill_(1); }
+
+at::Tensor NPUCustomFunctions::npu_silu(const at::Tensor& self) { return at::silu(self); }
+
+at::Tensor NPUCustomFunctions::npu_mish(const at::Tensor& self) { return at::mish(self); }
+
+at::Tensor NPUCustomFunctions::npu_layer_norm_eval(const at::Tensor& input, at::IntArrayRef normalized_shape,
+                                                   const c10::optional<at::Tensor>& weight,
+                                                   const c10::optional<at::Tensor>& bias, double eps) {
+  return at::layer_norm(input, normalized_shape, weight, bias, eps);
+}
+
+}  // namespace native
+}  // namespace at_npu

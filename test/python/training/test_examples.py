@@ -1,0 +1,46 @@
+"""The examples run end to end (small settings) and print what they promise."""
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import REPO_ROOT as ROOT
+
+
+def _run(script, *args, env=None):
+    result = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "examples", script), *args], cwd="/tmp",
+                            capture_output=True, text=True, timeout=600, env=dict(os.environ, **(env or {})))
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize("script", ["transformer_lm.py", "lstm_lm.py"])
+def test_language_models_learn_and_report_throughput(script):
+    out = _run(script, "--steps", "12", "--print-every", "11", "--batch-size", "8", "--bptt", "16")
+    losses = [float(v) for v in re.findall(r"loss\s+([0-9.]+)", out)]
+    assert len(losses) == 2 and losses[-1] < losses[0], out  # it learns
+    assert re.search(r"tokens/s \(host\), [0-9.]+ ms simulated per step", out), out
+
+
+def test_bert_step_reports_both_presets():
+    out = _run("bert_step.py", "--soc", "both", "--layers", "2", "--hidden", "64", "--heads", "4", "--vocab", "500",
+               "--seq", "32", "--steps", "2")
+    for soc in ("Ascend910A", "Ascend910B2"):
+        assert re.search(soc + r": simulated training step [0-9.]+ ms = [0-9.]+ sentences/s", out), out
+
+
+def test_throughput_prediction_runs_both_models_in_o2():
+    # Small settings (the full prediction takes minutes): 2 images, a 1-layer encoder.
+    out = _run("predict_throughput.py", "--steps", "2", "--batch-size", "2", "--bert-layers", "1", "--breakdown")
+    for name, unit in (("resnet50", "images"), ("bert", "sentences")):
+        match = re.search(name + r": O2, batch 2: simulated step ([0-9.]+) ms = ([0-9]+) " + unit + "/s", out)
+        assert match and float(match.group(1)) > 0, out
+    assert "ForeachNonFiniteCheckAndUnscale" in out and "bound by:" in out, out
+
+
+def test_profile_example_writes_the_e2e_files_and_the_report(tmp_path):
+    out = _run("profile_resnet18.py", "--out", str(tmp_path), "--batch-size", "2", "--image-size", "32")
+    assert re.search(r"[0-9]+ device tasks, [0-9.]+ ms simulated NPU time", out) and "Self NPU" in out, out
+    for name in ("op_summary_0.csv", "op_statistic_0.csv", "trace_0.json", "report_0.html"):
+        assert (tmp_path / name).stat().st_size > 0, name

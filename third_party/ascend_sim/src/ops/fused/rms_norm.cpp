@@ -1,0 +1,143 @@
+// RmsNorm and RmsNormGrad (OPS.md "Fused LLM kernels"), on the Vector unit:
+// the root-mean-square normalisation of LLaMA-style models, one kernel each
+// way where an unfused graph runs Pow, ReduceMean, Add, Rsqrt, Mul, Mul.
+//
+// Note [RMS norm rows]
+// gamma's shape is the trailing dims of x: x is seen as [M, N] with N =
+// gamma's element count. Per row, in fp32 (fp16/bf16 widened):
+//   rstd = 1 / sqrt(S(x^2) / N + epsilon),   y = x * rstd * gamma,
+// S the sum of Note [Pairwise blocks] (block size of x's dtype), one rounding
+// of y to x's dtype. rstd is written per row in fp32 (shape: x's with gamma's
+// dims set to 1). The gradient, with g = dy * gamma:
+//   dx = rstd * (g - x * rstd^2 * S(g * x) / N)               (per row)
+//   dgamma = S_rows(dy * x * rstd)                            (per column, fp32)
+// where the column sums run over the M rows in ascending order by the same
+// pairwise rule. gamma may have its own float dtype.
+#include <cmath>
+#include <vector>
+
+#include "kernel/op_utils.h"
+#include "ops/reduce/reduce_util.h"
+
+namespace ascend_sim {
+namespace {
+
+struct Rows {
+  int64_t m = 0, n = 0;
+};
+
+// gamma's shape must be the trailing dims of x.
+Rows rowsOf(const OpCall& call, const TensorArg& x, const TensorArg& gamma) {
+  const size_t r = x.shape.size(), k = gamma.shape.size();
+  bool trailing = k >= 1 && k <= r;
+  for (size_t i = 0; trailing && i < k; ++i) trailing = gamma.shape[i] == x.shape[r - k + i];
+  if (!trailing)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "gamma shape " + shapeToString(gamma.shape) + " must be the trailing dims of x shape " +
+             shapeToString(x.shape));
+  Rows rows;
+  rows.n = gamma.numel();
+  rows.m = rows.n == 0 ? 0 : x.numel() / rows.n;
+  return rows;
+}
+
+void checkRstd(const OpCall& call, const TensorArg& rstd, const std::string& name, const Rows& rows) {
+  checkDtype(call, rstd, name, dtBit(ACL_FLOAT));
+  if (rstd.numel() != rows.m)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         name + " shape " + shapeToString(rstd.shape) + " must hold one value per row (" + std::to_string(rows.m) +
+             " rows)");
+}
+
+// inputs: x, gamma; outputs: y, rstd.
+void validateRmsNorm(const OpCall& call) {
+  checkArity(call, 2, 2, 2);
+  const TensorArg &x = call.inputs[0], &gamma = call.inputs[1];
+  checkDtype(call, x, "input x", kFloatTypes);
+  checkDtype(call, gamma, "input gamma", kFloatTypes);
+  const Rows rows = rowsOf(call, x, gamma);
+  checkSameDtype(call, x, "x", call.outputs[0], "output y");
+  checkShapeEq(call, call.outputs[0], "output y", x.shape, "x shape");
+  checkRstd(call, call.outputs[1], "output rstd", rows);
+  attrFloat(call, "epsilon", 1e-6f);
+}
+
+void computeRmsNorm(const OpCall& call) {
+  const TensorArg &x = call.inputs[0], &gamma = call.inputs[1];
+  const TensorArg &y = call.outputs[0], &rstd_out = call.outputs[1];
+  const Rows rows = rowsOf(call, x, gamma);
+  const float eps = attrFloat(call, "epsilon", 1e-6f);
+  const int64_t n = rows.n, block = reduceBlockElems(x.dtype);
+  std::vector<float> g(n), row(n), sq(n), out(n);
+  loadFloat(gamma.dtype, gamma.data, 0, 1, n, g.data());
+  for (int64_t i = 0; i < rows.m; ++i) {
+    loadFloat(x.dtype, x.data, i * n, 1, n, row.data());
+    for (int64_t j = 0; j < n; ++j) sq[j] = row[j] * row[j];
+    const float rstd = 1.0f / std::sqrt(pairwiseSum(sq.data(), n, block) / static_cast<float>(n) + eps);
+    for (int64_t j = 0; j < n; ++j) out[j] = row[j] * rstd * g[j];
+    storeFloat(y.dtype, y.data, i * n, n, out.data());
+    storeFloat(rstd_out.dtype, rstd_out.data, i, 1, &rstd);
+  }
+}
+
+KernelCost costRmsNorm(const OpCall& call) {
+  KernelCost c = vectorCost(call);
+  c.vector_bytes += tensorBytes(call.inputs[0]);  // the sum-of-squares pass reads x once more
+  c.flops = 4.0 * static_cast<double>(call.inputs[0].numel());
+  return c;
+}
+
+// inputs: dy, x, rstd, gamma; outputs: dx, dgamma (fp32).
+void validateRmsNormGrad(const OpCall& call) {
+  checkArity(call, 4, 4, 2);
+  const TensorArg &dy = call.inputs[0], &x = call.inputs[1], &gamma = call.inputs[3];
+  checkDtype(call, x, "input x", kFloatTypes);
+  checkDtype(call, gamma, "input gamma", kFloatTypes);
+  const Rows rows = rowsOf(call, x, gamma);
+  checkSameDtype(call, x, "x", dy, "input dy");
+  checkShapeEq(call, dy, "input dy", x.shape, "x shape");
+  checkRstd(call, call.inputs[2], "input rstd", rows);
+  checkSameDtype(call, x, "x", call.outputs[0], "output dx");
+  checkShapeEq(call, call.outputs[0], "output dx", x.shape, "x shape");
+  checkDtype(call, call.outputs[1], "output dgamma", dtBit(ACL_FLOAT));
+  checkShapeEq(call, call.outputs[1], "output dgamma", gamma.shape, "gamma shape");
+}
+
+void computeRmsNormGrad(const OpCall& call) {
+  const TensorArg &dy = call.inputs[0], &x = call.inputs[1], &rstd_in = call.inputs[2], &gamma = call.inputs[3];
+  const TensorArg &dx = call.outputs[0], &dgamma = call.outputs[1];
+  const Rows rows = rowsOf(call, x, gamma);
+  const int64_t m = rows.m, n = rows.n, block = reduceBlockElems(x.dtype);
+  std::vector<float> g(n), xr(n), dyr(n), gx(n), out(n);
+  std::vector<float> dy_xhat(static_cast<size_t>(m * n));  // [M][N] terms of dgamma's column sums
+  loadFloat(gamma.dtype, gamma.data, 0, 1, n, g.data());
+  for (int64_t i = 0; i < m; ++i) {
+    float rstd;
+    loadFloat(rstd_in.dtype, rstd_in.data, i, 1, 1, &rstd);
+    loadFloat(x.dtype, x.data, i * n, 1, n, xr.data());
+    loadFloat(dy.dtype, dy.data, i * n, 1, n, dyr.data());
+    for (int64_t j = 0; j < n; ++j) {
+      gx[j] = dyr[j] * g[j] * xr[j];
+      dy_xhat[i * n + j] = dyr[j] * (xr[j] * rstd);
+    }
+    const float mean_gx = pairwiseSum(gx.data(), n, block) / static_cast<float>(n);
+    const float r2 = rstd * rstd;
+    for (int64_t j = 0; j < n; ++j) out[j] = rstd * (dyr[j] * g[j] - xr[j] * r2 * mean_gx);
+    storeFloat(dx.dtype, dx.data, i * n, n, out.data());
+  }
+  reduceColumnsFloat(dy_xhat.data(), m, n, block, ReduceKind::kSum, out.data());
+  storeFloat(dgamma.dtype, dgamma.data, 0, n, out.data());
+}
+
+KernelCost costRmsNormGrad(const OpCall& call) {
+  KernelCost c = vectorCost(call);
+  c.vector_bytes += tensorBytes(call.inputs[1]);  // the column sums read the products again
+  c.flops = 8.0 * static_cast<double>(call.inputs[1].numel());
+  return c;
+}
+
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"RmsNorm", &validateRmsNorm, &computeRmsNorm, &costRmsNorm});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"RmsNormGrad", &validateRmsNormGrad, &computeRmsNormGrad, &costRmsNormGrad});
+
+}  // namespace
+}  // namespace ascend_sim
