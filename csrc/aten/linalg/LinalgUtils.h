@@ -1,4 +1,4 @@
-// Helpers shared by the linear algebra ops (csrc/aten/Linalg*.cpp), which run
+// Helpers shared by the linear algebra ops (csrc/aten/linalg/), which run
 // the simulator's AI CPU kernels of OPS.md "Linear algebra (AI CPU)".
 //
 // Note [Linear algebra on the NPU]
