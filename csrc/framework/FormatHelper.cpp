@@ -1,5 +1,6 @@
 #include "csrc/framework/FormatHelper.h"
 
+#include <array>
 #include <atomic>
 
 #include <c10/util/Exception.h>
@@ -12,12 +13,20 @@
 namespace torch_npu {
 namespace {
 
-// The simulator's row of `format`, or null for an id it does not model.
+// The simulator's row of `format`, or null for an id it does not model. Every new NPU tensor asks
+// (effectiveFormat, isBaseFormat), so the rows are indexed by id once rather than searched per call.
 const sim::FormatRow* rowOf(aclFormat format) {
-  for (const sim::FormatRow& row : sim::formatTable()) {
-    if (row.format == format) return &row;
-  }
-  return nullptr;
+  constexpr int kMaxId = 64;  // ACL format ids are small (FRACTAL_Z_3D is 33)
+  static const std::array<const sim::FormatRow*, kMaxId> by_id = [] {
+    std::array<const sim::FormatRow*, kMaxId> index{};
+    for (const sim::FormatRow& row : sim::formatTable()) {
+      TORCH_INTERNAL_ASSERT(row.format >= 0 && row.format < kMaxId, "format id ", static_cast<int>(row.format),
+                            " outside the plugin's index");
+      index[row.format] = &row;
+    }
+    return index;
+  }();
+  return format >= 0 && format < kMaxId ? by_id[format] : nullptr;
 }
 
 std::atomic<bool> g_allow_internal_format{true};
