@@ -18,7 +18,10 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              "npu_dropout_backward", "npu_dropout_gen_mask", "npu_dropout_do_mask", "npu_dropout_with_add_softmax",
              "npu_dropout_with_add_softmax_backward", "npu_fusion_attention",
              "npu_fusion_attention_grad", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_rms_norm_backward",
-             "npu_rotary_mul_backward", "npu_softmax_cross_entropy_with_logits_backward", "npu_slice")
+             "npu_rotary_mul_backward", "npu_softmax_cross_entropy_with_logits_backward", "npu_slice",
+             # detection (csrc/aten/detection/NpuDetectionOps.cpp)
+             "npu_nms_v4", "npu_nms_with_mask", "npu_batch_nms", "npu_iou", "npu_ptiou", "npu_roi_align",
+             "npu_roi_alignbk", "npu_bounding_box_encode", "npu_bounding_box_decode")
 TENSOR_METHODS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "one_")
 
 

@@ -13,25 +13,43 @@ namespace detection {
 
 using torch_npu::OpCommand;
 
+namespace {
+
+// What ROIAlign and ROIAlignGrad share: the pooled size, sampling and end mode, checked and as attributes.
+struct AlignArgs {
+  double spatial_scale;
+  int64_t pooled_height, pooled_width, sample_num, roi_end_mode;
+};
+
+void checkAlignArgs(const char* op, const AlignArgs& a) {
+  checkPooledSize(op, a.pooled_height, a.pooled_width);
+  TORCH_CHECK(a.sample_num >= 0, op, ": sample_num must be >= 0 (0 = adaptive), got ", a.sample_num);
+  TORCH_CHECK(a.roi_end_mode >= 0 && a.roi_end_mode <= 2, op, ": roi_end_mode must be 0, 1 or 2, got ", a.roi_end_mode);
+}
+
+void runAlign(OpCommand& cmd, const AlignArgs& a) {
+  cmd.Attr("spatial_scale", static_cast<float>(a.spatial_scale))
+      .Attr("pooled_height", a.pooled_height)
+      .Attr("pooled_width", a.pooled_width)
+      .Attr("sample_num", a.sample_num)
+      .Attr("roi_end_mode", a.roi_end_mode)
+      .Run();
+}
+
+}  // namespace
+
 at::Tensor roiAlign(const char* op, const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
                     int64_t pooled_height, int64_t pooled_width, int64_t sample_num, int64_t roi_end_mode) {
   checkFeatureMap(op, input);
   checkRois(op, rois, input);
-  checkPooledSize(op, pooled_height, pooled_width);
-  TORCH_CHECK(sample_num >= 0, op, ": sampling_ratio must be >= 0 (0 = adaptive), got ", sample_num);
+  const AlignArgs args{spatial_scale, pooled_height, pooled_width, sample_num, roi_end_mode};
+  checkAlignArgs(op, args);
   at::Tensor out = torch_npu::emptyNpu({rois.size(0), input.size(1), pooled_height, pooled_width}, input.scalar_type(),
                                        input.device());
   if (out.numel() == 0) return out;
-  OpCommand("ROIAlign")
-      .Input(input)
-      .Input(rois)
-      .Output(out)
-      .Attr("spatial_scale", static_cast<float>(spatial_scale))
-      .Attr("pooled_height", pooled_height)
-      .Attr("pooled_width", pooled_width)
-      .Attr("sample_num", sample_num)
-      .Attr("roi_end_mode", roi_end_mode)
-      .Run();
+  OpCommand cmd("ROIAlign");
+  cmd.Input(input).Input(rois).Output(out);
+  runAlign(cmd, args);
   return out;
 }
 
@@ -40,24 +58,17 @@ at::Tensor roiAlignBackward(const char* op, const at::Tensor& grad, const at::Te
                             int64_t roi_end_mode) {
   checkInputSize(op, input_size);
   checkRois(op, rois, grad);
-  checkPooledSize(op, pooled_height, pooled_width);
+  const AlignArgs args{spatial_scale, pooled_height, pooled_width, sample_num, roi_end_mode};
+  checkAlignArgs(op, args);
   TORCH_CHECK(grad.dim() == 4 && grad.size(0) == rois.size(0) && grad.size(1) == input_size[1] &&
                   grad.size(2) == pooled_height && grad.size(3) == pooled_width,
               op, ": grad of shape ", grad.sizes(), " must be [K, C, pooled_height, pooled_width] = [", rois.size(0),
               ", ", input_size[1], ", ", pooled_height, ", ", pooled_width, "]");
   at::Tensor grad_input = torch_npu::emptyNpu(input_size, grad.scalar_type(), grad.device());
   if (grad.numel() == 0 || grad_input.numel() == 0) return grad_input.zero_();
-  OpCommand("ROIAlignGrad")
-      .Input(grad)
-      .Input(rois)
-      .Output(grad_input)
-      .Attr("xdiff_shape", input_size)
-      .Attr("spatial_scale", static_cast<float>(spatial_scale))
-      .Attr("pooled_height", pooled_height)
-      .Attr("pooled_width", pooled_width)
-      .Attr("sample_num", sample_num)
-      .Attr("roi_end_mode", roi_end_mode)
-      .Run();
+  OpCommand cmd("ROIAlignGrad");
+  cmd.Input(grad).Input(rois).Output(grad_input).Attr("xdiff_shape", input_size);
+  runAlign(cmd, args);
   return grad_input;
 }
 

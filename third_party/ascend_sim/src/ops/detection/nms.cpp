@@ -21,28 +21,11 @@
 #include <vector>
 
 #include "kernel/aicpu_kernel.h"
+#include "ops/detection/box_util.h"
 #include "ops/detection/roi_util.h"
 
 namespace ascend_sim {
 namespace {
-
-struct Corners {
-  float x1, y1, x2, y2, area;
-};
-
-Corners cornersOf(const float* b) {
-  Corners c{std::min(b[0], b[2]), std::min(b[1], b[3]), std::max(b[0], b[2]), std::max(b[1], b[3]), 0};
-  c.area = (c.x2 - c.x1) * (c.y2 - c.y1);
-  return c;
-}
-
-float iouOf(const Corners& a, const Corners& b) {
-  if (!(a.area > 0) || !(b.area > 0)) return 0.0f;
-  const float w = std::max(std::min(a.x2, b.x2) - std::max(a.x1, b.x1), 0.0f);
-  const float h = std::max(std::min(a.y2, b.y2) - std::max(a.y1, b.y1), 0.0f);
-  const float inter = w * h;
-  return inter / (a.area + b.area - inter);
-}
 
 void validateNonMaxSuppressionV4(const OpCall& call) {
   checkArity(call, 5, 5, 2);
@@ -87,18 +70,11 @@ void computeNonMaxSuppressionV4(const OpCall& call) {
     const bool na = std::isnan(sv[a]), nb = std::isnan(sv[b]);
     return na || nb ? na && !nb : sv[a] > sv[b];
   });
-  std::vector<Corners> kept;
-  std::vector<int64_t> selected(static_cast<size_t>(capacity), 0);
-  int64_t num = 0;
-  for (int64_t i : order) {
-    if (num >= max_out) break;
-    const Corners c = cornersOf(&bv[static_cast<size_t>(i * 4)]);
-    const bool suppressed =
-        std::any_of(kept.begin(), kept.end(), [&](const Corners& k) { return iouOf(k, c) > iou_threshold; });
-    if (suppressed) continue;
-    kept.push_back(c);
-    selected[static_cast<size_t>(num++)] = i;
-  }
+  std::vector<Corners> boxes(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) boxes[i] = cornersOf(&bv[static_cast<size_t>(i * 4)]);
+  std::vector<int64_t> selected = greedySuppress(boxes, order, iou_threshold, max_out);
+  const int64_t num = static_cast<int64_t>(selected.size());
+  selected.resize(static_cast<size_t>(capacity), 0);
   if (capacity > 0) storeInt(out.dtype, out.data, 0, capacity, selected.data());
   storeInt(count.dtype, count.data, 0, 1, &num);
 }

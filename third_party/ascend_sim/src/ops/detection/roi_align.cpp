@@ -10,8 +10,9 @@
 //   0  torchvision aligned=False: the roi is [x1, x2] * scale, at least 1 pixel wide;
 //   1  the legacy end-inclusive box: [x1, x2 + 1] * scale, at least 1 pixel wide;
 //   2  torchvision aligned=True: [x1, x2] * scale shifted by -0.5 pixel, any size.
-// (0 and 2 are what mmcv and torch_npu pass for aligned=False / True; mode 1,
-// CANN's default, is the project's reading of "end + 1".) Each bin averages a
+// (0 and 2 are what mmcv and torch_npu pass for aligned=False / True; mode 1 is
+// CANN's default, whose "end + 1" reading reproduces the gradient upstream
+// torch_npu's npu_roi_alignbk test expects.) Each bin averages a
 // grid of samples at the centres of its sub-cells; a sample reads the map
 // bilinearly: beyond one pixel outside the map it is 0, within the border
 // pixel it clamps to the edge. Sums run in fp32 in sample order (rows, then

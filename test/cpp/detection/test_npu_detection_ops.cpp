@@ -1,0 +1,189 @@
+// torch_npu's detection ops (npu_nms_v4, npu_nms_with_mask, npu_batch_nms,
+// npu_iou, npu_roi_align / npu_roi_alignbk, npu_bounding_box_encode / decode)
+// against torchvision's CPU kernels or CPU compositions, upstream torch_npu's
+// literal test cases, and their errors.
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include "npu_test_util.h"
+#include "torchvision_ops.h"
+
+using namespace torch_npu_test;
+
+namespace {
+
+template <typename Sig>
+c10::TypedOperatorHandle<Sig> npuOp(const char* name) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow((std::string("npu::") + name).c_str(), "").typed<Sig>();
+}
+
+using NmsSig = at::Tensor(const at::Tensor&, const at::Tensor&, double);
+
+at::Tensor randomBoxes(int64_t k, double size) {
+  at::Tensor xy = at::rand({k, 2}) * size;
+  return at::cat({xy, xy + at::rand({k, 2}) * size / 2}, 1);
+}
+
+template <typename Fn>
+void expectErrorMentioning(Fn fn, const std::string& text) {
+  try {
+    fn();
+    ADD_FAILURE() << "no error; expected one mentioning " << text;
+  } catch (const c10::Error& e) { EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what(); }
+}
+
+}  // namespace
+
+TEST(NpuDetectionOps, NmsV4AndNmsWithMaskAgainstTorchvision) {
+  SKIP_WITHOUT_TORCHVISION();
+  auto nms = visionOp<NmsSig>("nms");
+  auto v4 = npuOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, const at::Scalar&,
+                                                     const at::Tensor&, const at::Tensor&, bool)>("npu_nms_v4");
+  const at::Tensor boxes = randomBoxes(100, 100), scores = at::rand({100});
+  for (int64_t max_out : {0, 5, 100}) {
+    at::Tensor sel, valid;
+    std::tie(sel, valid) =
+        v4.call(boxes.to(npu()), scores.to(npu()), max_out, at::tensor(0.5f).to(npu()), at::tensor(0.3f), true);
+    ASSERT_EQ(sel.sizes(), at::IntArrayRef({max_out}));
+    ASSERT_EQ(sel.scalar_type(), at::kInt);
+    const at::Tensor above = scores.gt(0.3f).nonzero().flatten();
+    at::Tensor want = above.index_select(0, nms.call(boxes.index_select(0, above), scores.index_select(0, above), 0.5));
+    want = want.narrow(0, 0, std::min<int64_t>(max_out, want.numel()));
+    ASSERT_EQ(valid.item<int>(), want.numel());
+    expectClose(sel.narrow(0, 0, want.numel()).to(at::kLong), want);
+  }
+  // npu_nms_with_mask visits rows in order: with descending scores it keeps what nms keeps.
+  auto with_mask =
+      npuOp<std::tuple<at::Tensor, at::Tensor, at::Tensor>(const at::Tensor&, const at::Scalar&)>("npu_nms_with_mask");
+  const at::Tensor ordered = at::linspace(1, 0.01, 100);
+  at::Tensor out, idx, mask;
+  std::tie(out, idx, mask) = with_mask.call(at::cat({boxes, ordered.unsqueeze(1)}, 1).to(npu()), 0.4);
+  expectClose(out, at::cat({boxes, ordered.unsqueeze(1)}, 1));
+  expectClose(idx, at::arange(100, at::kInt));
+  at::Tensor kept = at::zeros({100}, at::kByte);
+  kept.index_fill_(0, nms.call(boxes, ordered, 0.4), 1);
+  expectClose(mask, kept);
+  // Upstream torch_npu's case.
+  std::tie(out, idx, mask) =
+      with_mask.call(at::tensor({0.f, 1.f, 2.f, 3.f, 0.6f, 6.f, 7.f, 8.f, 9.f, 0.4f}).reshape({2, 5}).to(npu()), 0.5);
+  expectClose(idx, at::tensor({0, 1}, at::kInt));
+  expectClose(mask, at::tensor({1, 1}, at::kByte));
+  expectErrorMentioning([&] { with_mask.call(at::rand({3, 4}).to(npu()), 0.5); }, "npu_nms_with_mask: input must be");
+}
+
+TEST(NpuDetectionOps, BatchNmsAgainstPerClassNms) {
+  SKIP_WITHOUT_TORCHVISION();
+  auto nms = visionOp<NmsSig>("nms");
+  auto batch_nms = npuOp<std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>(
+      const at::Tensor&, const at::Tensor&, double, double, int64_t, int64_t, bool, bool)>("npu_batch_nms");
+  const int64_t b = 2, a = 30, c = 3, per_class = 4, total = 9;
+  const at::Tensor boxes = randomBoxes(b * a, 50).reshape({b, a, 1, 4});
+  const at::Tensor scores = at::rand({b, a, c});
+  at::Tensor nb, ns, ncls, nnum;
+  std::tie(nb, ns, ncls, nnum) =
+      batch_nms.call(boxes.to(npu()), scores.to(npu()), 0.2, 0.5, per_class, total, false, false);
+  for (int64_t i = 0; i < b; ++i) {
+    std::vector<std::tuple<float, int64_t, int64_t>> kept;  // score, class, anchor
+    for (int64_t k = 0; k < c; ++k) {
+      const at::Tensor s = scores[i].select(1, k);
+      const at::Tensor cand = s.gt(0.2f).nonzero().flatten();
+      at::Tensor keep =
+          cand.index_select(0, nms.call(boxes[i].squeeze(1).index_select(0, cand), s.index_select(0, cand), 0.5));
+      for (int64_t r = 0; r < std::min<int64_t>(per_class, keep.numel()); ++r) {
+        const int64_t anchor = keep[r].item<int64_t>();
+        kept.emplace_back(s[anchor].item<float>(), k, anchor);
+      }
+    }
+    std::stable_sort(kept.begin(), kept.end(),
+                     [](const auto& x, const auto& y) { return std::get<0>(x) > std::get<0>(y); });
+    const int64_t num = std::min<int64_t>(total, kept.size());
+    ASSERT_EQ(nnum[i].item<int>(), num);
+    for (int64_t r = 0; r < total; ++r) {
+      const float want_score = r < num ? std::get<0>(kept[r]) : 0.f;
+      EXPECT_FLOAT_EQ(ns[i][r].item<float>(), want_score) << "batch " << i << " row " << r;
+      EXPECT_FLOAT_EQ(ncls[i][r].item<float>(), r < num ? float(std::get<1>(kept[r])) : 0.f);
+      if (r < num) expectClose(nb[i][r], boxes[i][std::get<2>(kept[r])][0]);
+    }
+  }
+  expectErrorMentioning([&] { batch_nms.call(boxes.to(npu()), scores.to(npu()), 0.2, 0.5, 0, total, false, false); },
+                        "npu_batch_nms: max_size_per_class and max_total_size must be positive");
+}
+
+TEST(NpuDetectionOps, IouAgainstACpuComposition) {
+  auto iou = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, int64_t)>("npu_iou");
+  const at::Tensor b = randomBoxes(7, 20), g = randomBoxes(5, 20);
+  const at::Tensor lt = at::max(b.narrow(1, 0, 2).unsqueeze(0), g.narrow(1, 0, 2).unsqueeze(1));
+  const at::Tensor rb = at::min(b.narrow(1, 2, 2).unsqueeze(0), g.narrow(1, 2, 2).unsqueeze(1));
+  const at::Tensor inter = (rb - lt).clamp_min(0).prod(2);
+  const at::Tensor area_b = (b.narrow(1, 2, 2) - b.narrow(1, 0, 2)).prod(1),
+                   area_g = (g.narrow(1, 2, 2) - g.narrow(1, 0, 2)).prod(1);
+  expectClose(iou.call(b.to(npu()), g.to(npu()), 0), inter / (area_b.unsqueeze(0) + area_g.unsqueeze(1) - inter));
+  expectClose(iou.call(b.to(npu()), g.to(npu()), 1), inter / area_g.unsqueeze(1));
+  // Upstream torch_npu's example (fp16): exact 0.5 and 1.0 where the chip's fp16 path gives 0.4985 and 0.9961.
+  const at::Tensor bb =
+      at::tensor({0.f, 0.f, 10.f, 10.f, 10.f, 10.f, 20.f, 20.f, 32.f, 32.f, 38.f, 42.f}).reshape({3, 4});
+  const at::Tensor gg =
+      at::tensor({0.f, 0.f, 10.f, 20.f, 0.f, 10.f, 10.f, 10.f, 10.f, 10.f, 20.f, 20.f}).reshape({3, 4});
+  expectClose(iou.call(bb.to(at::kHalf).to(npu()), gg.to(at::kHalf).to(npu()), 0),
+              at::tensor({0.4985f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.9961f, 0.f}).reshape({3, 3}).to(at::kHalf), 5e-3,
+              1e-3);
+  expectErrorMentioning([&] { iou.call(b.to(npu()), g.to(npu()), 3); },
+                        "npu_iou: mode must be 0 (iou) or 1 (iof), got 3");
+  expectErrorMentioning([&] { iou.call(b.narrow(1, 0, 3).to(npu()), g.to(npu()), 0); },
+                        "npu_iou: bboxes must be [N, 4]");
+}
+
+TEST(NpuDetectionOps, RoiAlignAndItsBackward) {
+  auto align = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, int64_t, int64_t, int64_t, int64_t)>(
+      "npu_roi_align");
+  auto alignbk = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, at::IntArrayRef, int64_t, int64_t, double,
+                                  int64_t, c10::optional<int64_t>)>("npu_roi_alignbk");
+  // Upstream torch_npu's case.
+  const at::Tensor x = at::arange(1, 37, at::kFloat).reshape({1, 1, 6, 6});
+  const at::Tensor rois = at::tensor({0.f, -2.f, -2.f, 22.f, 22.f}).reshape({1, 5});
+  expectClose(align.call(x.to(npu()), rois.to(npu()), 0.25, 3, 3, 2, 0),
+              at::tensor({4.5f, 6.5f, 8.5f, 16.5f, 18.5f, 20.5f, 28.5f, 30.5f, 32.5f}).reshape({1, 1, 3, 3}));
+  if (loadTorchvision()) {
+    auto tv_bwd = visionOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, int64_t, int64_t, int64_t, int64_t,
+                                      int64_t, int64_t, int64_t, bool)>("_roi_align_backward");
+    const at::Tensor g = at::randn({1, 1, 3, 3});
+    for (int64_t mode : {0, 2})
+      expectClose(alignbk.call(g.to(npu()), rois.to(npu()), {1, 1, 6, 6}, 3, 3, 0.25, 2, mode),
+                  tv_bwd.call(g, rois, 0.25, 3, 3, 1, 1, 6, 6, 2, mode == 2));
+  }
+  expectErrorMentioning([&] { align.call(x.to(npu()), rois.to(npu()), 0.25, 3, 3, -1, 0); },
+                        "npu_roi_align: sample_num must be >= 0");
+  expectErrorMentioning([&] { align.call(x.to(npu()), rois.to(npu()), 0.25, 3, 3, 2, 3); },
+                        "npu_roi_align: roi_end_mode must be 0, 1 or 2, got 3");
+}
+
+TEST(NpuDetectionOps, BoundingBoxEncodeAndDecode) {
+  auto encode = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, double, double, double, double, double,
+                                 double, double)>("npu_bounding_box_encode");
+  auto decode = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, double, double, double, double, double,
+                                 double, double, at::IntArrayRef, double)>("npu_bounding_box_decode");
+  const at::Tensor a = at::tensor({1.f, 2.f, 3.f, 4.f, 3.f, 4.f, 5.f, 6.f}).reshape({2, 4});
+  const at::Tensor b = at::tensor({5.f, 6.f, 7.f, 8.f, 7.f, 8.f, 9.f, 6.f}).reshape({2, 4});
+  // Upstream torch_npu's cases (its expected values are fp16-rounded).
+  for (auto dtype : {at::kFloat, at::kHalf}) {
+    expectClose(encode.call(a.to(dtype).to(npu()), b.to(dtype).to(npu()), 0, 0, 0, 0, 0.1, 0.1, 0.2, 0.2),
+                at::tensor({13.3281f, 13.3281f, 0.f, 0.f, 13.3281f, 6.6641f, 0.f, -5.4922f}).reshape({2, 4}).to(dtype),
+                2e-3, 2e-3);
+    expectClose(decode.call(a.to(dtype).to(npu()), b.to(dtype).to(npu()), 0, 0, 0, 0, 1, 1, 1, 1, {10, 10}, 0.1),
+                at::tensor({2.5f, 6.5f, 9.f, 9.f, 9.f, 9.f, 9.f, 9.f}).reshape({2, 4}).to(dtype), 1e-3, 1e-3);
+  }
+  // Random boxes against the formulas in CPU ops: decode(encode(g)) gives g back (inside the clamp).
+  const at::Tensor anchors = randomBoxes(20, 40) + 1, gts = randomBoxes(20, 40) + 1;
+  const at::Tensor deltas = encode.call(anchors.to(npu()), gts.to(npu()), 0.1, -0.1, 0, 0.05, 0.1, 0.1, 0.2, 0.2);
+  const at::Tensor size = anchors.narrow(1, 2, 2) - anchors.narrow(1, 0, 2) + 1;
+  const at::Tensor gsize = gts.narrow(1, 2, 2) - gts.narrow(1, 0, 2) + 1;
+  const at::Tensor centre = (anchors.narrow(1, 0, 2) + anchors.narrow(1, 2, 2)) / 2;
+  const at::Tensor gcentre = (gts.narrow(1, 0, 2) + gts.narrow(1, 2, 2)) / 2;
+  const at::Tensor want =
+      (at::cat({(gcentre - centre) / size, (gsize / size).log()}, 1) - at::tensor({0.1f, -0.1f, 0.f, 0.05f})) /
+      at::tensor({0.1f, 0.1f, 0.2f, 0.2f});
+  expectClose(deltas, want, 1e-4, 1e-4);
+  expectClose(decode.call(anchors.to(npu()), deltas, 0.1, -0.1, 0, 0.05, 0.1, 0.1, 0.2, 0.2, {1000, 1000}, 0.001), gts,
+              1e-4, 1e-3);
+  expectErrorMentioning([&] { decode.call(a.to(npu()), b.to(npu()), 0, 0, 0, 0, 1, 1, 1, 1, {10}, 0.1); },
+                        "npu_bounding_box_decode: max_shape must be (h, w)");
+}
