@@ -21,7 +21,8 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              "npu_rotary_mul_backward", "npu_softmax_cross_entropy_with_logits_backward", "npu_slice",
              # detection (csrc/aten/detection/NpuDetectionOps.cpp)
              "npu_nms_v4", "npu_nms_with_mask", "npu_batch_nms", "npu_iou", "npu_ptiou", "npu_roi_align",
-             "npu_roi_alignbk", "npu_bounding_box_encode", "npu_bounding_box_decode")
+             "npu_roi_alignbk", "npu_bounding_box_encode", "npu_bounding_box_decode", "npu_deformable_conv2d",
+             "npu_deformable_conv2dbk")
 TENSOR_METHODS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "one_")
 
 

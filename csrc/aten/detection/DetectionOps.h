@@ -46,10 +46,12 @@ struct DeformConvArgs {
 // DeformableOffsets then Conv2D (Note [Deformable sampling]).
 at::Tensor deformConv2d(const char* op, const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
                         const at::Tensor& mask, const at::Tensor& bias, const DeformConvArgs& a);
-// (grad_input, grad_weight, grad_offset, grad_mask, grad_bias).
+// (grad_input, grad_weight, grad_offset, grad_mask, grad_bias); `saved_patches`, when defined, are the
+// forward's DeformableOffsets output, used instead of sampling again.
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deformConv2dBackward(
     const char* op, const at::Tensor& grad, const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
-    const at::Tensor& mask, const at::Tensor& bias, const DeformConvArgs& a);
+    const at::Tensor& mask, const at::Tensor& bias, const DeformConvArgs& a,
+    const at::Tensor& saved_patches = at::Tensor());
 
 // Argument checks shared by the region ops.
 void checkFeatureMap(const char* op, const at::Tensor& input);

@@ -187,3 +187,31 @@ TEST(NpuDetectionOps, BoundingBoxEncodeAndDecode) {
   expectErrorMentioning([&] { decode.call(a.to(npu()), b.to(npu()), 0, 0, 0, 0, 1, 1, 1, 1, {10}, 0.1); },
                         "npu_bounding_box_decode: max_shape must be (h, w)");
 }
+
+TEST(NpuDetectionOps, DeformableConv2dAgainstTorchvision) {
+  SKIP_WITHOUT_TORCHVISION();
+  using DeformSig =
+      at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, int64_t,
+                 int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool);
+  auto tv = visionOp<DeformSig>("deform_conv2d");
+  auto npu_deform = npuOp<std::tuple<at::Tensor, at::Tensor>(
+      const at::Tensor&, const at::Tensor&, const at::Tensor&, const c10::optional<at::Tensor>&, at::IntArrayRef,
+      at::IntArrayRef, at::IntArrayRef, at::IntArrayRef, int64_t, int64_t, bool)>("npu_deformable_conv2d");
+  const at::Tensor x = at::rand({2, 4, 7, 6}), w = at::rand({6, 2, 3, 3}) - 0.5, b = at::rand({6});
+  const at::Tensor offset = at::rand({2, 3 * 2 * 9, 7, 6}) * 3 - 1.5;  // [x block, y block, mask], 2 groups
+  // torchvision's layout: (dy, dx) per kernel point, the mask apart.
+  const at::Tensor xs = offset.narrow(1, 0, 18).reshape({2, 2, 9, 1, 7, 6});
+  const at::Tensor ys = offset.narrow(1, 18, 18).reshape({2, 2, 9, 1, 7, 6});
+  const at::Tensor tv_offset = at::cat({ys, xs}, 3).reshape({2, 36, 7, 6}), mask = offset.narrow(1, 36, 18);
+  at::Tensor out, patches;
+  std::tie(out, patches) = npu_deform.call(x.to(npu()), w.to(npu()), offset.to(npu()), b.to(npu()), {3, 3},
+                                           {1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, 2, 2, true);
+  expectClose(out, tv.call(x, w, tv_offset, mask.contiguous(), b, 1, 1, 1, 1, 1, 1, 2, 2, true), 1e-4, 1e-4);
+  EXPECT_EQ(patches.sizes(), at::IntArrayRef({2, 4, 21, 18}));
+  expectErrorMentioning(
+      [&] {
+        npu_deform.call(x.to(npu()), w.to(npu()), offset.to(npu()), b.to(npu()), {3, 3}, {1, 1, 1, 1}, {1, 2, 1, 1},
+                        {1, 1, 1, 1}, 2, 2, true);
+      },
+      "npu_deformable_conv2d: padding [top, bottom, left, right] must be symmetric");
+}
