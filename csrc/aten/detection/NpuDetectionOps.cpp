@@ -15,13 +15,21 @@ namespace {
 
 using torch_npu::OpCommand;
 
-void checkBoxes(const char* op, const at::Tensor& t, const char* name, int64_t width = 4) {
-  TORCH_CHECK(t.dim() == 2 && t.size(1) == width, op, ": ", name, " must be [N, ", width, "], got shape ", t.sizes());
+void checkBoxes(const char* op, const at::Tensor& t, const char* name) {
+  TORCH_CHECK(t.dim() == 2 && t.size(1) == 4, op, ": ", name, " must be [N, 4], got shape ", t.sizes());
   TORCH_CHECK(at::isFloatingType(t.scalar_type()), op, ": ", name, " must be floating point, got ", t.scalar_type());
 }
 
 std::vector<float> fourFloats(double a, double b, double c, double d) {
   return {static_cast<float>(a), static_cast<float>(b), static_cast<float>(c), static_cast<float>(d)};
+}
+
+// Two [N, 4] box tensors of one shape (the coders' inputs).
+void checkBoxPair(const char* op, const at::Tensor& a, const char* a_name, const at::Tensor& b, const char* b_name) {
+  checkBoxes(op, a, a_name);
+  checkBoxes(op, b, b_name);
+  TORCH_CHECK(a.sizes() == b.sizes(), op, ": ", a_name, " and ", b_name, " must have one shape, got ", a.sizes(),
+              " and ", b.sizes());
 }
 
 void checkOneValue(const char* op, const at::Tensor& t, const char* name) {
@@ -152,10 +160,7 @@ at::Tensor NPUCustomFunctions::npu_bounding_box_encode(const at::Tensor& anchor_
                                                        double means0, double means1, double means2, double means3,
                                                        double stds0, double stds1, double stds2, double stds3) {
   const char* op = "npu_bounding_box_encode";
-  checkBoxes(op, anchor_box, "anchor_box");
-  checkBoxes(op, ground_truth_box, "ground_truth_box");
-  TORCH_CHECK(anchor_box.sizes() == ground_truth_box.sizes(), op, ": anchor_box and ground_truth_box must have one ",
-              "shape, got ", anchor_box.sizes(), " and ", ground_truth_box.sizes());
+  checkBoxPair(op, anchor_box, "anchor_box", ground_truth_box, "ground_truth_box");
   TORCH_CHECK(stds0 != 0 && stds1 != 0 && stds2 != 0 && stds3 != 0, op, ": stds must be non-zero, got (", stds0, ", ",
               stds1, ", ", stds2, ", ", stds3, ")");
   at::Tensor out = torch_npu::emptyNpuLike(anchor_box);
@@ -178,10 +183,7 @@ at::Tensor NPUCustomFunctions::npu_bounding_box_decode(const at::Tensor& rois, c
   TORCH_CHECK(max_shape.size() == 2 && max_shape[0] > 0 && max_shape[1] > 0, op,
               ": max_shape must be (h, w), both positive, got ", max_shape);
   TORCH_CHECK(wh_ratio_clip > 0, op, ": wh_ratio_clip must be positive, got ", wh_ratio_clip);
-  checkBoxes(op, rois, "rois");
-  checkBoxes(op, deltas, "deltas");
-  TORCH_CHECK(rois.sizes() == deltas.sizes(), op, ": rois and deltas must have one shape, got ", rois.sizes(), " and ",
-              deltas.sizes());
+  checkBoxPair(op, rois, "rois", deltas, "deltas");
   at::Tensor out = torch_npu::emptyNpuLike(rois);
   if (out.numel() == 0) return out;
   OpCommand("BoundingBoxDecode")

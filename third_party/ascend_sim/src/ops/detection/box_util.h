@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -32,6 +33,17 @@ inline float iouOf(const Corners& a, const Corners& b) {
   if (!(a.area > 0) || !(b.area > 0)) return 0.0f;
   const float inter = intersection(a, b);
   return inter / (a.area + b.area - inter);
+}
+
+// Orders candidate indices by descending score, ties by position in `order`;
+// NaN scores come first, as PyTorch's descending sort puts them.
+template <typename ScoreOf>
+void sortByScoreDescending(std::vector<int64_t>& order, const ScoreOf& score) {
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    const float sa = score(a), sb = score(b);
+    const bool na = std::isnan(sa), nb = std::isnan(sb);
+    return na || nb ? na && !nb : sa > sb;
+  });
 }
 
 // Greedy NMS over `order` (indices into `boxes`, best first): the selected

@@ -64,12 +64,8 @@ void computeNonMaxSuppressionV4(const OpCall& call) {
   const std::vector<float> bv = loadAllFloat(call.inputs[0]), sv = loadAllFloat(call.inputs[1]);
   std::vector<int64_t> order;
   for (int64_t i = 0; i < n; ++i)
-    if (std::isinf(score_threshold) && score_threshold < 0 ? true : sv[i] > score_threshold) order.push_back(i);
-  // NaN scores sort first, as PyTorch's descending sort puts them.
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    const bool na = std::isnan(sv[a]), nb = std::isnan(sv[b]);
-    return na || nb ? na && !nb : sv[a] > sv[b];
-  });
+    if (score_threshold == -INFINITY || sv[i] > score_threshold) order.push_back(i);
+  sortByScoreDescending(order, [&](int64_t i) { return sv[i]; });
   std::vector<Corners> boxes(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) boxes[i] = cornersOf(&bv[static_cast<size_t>(i * 4)]);
   std::vector<int64_t> selected = greedySuppress(boxes, order, iou_threshold, max_out);

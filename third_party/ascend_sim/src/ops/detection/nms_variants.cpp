@@ -134,7 +134,7 @@ void computeBatchMultiClassNonMaxSuppression(const OpCall& call) {
         corners[a] = cornersOf(&bv[static_cast<size_t>(((b * na + a) * q + (q == 1 ? 0 : c)) * 4)]);
         if (score(a) > score_thr) order.push_back(a);
       }
-      std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return score(x) > score(y); });
+      sortByScoreDescending(order, score);  // no NaN here: NaN never passes the threshold
       const std::vector<int64_t> sel = greedySuppress(corners, order, iou_thr, per_class);
       for (size_t r = 0; r < sel.size(); ++r) kept.push_back({score(sel[r]), c, static_cast<int64_t>(r), sel[r]});
     }
