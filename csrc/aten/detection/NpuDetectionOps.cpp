@@ -54,6 +54,9 @@ std::tuple<at::Tensor, at::Tensor> NPUCustomFunctions::npu_nms_v4(const at::Tens
   TORCH_CHECK(max_out >= 0, op, ": max_output_size must be >= 0, got ", max_out);
   at::Tensor selected = torch_npu::emptyNpu({max_out}, at::kInt, self.device());
   at::Tensor valid = torch_npu::emptyNpu({}, at::kInt, self.device());
+  // OpCommand skips a launch with an empty output, so max_output_size 0
+  // never reaches the kernel: the count is written here.
+  if (max_out == 0) return {selected, valid.zero_()};
   OpCommand cmd("NonMaxSuppressionV4");
   cmd.Input(self).Input(scores).InputScalar(max_out, at::kInt);
   torch_npu::addInputAs(cmd, iou_threshold.reshape({}), at::kFloat);

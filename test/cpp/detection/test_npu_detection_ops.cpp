@@ -39,10 +39,12 @@ TEST(NpuDetectionOps, NmsV4AndNmsWithMaskAgainstTorchvision) {
   auto v4 = npuOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, const at::Scalar&,
                                                      const at::Tensor&, const at::Tensor&, bool)>("npu_nms_v4");
   const at::Tensor boxes = randomBoxes(100, 100), scores = at::rand({100});
+  const at::Tensor npu_boxes = boxes.to(npu()), npu_scores = scores.to(npu()), iou = at::tensor(0.5f).to(npu());
   for (int64_t max_out : {0, 5, 100}) {
+    // A freed block of ones for the outputs: the count must be written even when no launch happens.
+    at::full({1}, 1.0f).to(npu());
     at::Tensor sel, valid;
-    std::tie(sel, valid) =
-        v4.call(boxes.to(npu()), scores.to(npu()), max_out, at::tensor(0.5f).to(npu()), at::tensor(0.3f), true);
+    std::tie(sel, valid) = v4.call(npu_boxes, npu_scores, max_out, iou, at::tensor(0.3f), true);
     ASSERT_EQ(sel.sizes(), at::IntArrayRef({max_out}));
     ASSERT_EQ(sel.scalar_type(), at::kInt);
     const at::Tensor above = scores.gt(0.3f).nonzero().flatten();
