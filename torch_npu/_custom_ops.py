@@ -19,10 +19,16 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              "npu_dropout_with_add_softmax_backward", "npu_fusion_attention",
              "npu_fusion_attention_grad", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_rms_norm_backward",
              "npu_rotary_mul_backward", "npu_softmax_cross_entropy_with_logits_backward", "npu_slice",
-             # detection (csrc/aten/detection/NpuDetectionOps.cpp)
+             # detection and the helpers detection ports use (csrc/aten/detection/, index/NpuFillOps.cpp,
+             # sort/SortOps.cpp, random/RandomSamplingOps.cpp)
              "npu_nms_v4", "npu_nms_with_mask", "npu_batch_nms", "npu_iou", "npu_ptiou", "npu_roi_align",
              "npu_roi_alignbk", "npu_bounding_box_encode", "npu_bounding_box_decode", "npu_deformable_conv2d",
-             "npu_deformable_conv2dbk")
+             "npu_deformable_conv2dbk", "npu_giou", "npu_giou_backward", "npu_diou", "npu_diou_backward",
+             "npu_ciou", "npu_ciou_backward", "npu_yolo_boxes_encode", "npu_anchor_response_flags",
+             "npu_grid_assign_positive", "npu_one_hot", "npu_masked_fill_range", "npu_sort_v2",
+             "npu_random_choice_with_mask", "npu_ps_roi_pooling", "npu_ps_roi_pooling_backward",
+             "npu_rotated_overlaps", "npu_rotated_iou", "npu_rotated_box_encode", "npu_rotated_box_decode",
+             "npu_nms_rotated")
 TENSOR_METHODS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "one_")
 
 

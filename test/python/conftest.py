@@ -11,7 +11,8 @@ PYTHON = "/usr/bin/python3"
 # The tests live in subfolders of test/python by subject (runtime/, ops/, training/, ...,
 # npu_op_tests/<op family>/); they reach files elsewhere through these two, not through `..` chains.
 # pytest puts this folder on sys.path (its "prepend" import mode), so every subfolder can
-# `from conftest import TEST_DIR, REPO_ROOT` and `import dist_util` / `import model_parity`.
+# `from conftest import TEST_DIR, REPO_ROOT` and `import dist_util` / `import model_parity` /
+# `import ps_roi_reference` / `import rotated_box_reference`.
 TEST_DIR = os.path.dirname(os.path.abspath(__file__))  # test/python
 REPO_ROOT = os.path.dirname(os.path.dirname(TEST_DIR))
 

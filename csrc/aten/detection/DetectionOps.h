@@ -55,6 +55,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deformCon
 
 // Argument checks shared by the region ops.
 void checkFeatureMap(const char* op, const at::Tensor& input);
+// A floating [N, 4] box table (`name` in the message).
+void checkBoxes(const char* op, const at::Tensor& t, const char* name);
 void checkRois(const char* op, const at::Tensor& rois, const at::Tensor& input);
 void checkPooledSize(const char* op, int64_t pooled_height, int64_t pooled_width);
 // A gradient's input size [N, C, H, W] from the backward's integer arguments.

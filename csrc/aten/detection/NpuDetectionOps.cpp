@@ -15,10 +15,7 @@ namespace {
 
 using torch_npu::OpCommand;
 
-void checkBoxes(const char* op, const at::Tensor& t, const char* name) {
-  TORCH_CHECK(t.dim() == 2 && t.size(1) == 4, op, ": ", name, " must be [N, 4], got shape ", t.sizes());
-  TORCH_CHECK(at::isFloatingType(t.scalar_type()), op, ": ", name, " must be floating point, got ", t.scalar_type());
-}
+using detection::checkBoxes;
 
 std::vector<float> fourFloats(double a, double b, double c, double d) {
   return {static_cast<float>(a), static_cast<float>(b), static_cast<float>(c), static_cast<float>(d)};

@@ -1,7 +1,13 @@
 // torchvision's ps_roi_align / ps_roi_pool and their backward on the NPU, as
 // PSROIAlign(Grad) and PSROIPoolingV2 / PSROIPoolingGradV2D (Note
-// [Position-sensitive bins] in the simulator's ops/detection/ps_roi.cpp).
+// [Position-sensitive bins] in the simulator's ops/detection/ps_roi.cpp); and
+// torch_npu's npu_ps_roi_pooling (+ backward, differentiable in self) on the
+// same kernels in CANN's R-FCN form (Note [R-FCN position-sensitive pooling]).
+#include <torch/csrc/autograd/custom_function.h>
+#include <torch/library.h>
+
 #include "DetectionOps.h"
+#include "NPUCustomFunctions.h"
 #include "csrc/aten/common/NPUTensorUtils.h"
 #include "csrc/framework/OpCommand.h"
 
@@ -68,5 +74,99 @@ at::Tensor psRoiBackward(const char* op, const char* acl_op, const at::Tensor& g
 }
 
 }  // namespace detection
+
+namespace {
+
+void checkRfcnArgs(const char* op, const at::Tensor& rois, int64_t group_size, int64_t output_dim) {
+  TORCH_CHECK(rois.dim() == 3 && rois.size(1) == 5, op,
+              ": rois must be [batch, 5, rois_num] (batch index, x1, y1, x2, y2 per column), got shape ", rois.sizes());
+  TORCH_CHECK(at::isFloatingType(rois.scalar_type()), op, ": rois must be floating point, got ", rois.scalar_type());
+  TORCH_CHECK(group_size > 0 && output_dim > 0, op, ": group_size and output_dim must be positive, got ", group_size,
+              " and ", output_dim);
+}
+
+torch_npu::OpCommand& rfcnAttrs(torch_npu::OpCommand& cmd, double spatial_scale, int64_t group_size,
+                                int64_t output_dim) {
+  return cmd.Attr("spatial_scale", static_cast<float>(spatial_scale))
+      .Attr("output_dim", output_dim)
+      .Attr("group_size", group_size);
+}
+
+}  // namespace
+
+at::Tensor NPUCustomFunctions::npu_ps_roi_pooling(const at::Tensor& self, const at::Tensor& rois, double spatial_scale,
+                                                  int64_t group_size, int64_t output_dim) {
+  const char* op = "npu_ps_roi_pooling";
+  detection::checkFeatureMap(op, self);
+  checkRfcnArgs(op, rois, group_size, output_dim);
+  TORCH_CHECK(self.size(1) == output_dim * group_size * group_size, op, ": self's ", self.size(1),
+              " channels must be output_dim * group_size^2 = ", output_dim * group_size * group_size);
+  TORCH_CHECK(rois.size(0) == self.size(0), op, ": rois' batch ", rois.size(0), " must be self's ", self.size(0));
+  at::Tensor out = torch_npu::emptyNpu({rois.size(0) * rois.size(2), output_dim, group_size, group_size},
+                                       self.scalar_type(), self.device());
+  if (out.numel() == 0) return out;
+  torch_npu::OpCommand cmd("PSROIPoolingV2");
+  cmd.Input(self.contiguous());
+  torch_npu::addInputAs(cmd, rois.contiguous(), self.scalar_type());
+  rfcnAttrs(cmd.Output(out), spatial_scale, group_size, output_dim).Run();
+  return out;
+}
+
+at::Tensor NPUCustomFunctions::npu_ps_roi_pooling_backward(const at::Tensor& output_grad, const at::Tensor& rois,
+                                                           double spatial_scale, int64_t group_size, int64_t output_dim,
+                                                           at::IntArrayRef input_size) {
+  const char* op = "npu_ps_roi_pooling_backward";
+  checkRfcnArgs(op, rois, group_size, output_dim);
+  TORCH_CHECK(input_size.size() == 2 && input_size[0] >= 0 && input_size[1] >= 0, op,
+              ": input_size must be [H, W], got ", input_size);
+  const std::vector<int64_t> want{rois.size(0) * rois.size(2), output_dim, group_size, group_size};
+  TORCH_CHECK(output_grad.sizes() == at::IntArrayRef(want), op, ": output_grad must be ", at::IntArrayRef(want),
+              ", got ", output_grad.sizes());
+  at::Tensor grad_input =
+      torch_npu::emptyNpu({rois.size(0), group_size * group_size * output_dim, input_size[0], input_size[1]},
+                          output_grad.scalar_type(), output_grad.device());
+  if (output_grad.numel() == 0 || grad_input.numel() == 0) return grad_input.zero_();
+  torch_npu::OpCommand cmd("PSROIPoolingGradV2D");
+  cmd.Input(output_grad.contiguous());
+  torch_npu::addInputAs(cmd, rois.contiguous(), output_grad.scalar_type());
+  rfcnAttrs(cmd.Output(grad_input), spatial_scale, group_size, output_dim).Attr("input_size", input_size).Run();
+  return grad_input;
+}
+
+namespace {
+
+class PsRoiPoolingFunction : public torch::autograd::Function<PsRoiPoolingFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self, const at::Tensor& rois,
+                            double spatial_scale, int64_t group_size, int64_t output_dim) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    ctx->save_for_backward({rois});
+    ctx->saved_data["spatial_scale"] = spatial_scale;
+    ctx->saved_data["group_size"] = group_size;
+    ctx->saved_data["output_dim"] = output_dim;
+    ctx->saved_data["input_size"] = std::vector<int64_t>{self.size(2), self.size(3)};
+    return NPUCustomFunctions::npu_ps_roi_pooling(self, rois, spatial_scale, group_size, output_dim);
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    torch::autograd::variable_list result(5);
+    if (!grads[0].defined()) return result;
+    auto& d = ctx->saved_data;
+    result[0] = NPUCustomFunctions::npu_ps_roi_pooling_backward(grads[0], ctx->get_saved_variables()[0],
+                                                                d["spatial_scale"].toDouble(), d["group_size"].toInt(),
+                                                                d["output_dim"].toInt(), d["input_size"].toIntVector());
+    return result;
+  }
+};
+
+at::Tensor psRoiPoolingWithAutograd(const at::Tensor& self, const at::Tensor& rois, double spatial_scale,
+                                    int64_t group_size, int64_t output_dim) {
+  return PsRoiPoolingFunction::apply(self, rois, spatial_scale, group_size, output_dim);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) { m.impl("npu_ps_roi_pooling", TORCH_FN(psRoiPoolingWithAutograd)); }
+
 }  // namespace native
 }  // namespace at_npu

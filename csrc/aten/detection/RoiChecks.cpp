@@ -10,6 +10,11 @@ void checkFeatureMap(const char* op, const at::Tensor& input) {
   TORCH_CHECK(at::isFloatingType(input.scalar_type()), op, ": input must be floating point, got ", input.scalar_type());
 }
 
+void checkBoxes(const char* op, const at::Tensor& t, const char* name) {
+  TORCH_CHECK(t.dim() == 2 && t.size(1) == 4, op, ": ", name, " must be [N, 4], got shape ", t.sizes());
+  TORCH_CHECK(at::isFloatingType(t.scalar_type()), op, ": ", name, " must be floating point, got ", t.scalar_type());
+}
+
 void checkRois(const char* op, const at::Tensor& rois, const at::Tensor& input) {
   TORCH_CHECK(rois.dim() == 2 && rois.size(1) == 5, op,
               ": rois must be [K, 5] (batch index, x1, y1, x2, y2), got shape ", rois.sizes());

@@ -1,9 +1,13 @@
 // Random sampling beyond the element-wise generators of RandomOps.cpp:
 // randperm (StatelessRandperm on the AI CPU), bernoulli / normal with tensor
 // parameters and multinomial, composed of NPU ops on the device generator's
-// Philox stream (Note [NPU random numbers]).
+// Philox stream (Note [NPU random numbers]); torch_npu's
+// npu_random_choice_with_mask on RandomChoiceWithMask (AI CPU), which, as
+// CANN's, draws from its own seeds, not the device generator (Note
+// [RandomChoiceWithMask] in the simulator's ops/random/).
 #include <ATen/native/Resize.h>
 
+#include "NPUCustomFunctions.h"
 #include "PrivateUse1NativeFunctions.h"
 #include "csrc/aten/common/NPUTensorUtils.h"
 #include "csrc/core/NPUGenerator.h"
@@ -19,8 +23,7 @@ at::Tensor standardNormal(at::IntArrayRef sizes, c10::ScalarType dtype, c10::Dev
 }
 
 void checkStd(const at::Tensor& std) {
-  TORCH_CHECK(std.numel() == 0 || std.min().item<double>() >= 0.0,
-              "normal expects all elements of std >= 0.0");
+  TORCH_CHECK(std.numel() == 0 || std.min().item<double>() >= 0.0, "normal expects all elements of std >= 0.0");
 }
 
 at::Tensor normalOf(const at::Tensor& mean, const at::Tensor& std, const c10::optional<at::Generator>& generator) {
@@ -36,8 +39,7 @@ at::Tensor& NPUNativeFunctions::randperm_out(int64_t n, c10::optional<at::Genera
   at::native::resize_output(out, {n});
   if (n == 0) return out;
   const auto [seed, offset] =
-      torch_npu::NPUGenerator::resolve(generator, out.device(), "randperm").reserve(
-          static_cast<uint64_t>(n));
+      torch_npu::NPUGenerator::resolve(generator, out.device(), "randperm").reserve(static_cast<uint64_t>(n));
   const auto index_dtype = n < (int64_t{1} << 31) && out.scalar_type() == at::kInt ? at::kInt : at::kLong;
   return torch_npu::runInto("StatelessRandperm", out, {n}, index_dtype, [&](torch_npu::OpCommand& cmd) {
     cmd.Attr("seed", static_cast<int64_t>(seed)).Attr("offset", static_cast<int64_t>(offset));
@@ -94,18 +96,20 @@ at::Tensor& NPUNativeFunctions::normal_out(const at::Tensor& mean, const at::Ten
 at::Tensor& NPUNativeFunctions::multinomial_out(const at::Tensor& self, int64_t num_samples, bool replacement,
                                                 c10::optional<at::Generator> generator, at::Tensor& out) {
   TORCH_CHECK(self.dim() == 1 || self.dim() == 2, "prob_dist must be 1 or 2 dim");
-  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "multinomial only supports floating-point dtypes for input, got: ",
-              self.scalar_type());
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()),
+              "multinomial only supports floating-point dtypes for input, got: ", self.scalar_type());
   TORCH_CHECK(num_samples > 0, "cannot sample n_sample <= 0 samples");
   const int64_t categories = self.size(-1);
   TORCH_CHECK(replacement || num_samples <= categories,
               "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   const at::Tensor probs = (self.dim() == 1 ? self.unsqueeze(0) : self).to(at::kFloat);
   const int64_t rows = probs.size(0);
-  TORCH_CHECK(probs.numel() == 0 || probs.min().item<float>() >= 0.0f, "probability tensor contains either `inf`, "
+  TORCH_CHECK(probs.numel() == 0 || probs.min().item<float>() >= 0.0f,
+              "probability tensor contains either `inf`, "
               "`nan` or element < 0");
   const at::Tensor totals = probs.sum(-1, /*keepdim=*/true);
-  TORCH_CHECK(rows == 0 || totals.min().item<float>() > 0.0f, "invalid multinomial distribution (sum of "
+  TORCH_CHECK(rows == 0 || totals.min().item<float>() > 0.0f,
+              "invalid multinomial distribution (sum of "
               "probabilities <= 0)");
   at::Tensor draws;
   if (replacement) {
@@ -125,6 +129,25 @@ at::Tensor NPUNativeFunctions::multinomial(const at::Tensor& self, int64_t num_s
                                            c10::optional<at::Generator> generator) {
   at::Tensor out = torch_npu::emptyNpu({0}, at::kLong, self.device());
   return multinomial_out(self, num_samples, replacement, generator, out);
+}
+
+std::tuple<at::Tensor, at::Tensor> NPUCustomFunctions::npu_random_choice_with_mask(const at::Tensor& x, int64_t count,
+                                                                                   int64_t seed, int64_t seed2) {
+  TORCH_CHECK(x.scalar_type() == at::kBool, "npu_random_choice_with_mask: x must be bool, got ", x.scalar_type());
+  TORCH_CHECK(x.dim() >= 1 && x.dim() <= 5, "npu_random_choice_with_mask: x must have 1 to 5 dimensions, got shape ",
+              x.sizes());
+  TORCH_CHECK(count > 0, "npu_random_choice_with_mask: count must be positive, got ", count);
+  at::Tensor y = torch_npu::emptyNpu({count, x.dim()}, at::kInt, x.device());
+  at::Tensor mask = torch_npu::emptyNpu({count}, at::kBool, x.device());
+  torch_npu::OpCommand("RandomChoiceWithMask")
+      .Input(x.contiguous())
+      .Output(y)
+      .Output(mask)
+      .Attr("count", count)
+      .Attr("seed", seed)
+      .Attr("seed2", seed2)
+      .Run();
+  return {y, mask};
 }
 
 }  // namespace native

@@ -1,5 +1,6 @@
 // Sorting and order statistics on the Sort and Mode kernels: sort, argsort,
-// kthvalue, median, nanmedian, mode.
+// kthvalue, median, nanmedian, mode; torch_npu's npu_sort_v2 (values only) on
+// SortV2.
 //
 // Note [Order statistics from a stable sort]
 // kthvalue, median and nanmedian sort each line with Sort (stable, NaN the
@@ -16,6 +17,7 @@
 // is a tensor and the values are gathered with GatherElements.
 #include <ATen/native/Resize.h>
 
+#include "NPUCustomFunctions.h"
 #include "PrivateUse1NativeFunctions.h"
 #include "csrc/aten/common/NPUTensorUtils.h"
 
@@ -27,8 +29,14 @@ namespace {
 std::tuple<at::Tensor, at::Tensor> sortNew(const at::Tensor& self, int64_t dim, bool descending) {
   at::Tensor values = torch_npu::emptyNpu(self.sizes(), self.scalar_type(), self.device());
   at::Tensor indices = torch_npu::emptyNpu(self.sizes(), at::kLong, self.device());
-  torch_npu::OpCommand("Sort").Input(self).Output(values).Output(indices)
-      .Attr("axis", dim).Attr("descending", descending).Attr("stable", true).Run();
+  torch_npu::OpCommand("Sort")
+      .Input(self)
+      .Output(values)
+      .Output(indices)
+      .Attr("axis", dim)
+      .Attr("descending", descending)
+      .Attr("stable", true)
+      .Run();
   return {values, indices};
 }
 
@@ -44,12 +52,14 @@ at::Tensor lineView(const char* name, const at::Tensor& self, int64_t dim) {
 // An indices out= argument must be int64, as on the CPU (the kernels write
 // int64; copying into an int32 tensor would narrow silently).
 void checkLongIndicesOut(const char* name, const at::Tensor& indices) {
-  TORCH_CHECK(indices.scalar_type() == at::kLong, name, "(): the indices output must be of dtype Long (int64), "
-              "as on the CPU, but got ", indices.scalar_type());
+  TORCH_CHECK(indices.scalar_type() == at::kLong, name,
+              "(): the indices output must be of dtype Long (int64), "
+              "as on the CPU, but got ",
+              indices.scalar_type());
 }
 
-void writeSelected(at::Tensor v, at::Tensor i, int64_t dim, bool keepdim, const at::Tensor& self,
-                   at::Tensor& values, at::Tensor& indices) {
+void writeSelected(at::Tensor v, at::Tensor i, int64_t dim, bool keepdim, const at::Tensor& self, at::Tensor& values,
+                   at::Tensor& indices) {
   if (self.dim() == 0) {
     v = v.reshape({});
     i = i.reshape({});
@@ -97,15 +107,20 @@ at::Tensor medianAll(const char* name, const at::Tensor& self, bool ignore_nan) 
 }  // namespace
 
 // sort.values_stable is structured: the meta function has sized both outputs.
-::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::sort_out(const at::Tensor& self,
-                                                                   c10::optional<bool> stable, int64_t dim,
-                                                                   bool descending, at::Tensor& values,
-                                                                   at::Tensor& indices) {
+::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::sort_out(const at::Tensor& self, c10::optional<bool> stable,
+                                                                    int64_t dim, bool descending, at::Tensor& values,
+                                                                    at::Tensor& indices) {
   dim = c10::maybe_wrap_dim(dim, self.dim());
   at::Tensor v = torch_npu::prepareOut("sort", values, self.sizes(), self.scalar_type());
   at::Tensor i = torch_npu::prepareOut("sort", indices, self.sizes(), at::kLong);
-  torch_npu::OpCommand("Sort").Input(self).Output(v).Output(i)
-      .Attr("axis", dim).Attr("descending", descending).Attr("stable", stable.value_or(false)).Run();
+  torch_npu::OpCommand("Sort")
+      .Input(self)
+      .Output(v)
+      .Output(i)
+      .Attr("axis", dim)
+      .Attr("descending", descending)
+      .Attr("stable", stable.value_or(false))
+      .Run();
   torch_npu::finishOut(values, v);
   torch_npu::finishOut(indices, i);
   return {values, indices};
@@ -115,9 +130,9 @@ at::Tensor NPUNativeFunctions::argsort(const at::Tensor& self, bool /*stable*/, 
   return std::get<1>(sortNew(self, c10::maybe_wrap_dim(dim, self.dim()), descending));
 }
 
-::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::kthvalue_out(const at::Tensor& self, int64_t k,
-                                                                       int64_t dim, bool keepdim, at::Tensor& values,
-                                                                       at::Tensor& indices) {
+::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::kthvalue_out(const at::Tensor& self, int64_t k, int64_t dim,
+                                                                        bool keepdim, at::Tensor& values,
+                                                                        at::Tensor& indices) {
   checkLongIndicesOut("kthvalue", indices);
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const at::Tensor line = lineView("kthvalue", self, dim);
@@ -129,9 +144,8 @@ at::Tensor NPUNativeFunctions::argsort(const at::Tensor& self, bool /*stable*/, 
   return {values, indices};
 }
 
-::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::median_out(const at::Tensor& self, int64_t dim,
-                                                                     bool keepdim, at::Tensor& values,
-                                                                     at::Tensor& indices) {
+::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::median_out(const at::Tensor& self, int64_t dim, bool keepdim,
+                                                                      at::Tensor& values, at::Tensor& indices) {
   checkLongIndicesOut("median", indices);
   medianAlong("median", self, dim, keepdim, false, values, indices);
   return {values, indices};
@@ -139,8 +153,8 @@ at::Tensor NPUNativeFunctions::argsort(const at::Tensor& self, bool /*stable*/, 
 at::Tensor NPUNativeFunctions::median(const at::Tensor& self) { return medianAll("median", self, false); }
 
 ::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::nanmedian_out(const at::Tensor& self, int64_t dim,
-                                                                        bool keepdim, at::Tensor& values,
-                                                                        at::Tensor& indices) {
+                                                                         bool keepdim, at::Tensor& values,
+                                                                         at::Tensor& indices) {
   checkLongIndicesOut("nanmedian", indices);
   medianAlong("nanmedian", self, dim, keepdim, true, values, indices);
   return {values, indices};
@@ -153,14 +167,18 @@ at::Tensor NPUNativeFunctions::nanmedian(const at::Tensor& self) { return median
   const auto sizes = torch_npu::reducedSizes(self, {dim}, keepdim);
   at::Tensor values = torch_npu::emptyNpu(sizes, self.scalar_type(), self.device());
   at::Tensor indices = torch_npu::emptyNpu(sizes, at::kLong, self.device());
-  torch_npu::OpCommand("Mode").Input(line).Output(values).Output(indices)
-      .Attr("dim", dim).Attr("keepdim", self.dim() > 0 && keepdim).Run();
+  torch_npu::OpCommand("Mode")
+      .Input(line)
+      .Output(values)
+      .Output(indices)
+      .Attr("dim", dim)
+      .Attr("keepdim", self.dim() > 0 && keepdim)
+      .Run();
   return {values, indices};
 }
 
-::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::mode_out(const at::Tensor& self, int64_t dim,
-                                                                   bool keepdim, at::Tensor& values,
-                                                                   at::Tensor& indices) {
+::std::tuple<at::Tensor&, at::Tensor&> NPUNativeFunctions::mode_out(const at::Tensor& self, int64_t dim, bool keepdim,
+                                                                    at::Tensor& values, at::Tensor& indices) {
   checkLongIndicesOut("mode", indices);
   TORCH_CHECK(values.scalar_type() == self.scalar_type(), "mode(): the values output must be of dtype ",
               self.scalar_type(), " (the input's), but got ", values.scalar_type());
@@ -170,6 +188,19 @@ at::Tensor NPUNativeFunctions::nanmedian(const at::Tensor& self) { return median
   values.copy_(std::get<0>(result));
   indices.copy_(std::get<1>(result));
   return {values, indices};
+}
+
+// SortV2 sorts along the last axis (as CANN's does): another dim is moved there and back.
+at::Tensor NPUCustomFunctions::npu_sort_v2(const at::Tensor& self, int64_t dim, bool descending) {
+  TORCH_CHECK(self.scalar_type() == at::kFloat || self.scalar_type() == at::kHalf,
+              "npu_sort_v2: self must be float32 or float16, got ", self.scalar_type());
+  if (self.dim() == 0 || self.numel() == 0) return self.clone();
+  const int64_t axis = at::maybe_wrap_dim(dim, self.dim());
+  const int64_t last = self.dim() - 1;
+  const at::Tensor x = axis == last ? self.contiguous() : self.transpose(axis, last).contiguous();
+  at::Tensor values = torch_npu::emptyNpuLike(x);
+  torch_npu::OpCommand("SortV2").Input(x).Output(values).Attr("axis", int64_t{-1}).Attr("descending", descending).Run();
+  return axis == last ? values : values.transpose(axis, last).contiguous();
 }
 
 }  // namespace native

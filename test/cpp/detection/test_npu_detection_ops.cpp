@@ -1,9 +1,11 @@
 // torch_npu's detection ops (npu_nms_v4, npu_nms_with_mask, npu_batch_nms,
-// npu_iou, npu_roi_align / npu_roi_alignbk, npu_bounding_box_encode / decode)
+// npu_iou, npu_roi_align / npu_roi_alignbk, npu_bounding_box_encode / decode,
+// npu_deformable_conv2d, npu_ps_roi_pooling)
 // against torchvision's CPU kernels or CPU compositions, upstream torch_npu's
 // literal test cases, and their errors.
 #include <ATen/core/dispatch/Dispatcher.h>
 
+#include "detection_test_util.h"
 #include "npu_test_util.h"
 #include "torchvision_ops.h"
 
@@ -11,24 +13,11 @@ using namespace torch_npu_test;
 
 namespace {
 
-template <typename Sig>
-c10::TypedOperatorHandle<Sig> npuOp(const char* name) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow((std::string("npu::") + name).c_str(), "").typed<Sig>();
-}
-
 using NmsSig = at::Tensor(const at::Tensor&, const at::Tensor&, double);
 
 at::Tensor randomBoxes(int64_t k, double size) {
   at::Tensor xy = at::rand({k, 2}) * size;
   return at::cat({xy, xy + at::rand({k, 2}) * size / 2}, 1);
-}
-
-template <typename Fn>
-void expectErrorMentioning(Fn fn, const std::string& text) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error; expected one mentioning " << text;
-  } catch (const c10::Error& e) { EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what(); }
 }
 
 }  // namespace
@@ -216,4 +205,54 @@ TEST(NpuDetectionOps, DeformableConv2dAgainstTorchvision) {
                         {1, 1, 1, 1}, 2, 2, true);
       },
       "npu_deformable_conv2d: padding [top, bottom, left, right] must be symmetric");
+}
+
+// npu_ps_roi_pooling's R-FCN bins (Note [R-FCN position-sensitive pooling]) as a CPU composition of slices
+// and means, differentiable, so autograd checks the backward too.
+at::Tensor rfcnPsRoiPoolingReference(const at::Tensor& x, const at::Tensor& rois, float scale, int64_t g, int64_t dim) {
+  const at::Tensor table = rois.transpose(1, 2).reshape({-1, 5});
+  const int64_t h = x.size(2), w = x.size(3);
+  std::vector<at::Tensor> bins;
+  for (int64_t n = 0; n < table.size(0); ++n) {
+    const auto roi = table[n];
+    const int64_t b = roi[0].item<float>();
+    const float sw = std::round(roi[1].item<float>()) * scale, sh = std::round(roi[2].item<float>()) * scale;
+    const float bw = std::max((std::round(roi[3].item<float>()) + 1) * scale - sw, 0.1f) / g;
+    const float bh = std::max((std::round(roi[4].item<float>()) + 1) * scale - sh, 0.1f) / g;
+    auto clip = [](float v, int64_t hi) { return std::min(std::max<int64_t>(static_cast<int64_t>(v), 0), hi); };
+    for (int64_t c = 0; c < dim; ++c)
+      for (int64_t i = 0; i < g; ++i)
+        for (int64_t j = 0; j < g; ++j) {
+          const int64_t hs = clip(std::floor(i * bh + sh), h), he = clip(std::ceil((i + 1) * bh + sh), h);
+          const int64_t ws = clip(std::floor(j * bw + sw), w), we = clip(std::ceil((j + 1) * bw + sw), w);
+          bins.push_back(he > hs && we > ws ? x[b][(c * g + i) * g + j].slice(0, hs, he).slice(1, ws, we).mean()
+                                            : at::zeros({}, x.options()));
+        }
+  }
+  return at::stack(bins).reshape({table.size(0), dim, g, g});
+}
+
+TEST(NpuDetectionOps, PsRoiPoolingFollowsRfcnBinsBothWays) {
+  auto ps = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, int64_t, int64_t)>("npu_ps_roi_pooling");
+  // rois [B = 2, 5, R = 2], a column per roi: (0, 3, 2, 9, 9) as in torch_npu's test, (1, 2, 0, 30, 25) reaching
+  // past the map, (1, 1, 4, 9, 6) and (1, 4, 2, 9, 19).
+  const at::Tensor rois = at::tensor({0.f, 1.f, 3.f, 2.f, 2.f, 0.f, 9.f, 30.f, 9.f, 25.f,
+                                      1.f, 1.f, 1.f, 4.f, 4.f, 2.f, 9.f, 9.f,  6.f, 19.f})
+                              .reshape({2, 5, 2});
+  // rois are a constant of the function (not differentiable), on the input's device.
+  const auto fn = [&](const std::vector<at::Tensor>& in) -> at::Tensor {
+    if (in[0].device().is_cpu()) return rfcnPsRoiPoolingReference(in[0], rois, 0.25f, 3, 2);
+    return ps.call(in[0], rois.to(npu()), 0.25, 3, 2);
+  };
+  expectSameAutograd(fn, {at::rand({2, 18, 8, 9}) + 0.1}, 1e-5, 1e-6);
+  expectErrorMentioning(
+      [&] {
+        ps.call(at::rand({2, 18, 8, 9}).to(npu()), rois.reshape({4, 5}).to(npu()), 0.25, 3, 2);
+      },
+      "rois must be [batch, 5, rois_num]");
+  expectErrorMentioning(
+      [&] {
+        ps.call(at::rand({2, 17, 8, 9}).to(npu()), rois.to(npu()), 0.25, 3, 2);
+      },
+      "channels must be output_dim * group_size^2 = 18");
 }

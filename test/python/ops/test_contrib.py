@@ -10,8 +10,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-import torch_npu
+import torch_npu  # noqa: F401
 from conftest import assert_close, run_python
+from ps_roi_reference import ps_roi_pooling_backward_reference, ps_roi_pooling_reference
 from torch_npu.contrib import function as cf
 from torch_npu.contrib import module as cm
 
@@ -211,24 +212,114 @@ def test_npu_bbox_coder_decode_xywh2xyxy(npu):
         cf.npu_bbox_coder_decode_xywh2xyxy(rois.to(npu), deltas[:, :3].to(npu))
 
 
-# ---- functions without a native operator yet ------------------------------------------------------------
-_MISSING = [
-    ("npu_giou", lambda: cf.npu_giou(torch.rand(3, 4), torch.rand(3, 4))),
-    ("npu_diou", lambda: cf.npu_diou(torch.rand(4, 3), torch.rand(4, 3))),
-    ("npu_ciou", lambda: cf.npu_ciou(torch.rand(4, 3), torch.rand(4, 3))),
-    ("npu_yolo_boxes_encode",
-     lambda: cf.npu_bbox_coder_encode_yolo(torch.rand(3, 4), torch.rand(3, 4), torch.full((3,), 8))),
-    ("npu_anchor_response_flags", lambda: cf.npu_single_level_responsible_flags((4, 4), torch.rand(3, 4) * 30,
-                                                                                (8, 8), 3)),
-]
+# ---- IoU losses, YOLO coder and responsible flags -------------------------------------------------------
+def _xywh_boxes(n, seed):
+    """(4, n) (x, y, w, h): centres in [0, 10), sizes in [1, 6)."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.cat([torch.rand(2, n, generator=g) * 10, torch.rand(2, n, generator=g) * 5 + 1])
 
 
-@pytest.mark.parametrize("op, call", _MISSING, ids=[op for op, _ in _MISSING])
-def test_helpers_without_their_operator_say_so(op, call):
-    if hasattr(torch_npu, op):
-        pytest.skip(f"torch_npu.{op} exists now")
-    with pytest.raises(NotImplementedError, match=f"torch_npu.{op}, which the NPU backend does not implement"):
-        call()
+def _iou_losses_reference(b1, b2, kind, eps=1e-9):
+    """GIoU / DIoU / CIoU of (4, n) (x, y, w, h) boxes paired by column, (1, n); CIoU's alpha a constant."""
+    x1, y1, x2, y2 = b1[0] - b1[2] / 2, b1[1] - b1[3] / 2, b1[0] + b1[2] / 2, b1[1] + b1[3] / 2
+    gx1, gy1, gx2, gy2 = b2[0] - b2[2] / 2, b2[1] - b2[3] / 2, b2[0] + b2[2] / 2, b2[1] + b2[3] / 2
+    inter = (torch.min(x2, gx2) - torch.max(x1, gx1)).clamp(0) * (torch.min(y2, gy2) - torch.max(y1, gy1)).clamp(0)
+    union = b1[2] * b1[3] + b2[2] * b2[3] - inter + eps
+    iou = inter / union
+    cw, ch = torch.max(x2, gx2) - torch.min(x1, gx1), torch.max(y2, gy2) - torch.min(y1, gy1)
+    if kind == "giou":
+        return (iou - (cw * ch - union) / (cw * ch + eps))[None]
+    out = iou - ((b1[0] - b2[0]) ** 2 + (b1[1] - b2[1]) ** 2) / (cw ** 2 + ch ** 2 + eps)
+    if kind == "ciou":
+        v = 4 / math.pi ** 2 * (torch.atan(b2[2] / b2[3]) - torch.atan(b1[2] / b1[3])) ** 2
+        with torch.no_grad():
+            alpha = v / (1 + eps - iou + v)
+        out = out - alpha * v
+    return out[None]
+
+
+def _iou_loss_and_grads(fn, b1, b2, grad, device):
+    b1, b2 = b1.clone().to(device).requires_grad_(), b2.clone().to(device).requires_grad_()
+    out = fn(b1, b2)
+    out.backward(grad.to(device))
+    return out.detach().cpu(), b1.grad.cpu(), b2.grad.cpu()
+
+
+@pytest.mark.parametrize("kind", ["giou", "diou", "ciou"])
+def test_npu_iou_losses(npu, kind):
+    b1, b2 = _xywh_boxes(12, 0), _xywh_boxes(12, 1)
+    grad = torch.rand(1, 12, generator=torch.Generator().manual_seed(2))
+    fn = getattr(cf, f"npu_{kind}")
+
+    def reference(p, q):
+        if kind == "giou":
+            return _iou_losses_reference(p.t(), q.t(), kind).t()
+        return _iou_losses_reference(p, q, kind)
+    if kind == "giou":  # (n, 4) boxes (is_permuted), (n, 1) out
+        b1, b2, grad = b1.t().contiguous(), b2.t().contiguous(), grad.t()
+    out, grad1, grad2 = _iou_loss_and_grads(fn, b1, b2, grad, npu)
+    ref, ref_grad1, ref_grad2 = _iou_loss_and_grads(reference, b1.double(), b2.double(), grad.double(), "cpu")
+    assert out.shape == grad.shape and out.dtype == torch.float32
+    assert_close(out, ref.float())
+    assert_close(grad1, ref_grad1.float(), rtol=1e-4, atol=1e-4)
+    assert_close(grad2, ref_grad2.float(), rtol=1e-4, atol=1e-4)
+
+
+def test_npu_giou_layouts_and_dtypes(npu):
+    b1, b2 = _xywh_boxes(9, 3), _xywh_boxes(9, 4)
+    ref = _iou_losses_reference(b1.double(), b2.double(), "giou").t().float()
+    # (4, n) boxes with is_permuted=False; half boxes are computed in float
+    assert_close(cf.npu_giou(b1.to(npu), b2.to(npu), is_permuted=False), ref)
+    out = cf.npu_giou(b1.t().half().to(npu), b2.t().half().to(npu))
+    assert out.dtype == torch.float32
+    assert_close(out, _iou_losses_reference(b1.half().double(), b2.half().double(), "giou").t().float())
+
+
+@pytest.mark.parametrize("kind", ["diou", "ciou"])
+def test_npu_diou_ciou_is_cross(npu, kind):
+    fn = getattr(cf, f"npu_{kind}")
+    b1, b2 = _xywh_boxes(6, 5), _xywh_boxes(4, 6)
+    out = fn(b1.to(npu), b2.to(npu), is_cross=True)
+    assert out.shape == (4, 6)
+    for j in range(4):  # row j: every box against ground truth j
+        ref = _iou_losses_reference(b1.double(), b2[:, j:j + 1].expand(4, 6).double(), kind).float()
+        assert_close(out[j:j + 1], ref)
+    # differentiable only with trans=True, is_cross=False, mode=0
+    b = b1.to(npu).requires_grad_()
+    out = fn(b, _xywh_boxes(6, 7).to(npu), is_cross=True)
+    with pytest.raises(RuntimeError, match="only trans=True, is_cross=False, mode=0"):
+        out.sum().backward()
+
+
+def _yolo_encode_reference(bboxes, gt, stride, eps=1e-6):
+    cx, cy = (bboxes[:, 0] + bboxes[:, 2]) / 2, (bboxes[:, 1] + bboxes[:, 3]) / 2
+    w, h = bboxes[:, 2] - bboxes[:, 0], bboxes[:, 3] - bboxes[:, 1]
+    gx, gy = (gt[:, 0] + gt[:, 2]) / 2, (gt[:, 1] + gt[:, 3]) / 2
+    gw, gh = gt[:, 2] - gt[:, 0], gt[:, 3] - gt[:, 1]
+    stride = stride.to(bboxes.dtype)
+    return torch.stack([((gx - cx) / stride + 0.5).clamp(eps, 1 - eps), ((gy - cy) / stride + 0.5).clamp(eps, 1 - eps),
+                        torch.log((gw / w).clamp(min=eps)), torch.log((gh / h).clamp(min=eps))], 1)
+
+
+def test_npu_bbox_coder_encode_yolo(npu):
+    anchors, gt = _boxes(24, 6), _boxes(24, 7)
+    stride = torch.tensor([8, 16, 32]).repeat(8)  # int64: the helper casts it to int32
+    out = cf.npu_bbox_coder_encode_yolo(anchors.to(npu), gt.half().to(npu), stride.to(npu))
+    assert out.shape == (24, 4) and out.dtype == torch.float32
+    assert_close(out, _yolo_encode_reference(anchors.double(), gt.double(), stride).float())
+    with pytest.raises(ValueError, match="must end with 4 coordinates"):
+        cf.npu_bbox_coder_encode_yolo(anchors[:, :3].to(npu), gt[:, :3].to(npu), stride.to(npu))
+
+
+def test_npu_single_level_responsible_flags(npu):
+    gt = _boxes(10, 8)  # centres in [2, 75)
+    for featmap_size, stride, anchors in (((10, 10), (8, 8), 3), ((5, 20), (4, 16), 2)):
+        out = cf.npu_single_level_responsible_flags(featmap_size, gt.half().to(npu), stride, anchors)
+        grid = torch.zeros(featmap_size[0] * featmap_size[1], dtype=torch.uint8)
+        cx, cy = (gt[:, 0] + gt[:, 2]) / 2, (gt[:, 1] + gt[:, 3]) / 2
+        grid[(torch.floor(cy / stride[1]) * featmap_size[1] + torch.floor(cx / stride[0])).long()] = 1
+        assert out.dtype == torch.uint8
+        assert torch.equal(out.cpu(), grid.repeat_interleave(anchors))
 
 
 def test_argument_checks_come_first():
@@ -345,26 +436,27 @@ def test_roi_align_module(npu, aligned):
 
 
 def test_ps_roi_pool_module(npu):
-    from torchvision.ops import ps_roi_pool
-    # rois in torch_npu's (batch, 5, rois_num) layout, off the map's last row and column (where torchvision's
-    # CPU forward clips bins to H - 1)
+    # R-FCN's bins (Note [PSROIPool bins]); rois in torch_npu's (batch, 5, rois_num) layout, with
+    # half-pixel corners (rounded halves away from zero), some past the map's edges (the map covers
+    # [0, 52) x [0, 56) of the image)
     x = torch.randn(2, 2 * 3 * 3, 14, 13)
     table = _rois(6, 2, 26, 2)
+    table[:, 1:] = (table[:, 1:] * 5).round() / 2 - 6
     rois = table.reshape(2, 3, 5).transpose(1, 2)
     layer = cm.PSROIPool(3, 3, 0.25, group_size=3, output_dim=2)
-    xn, xc = x.to(npu).requires_grad_(), x.clone().requires_grad_()
+    xn = x.to(npu).requires_grad_()
     out = layer(xn, rois.to(npu))
-    ref = ps_roi_pool(xc, table, 3, 0.25)
     assert out.shape == (6, 2, 3, 3)
-    assert_close(out, ref.detach())
-    g = torch.randn_like(ref)
+    assert_close(out, ps_roi_pooling_reference(x, rois, 0.25, 3, 2))
+    g = torch.randn(6, 2, 3, 3)
     out.backward(g.to(npu))
-    ref.backward(g)
-    assert_close(xn.grad, xc.grad)
+    assert_close(xn.grad, ps_roi_pooling_backward_reference(g, rois, 0.25, 3, 2, (14, 13)))
     with pytest.raises(ValueError, match="must be equal"):
         cm.PSROIPool(3, 3, 0.25, group_size=2, output_dim=2)
     with pytest.raises(ValueError, match="output_dim \\* group_size \\*\\* 2 = 18"):
         layer(xn[:, :9], rois.to(npu))
+    with pytest.raises(ValueError, match="rois must be \\(batch, 5, rois_num\\)"):
+        layer(xn, table.to(npu))
 
 
 @pytest.mark.parametrize("groups, deformable_groups", [(1, 1), (2, 2)])

@@ -1,7 +1,7 @@
 """Anchor helper of torch_npu.contrib.function (torch_npu/contrib/function/anchor_generator.py):
 npu_single_level_responsible_flags, mmdet's YOLOAnchorGenerator.single_level_responsible_flags on
-torch_npu.npu_anchor_response_flags (which the NPU backend does not have yet)."""
-from torch_npu.contrib._native import native_op
+torch_npu.npu_anchor_response_flags."""
+import torch_npu
 
 __all__ = ["npu_single_level_responsible_flags"]
 
@@ -15,5 +15,4 @@ def npu_single_level_responsible_flags(featmap_size, gt_bboxes, stride, num_base
     if gt_bboxes.dim() != 2 or gt_bboxes.size(-1) != 4:
         raise ValueError(f"npu_single_level_responsible_flags: gt_bboxes must be (n, 4), got "
                          f"{tuple(gt_bboxes.shape)}")
-    op = native_op("npu_anchor_response_flags", "torch_npu.contrib.npu_single_level_responsible_flags")
-    return op(gt_bboxes.float(), featmap_size, stride, num_base_anchors)
+    return torch_npu.npu_anchor_response_flags(gt_bboxes.float(), featmap_size, stride, num_base_anchors)

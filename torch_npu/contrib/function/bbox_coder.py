@@ -1,7 +1,8 @@
 """Box coders of torch_npu.contrib.function (torch_npu/contrib/function/bbox_coder.py):
 npu_bbox_coder_encode_xyxy2xywh / npu_bbox_coder_decode_xywh2xyxy (mmdet's DeltaXYWHBBoxCoder, legacy
 "+1" box sizes, on torch_npu.npu_bounding_box_encode / decode) and npu_bbox_coder_encode_yolo (mmdet's
-YOLOBBoxCoder.encode, on torch_npu.npu_yolo_boxes_encode, which the NPU backend does not have yet)."""
+YOLOBBoxCoder.encode, on torch_npu.npu_yolo_boxes_encode)."""
+import torch_npu
 from torch_npu.contrib._native import native_op
 
 __all__ = ["npu_bbox_coder_encode_yolo", "npu_bbox_coder_encode_xyxy2xywh", "npu_bbox_coder_decode_xywh2xyxy"]
@@ -17,10 +18,15 @@ def _check_pair(caller, first, second, first_name, second_name):
 
 
 def npu_bbox_coder_encode_yolo(bboxes, gt_bboxes, stride):
-    """The (tx, ty, tw, th) that take each anchor box (n, 4) to its gt box (n, 4), for strides (n,)."""
+    """The deltas (tx, ty, tw, th) that take each anchor box of bboxes (n, 4) to its gt box of gt_bboxes
+    (n, 4), both (x1, y1, x2, y2), for the strides (n,) of the anchors' feature map: (n, 4) float.
+
+    With eps = 1e-6: tx = clamp((gt centre x - anchor centre x) / stride + 0.5, eps, 1 - eps) (ty likewise)
+    and tw = log(max(gt width / anchor width, eps)) (th likewise). The boxes are cast to float and the
+    strides to int32; computed by torch_npu.npu_yolo_boxes_encode (performance_mode=False).
+    """
     _check_pair("npu_bbox_coder_encode_yolo", bboxes, gt_bboxes, "bboxes", "gt_bboxes")
-    op = native_op("npu_yolo_boxes_encode", "torch_npu.contrib.npu_bbox_coder_encode_yolo")
-    return op(bboxes.float(), gt_bboxes.float(), stride.int(), performance_mode=False)
+    return torch_npu.npu_yolo_boxes_encode(bboxes.float(), gt_bboxes.float(), stride.int(), performance_mode=False)
 
 
 def npu_bbox_coder_encode_xyxy2xywh(bboxes, gt_bboxes, means=None, stds=None, is_normalized=False,

@@ -17,6 +17,20 @@
 // clip to H and W; the kernel uses H and W both ways, so its gradient is the
 // forward's.) The gradients take ydiff and channel_mapping and spread each
 // value back over the taps (align) or the pixels (pooling) of its bin, in fp32.
+//
+// Note [R-FCN position-sensitive pooling]
+// PSROIPoolingV2 / PSROIPoolingGradV2D also take CANN's own form, the one
+// torch_npu's npu_ps_roi_pooling uses, told apart by attr group_size: attrs
+// spatial_scale, output_dim, group_size G (and input_size [H, W] for the
+// gradient); rois [B, 5, R] (a column per roi: batch index, x1, y1, x2, y2;
+// roi n is column n % R of batch n / R); x [B, output_dim * G * G, H, W];
+// y [B * R, output_dim, G, G] and no channel_mapping. Bins follow R-FCN's
+// Caffe kernel, not torchvision's: the corners are rounded before scaling and
+// the end is inclusive (start = round(x1) * s, end = (round(x2) + 1) * s), the
+// roi is at least 0.1 wide, bin (i, j) covers [floor(i * bin + start),
+// ceil((i + 1) * bin + start)) clipped to the map, and reads channel
+// (c * G + i) * G + j; an empty bin is 0. The gradient spreads ydiff / area
+// over the same pixels.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -73,7 +87,137 @@ PixelBin poolBin(const RoiPixels& px, int64_t i, int64_t j, const PsParams& p, c
                   clip(static_cast<int64_t>(std::ceil(static_cast<float>(j + 1) * bin_w)) + px.start_w, d.w)};
 }
 
+// --- CANN's form (Note [R-FCN position-sensitive pooling]) ---
+
+bool isRfcnForm(const OpCall& call) { return call.attrs.has("group_size"); }
+
+struct RfcnParams {
+  float scale = 1;
+  int64_t output_dim = 1, group = 1;
+};
+
+RfcnParams rfcnParams(const OpCall& call) {
+  RfcnParams p{attrFloat(call, "spatial_scale"), attrInt(call, "output_dim"), attrInt(call, "group_size")};
+  if (p.output_dim <= 0 || p.group <= 0)
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         "output_dim and group_size must be positive, got " + std::to_string(p.output_dim) + " and " +
+             std::to_string(p.group));
+  return p;
+}
+
+// rois [B, 5, R]: returns R, checking B against the map's batch.
+int64_t checkRfcnRois(const OpCall& call, const TensorArg& rois, int64_t batch) {
+  checkDtype(call, rois, "input rois", kFloatTypes);
+  if (rois.shape.size() != 3 || rois.shape[1] != 5 || rois.shape[0] != batch)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "input rois must be [B, 5, R] with B = " + std::to_string(batch) + " (the map's batch), got shape " +
+             shapeToString(rois.shape));
+  return rois.shape[2];
+}
+
+// A [B, 5, R] roi table as the [B * R, 5] one of Note [ROI tables].
+std::vector<float> rfcnRoiTable(const TensorArg& rois) {
+  const std::vector<float> v = loadAllFloat(rois);
+  const int64_t b_n = rois.shape[0], r_n = rois.shape[2];
+  std::vector<float> table(v.size());
+  for (int64_t b = 0; b < b_n; ++b)
+    for (int64_t f = 0; f < 5; ++f)
+      for (int64_t r = 0; r < r_n; ++r) table[static_cast<size_t>((b * r_n + r) * 5 + f)] = v[(b * 5 + f) * r_n + r];
+  return table;
+}
+
+PixelBin rfcnBin(const RoiBox& roi, int64_t i, int64_t j, const RfcnParams& p, const FeatureDims& d) {
+  const float start_w = std::round(roi.x1) * p.scale, start_h = std::round(roi.y1) * p.scale;
+  const float end_w = (std::round(roi.x2) + 1.0f) * p.scale, end_h = (std::round(roi.y2) + 1.0f) * p.scale;
+  const float bin_w = std::max(end_w - start_w, 0.1f) / static_cast<float>(p.group);
+  const float bin_h = std::max(end_h - start_h, 0.1f) / static_cast<float>(p.group);
+  auto clip = [](float v, int64_t hi) { return std::min(std::max<int64_t>(static_cast<int64_t>(v), 0), hi); };
+  return PixelBin{clip(std::floor(static_cast<float>(i) * bin_h + start_h), d.h),
+                  clip(std::ceil(static_cast<float>(i + 1) * bin_h + start_h), d.h),
+                  clip(std::floor(static_cast<float>(j) * bin_w + start_w), d.w),
+                  clip(std::ceil(static_cast<float>(j + 1) * bin_w + start_w), d.w)};
+}
+
+Shape rfcnOutShape(const OpCall& call, const RfcnParams& p, const FeatureDims& d, int64_t r_n) {
+  if (d.c != p.output_dim * p.group * p.group)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "the map's " + std::to_string(d.c) +
+             " channels must be output_dim * group_size^2 = " + std::to_string(p.output_dim * p.group * p.group));
+  return {d.n * r_n, p.output_dim, p.group, p.group};
+}
+
+void validateRfcnForward(const OpCall& call) {
+  checkArity(call, 2, 2, 1);
+  const FeatureDims d = checkFeatureMap(call, call.inputs[0], "input x");
+  const int64_t r_n = checkRfcnRois(call, call.inputs[1], d.n);
+  checkSameDtype(call, call.inputs[0], "x", call.outputs[0], "output y");
+  checkShapeEq(call, call.outputs[0], "output y", rfcnOutShape(call, rfcnParams(call), d, r_n),
+               "[B * R, output_dim, group_size, group_size]");
+}
+
+void validateRfcnGrad(const OpCall& call) {
+  checkArity(call, 2, 2, 1);
+  const TensorArg& dx = call.outputs[0];
+  const FeatureDims d = checkFeatureMap(call, dx, "output xdiff");
+  const std::vector<int64_t> input_size = attrInts(call, "input_size");
+  if (input_size != std::vector<int64_t>{d.h, d.w})
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         "attr input_size " + shapeToString(input_size) + " must be xdiff's [H, W] " + shapeToString({d.h, d.w}));
+  const int64_t r_n = checkRfcnRois(call, call.inputs[1], d.n);
+  checkSameDtype(call, dx, "xdiff", call.inputs[0], "input ydiff");
+  checkShapeEq(call, call.inputs[0], "input ydiff", rfcnOutShape(call, rfcnParams(call), d, r_n),
+               "[B * R, output_dim, group_size, group_size]");
+}
+
+// Visits every bin of every roi: fn(roi batch, input channel, output index, bin).
+template <typename Fn>
+void forEachRfcnBin(const OpCall& call, const FeatureDims& d, const Fn& fn) {
+  const RfcnParams p = rfcnParams(call);
+  const std::vector<float> rois = rfcnRoiTable(call.inputs[1]);
+  const int64_t r_n = call.inputs[1].shape[2], g = p.group;
+  for (int64_t n = 0; n < d.n * r_n; ++n) {
+    const RoiBox roi = roiAt(call, rois, n, d.n);
+    for (int64_t c = 0; c < p.output_dim; ++c)
+      for (int64_t i = 0; i < g; ++i)
+        for (int64_t j = 0; j < g; ++j)
+          fn(roi.batch, (c * g + i) * g + j, ((n * p.output_dim + c) * g + i) * g + j, rfcnBin(roi, i, j, p, d));
+  }
+}
+
+void computeRfcnForward(const OpCall& call) {
+  const TensorArg& x = call.inputs[0];
+  const FeatureDims d{x.shape[0], x.shape[1], x.shape[2], x.shape[3]};
+  const std::vector<float> xv = loadAllFloat(x);
+  std::vector<float> out(static_cast<size_t>(call.outputs[0].numel()));
+  forEachRfcnBin(call, d, [&](int64_t b, int64_t c_in, int64_t o, const PixelBin& pb) {
+    const float* src = xv.data() + (b * d.c + c_in) * d.h * d.w;
+    float v = 0;
+    for (int64_t h = pb.hs; h < pb.he; ++h)
+      for (int64_t w = pb.ws; w < pb.we; ++w) v += src[h * d.w + w];
+    out[static_cast<size_t>(o)] = pb.empty() ? 0.0f : v / pb.area();
+  });
+  storeAllFloat(call.outputs[0], out);
+}
+
+void computeRfcnGrad(const OpCall& call) {
+  const TensorArg& dx = call.outputs[0];
+  const FeatureDims d{dx.shape[0], dx.shape[1], dx.shape[2], dx.shape[3]};
+  const std::vector<float> g = loadAllFloat(call.inputs[0]);
+  std::vector<float> acc(static_cast<size_t>(dx.numel()), 0.0f);
+  forEachRfcnBin(call, d, [&](int64_t b, int64_t c_in, int64_t o, const PixelBin& pb) {
+    if (pb.empty()) return;
+    float* dst = acc.data() + (b * d.c + c_in) * d.h * d.w;
+    const float share = g[static_cast<size_t>(o)] / pb.area();
+    for (int64_t h = pb.hs; h < pb.he; ++h)
+      for (int64_t w = pb.ws; w < pb.we; ++w) dst[h * d.w + w] += share;
+  });
+  storeAllFloat(dx, acc);
+}
+
+// --- torchvision's form ---
+
 void validateForward(const OpCall& call) {
+  if (isRfcnForm(call)) return validateRfcnForward(call);
   checkArity(call, 2, 2, 2);
   const FeatureDims d = checkFeatureMap(call, call.inputs[0], "input x");
   const int64_t k = checkRois(call, call.inputs[1]);
@@ -85,6 +229,7 @@ void validateForward(const OpCall& call) {
 }
 
 void computeForward(const OpCall& call) {
+  if (isRfcnForm(call)) return computeRfcnForward(call);
   const TensorArg& x = call.inputs[0];
   const FeatureDims d{x.shape[0], x.shape[1], x.shape[2], x.shape[3]};
   const PsParams p = psParams(call);
@@ -123,6 +268,10 @@ void computeForward(const OpCall& call) {
 }
 
 double readsPerOutput(const OpCall& call, const TensorArg& map) {
+  if (isRfcnForm(call)) {
+    const int64_t g = rfcnParams(call).group;
+    return std::max(1.0, static_cast<double>(map.shape[2] * map.shape[3]) / static_cast<double>(g * g));
+  }
   if (isAlign(call)) {
     const int64_t s = attrInt(call, "sample_num", 0);
     return 4.0 * static_cast<double>(s > 0 ? s * s : 4);
@@ -137,6 +286,7 @@ KernelCost costForward(const OpCall& call) {
 
 // inputs ydiff, rois, channel_mapping; output xdiff [N, C, H, W].
 void validateGrad(const OpCall& call) {
+  if (isRfcnForm(call)) return validateRfcnGrad(call);
   checkArity(call, 3, 3, 1);
   const TensorArg &dy = call.inputs[0], &dx = call.outputs[0];
   const FeatureDims d = checkFeatureMap(call, dx, "output xdiff");
@@ -149,6 +299,7 @@ void validateGrad(const OpCall& call) {
 }
 
 void computeGrad(const OpCall& call) {
+  if (isRfcnForm(call)) return computeRfcnGrad(call);
   const TensorArg &dy = call.inputs[0], &map = call.inputs[2], &dx = call.outputs[0];
   const FeatureDims d{dx.shape[0], dx.shape[1], dx.shape[2], dx.shape[3]};
   const PsParams p = psParams(call);

@@ -195,6 +195,67 @@ TEST(KernelPSROI, AlignAndPoolingMatchTheReferenceBothWays) {
       ACL_ERROR_OP_INPUT_NOT_MATCH, "multiple of pooled_height * pooled_width");
 }
 
+// CANN's form (Note [R-FCN position-sensitive pooling]): rois [B, 5, R], corners rounded before
+// scaling, inclusive end, bins floor/ceil from the scaled start; checked by explicit pixel bins.
+TEST(KernelPSROI, RfcnFormMatchesTheCaffeBinsBothWays) {
+  const int64_t b_n = 2, r_n = 3, dim = 2, g = 3, c = dim * g * g, h = 7, w = 8;
+  const float scale = 0.5f;
+  // rois [2, 5, 3]: batch b's column r is (batch index, x1, y1, x2, y2); one roi reaches past the map,
+  // one is a single point (0.1-pixel bins, some empty).
+  std::vector<float> rois(b_n * 5 * r_n);
+  const float cols[6][5] = {{0, 1, 2, 9, 8},   {0, 3, 0, 15, 20},        {0, 6, 6, 6, 6},
+                            {1, 0, 0, 13, 11}, {1, 2.4f, 3.6f, 7.5f, 9}, {1, 10, 1, 12, 3}};
+  for (int64_t n = 0; n < b_n * r_n; ++n)
+    for (int64_t f = 0; f < 5; ++f) rois[(n / r_n * 5 + f) * r_n + n % r_n] = cols[n][f];
+  const std::vector<float> xv = randomFloats(b_n * c * h * w, -2, 2, 61);
+  const std::vector<float> gv = randomFloats(b_n * r_n * dim * g * g, -1, 1, 62);
+  HostTensor x = HostTensor::floats(ACL_FLOAT, {b_n, c, h, w}, xv),
+             r = HostTensor::floats(ACL_FLOAT, {b_n, 5, r_n}, rois), y(ACL_FLOAT, {b_n * r_n, dim, g, g}),
+             gy = HostTensor::floats(ACL_FLOAT, {b_n * r_n, dim, g, g}, gv), dx(ACL_FLOAT, {b_n, c, h, w});
+  AttrMap at = attrs({{"spatial_scale", scale}, {"output_dim", dim}, {"group_size", g}});
+  run(makeCall("PSROIPoolingV2", {&x, &r}, {&y}, at));
+  at.set("input_size", std::vector<int64_t>{h, w});
+  run(makeCall("PSROIPoolingGradV2D", {&gy, &r}, {&dx}, at));
+  std::vector<double> want_y, want_dx(xv.size(), 0.0);
+  for (int64_t n = 0; n < b_n * r_n; ++n) {
+    const float* roi = cols[n];
+    const int64_t b = static_cast<int64_t>(roi[0]);
+    // Bin edges in fp32, as the kernel places them.
+    const float sw = std::round(roi[1]) * scale, sh = std::round(roi[2]) * scale;
+    const float bw = std::max((std::round(roi[3]) + 1) * scale - sw, 0.1f) / g;
+    const float bh = std::max((std::round(roi[4]) + 1) * scale - sh, 0.1f) / g;
+    const auto clip = [](float v, int64_t hi) { return std::min(std::max<int64_t>(int64_t(v), 0), hi); };
+    for (int64_t co = 0; co < dim; ++co)
+      for (int64_t i = 0; i < g; ++i)
+        for (int64_t j = 0; j < g; ++j) {
+          const int64_t hs = clip(std::floor(float(i) * bh + sh), h), he = clip(std::ceil(float(i + 1) * bh + sh), h);
+          const int64_t ws = clip(std::floor(float(j) * bw + sw), w), we = clip(std::ceil(float(j + 1) * bw + sw), w);
+          const int64_t ci = (co * g + i) * g + j, o = ((n * dim + co) * g + i) * g + j;
+          double v = 0;
+          const double area = double((he - hs) * (we - ws));
+          for (int64_t a = hs; a < he; ++a)
+            for (int64_t e = ws; e < we; ++e) {
+              v += xv[((b * c + ci) * h + a) * w + e];
+              want_dx[((b * c + ci) * h + a) * w + e] += gv[o] / area;
+            }
+          want_y.push_back(he > hs && we > ws ? v / area : 0.0);
+        }
+  }
+  const auto tol = [](double v) { return 1e-5 * (1 + std::fabs(v)); };
+  expectNearReference(y.toFloats(), want_y, tol, "y");
+  expectNearReference(dx.toFloats(), want_dx, tol, "dx");
+  HostTensor flat = HostTensor::floats(ACL_FLOAT, {6, 5}, std::vector<float>(30, 0));
+  EXPECT_KERNEL_ERROR(makeCall("PSROIPoolingV2", {&x, &flat}, {&y},
+                               attrs({{"spatial_scale", scale}, {"output_dim", dim}, {"group_size", g}})),
+                      ACL_ERROR_OP_INPUT_NOT_MATCH, "must be [B, 5, R]");
+  EXPECT_KERNEL_ERROR(makeCall("PSROIPoolingGradV2D", {&gy, &r}, {&dx},
+                               attrs({{"spatial_scale", scale},
+                                      {"output_dim", dim},
+                                      {"group_size", g},
+                                      {"input_size", std::vector<int64_t>{h, w + 1}}})),
+                      ACL_ERROR_OP_ATTR_NOT_MATCH, "input_size");
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace ascend_sim

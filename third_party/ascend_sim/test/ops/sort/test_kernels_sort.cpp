@@ -1,4 +1,4 @@
-// Sort and Mode against references stated here (std::stable_sort with an
+// Sort, SortV2 and Mode against references stated here (std::stable_sort with an
 // explicit NaN rule, run counting).
 #include <algorithm>
 #include <cmath>
@@ -92,6 +92,26 @@ TEST(KernelSort, Validation) {
   EXPECT_KERNEL_ERROR(makeCall("Sort", {&x}, {&y, &i}, attrs({{"axis", int64_t{2}}})), ACL_ERROR_OP_ATTR_NOT_MATCH,
                       "out of range");
   EXPECT_KERNEL_ERROR(makeCall("Sort", {&x}, {&y}, {}), ACL_ERROR_OP_OUTPUT_NOT_MATCH, "expected 2 outputs");
+}
+
+TEST(KernelSortV2, ValuesOnlyAlongTheLastAxis) {
+  const std::vector<float> v{3, kNaN, -1, 2, 2, -kInf, 0.5f, 7, 1, -2, kInf, 0};
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
+    for (bool descending : {false, true}) {
+      SCOPED_TRACE(std::string(dtypeName(dt)) + (descending ? " descending" : ""));
+      HostTensor x = HostTensor::floats(dt, {2, 6}, v), y(dt, {2, 6});
+      run(makeCall("SortV2", {&x}, {&y}, attrs({{"axis", int64_t{-1}}, {"descending", descending}})));
+      std::vector<float> want;
+      for (int r = 0; r < 2; ++r) {
+        const std::vector<float> line(v.begin() + r * 6, v.begin() + r * 6 + 6);
+        for (int64_t p : referenceOrder(line, descending)) want.push_back(roundTo(dt, line[p]));
+      }
+      expectSameBits(y.toFloats(), want, "values");
+    }
+  HostTensor x(ACL_FLOAT, {2, 3}), y(ACL_FLOAT, {2, 3}), i(ACL_INT64, {2, 3});
+  EXPECT_KERNEL_ERROR(makeCall("SortV2", {&x}, {&y}, attrs({{"axis", int64_t{0}}})), ACL_ERROR_OP_ATTR_NOT_MATCH,
+                      "must be the last axis");
+  EXPECT_KERNEL_ERROR(makeCall("SortV2", {&x}, {&y, &i}, {}), ACL_ERROR_OP_OUTPUT_NOT_MATCH, "expected 1 output");
 }
 
 // Reference mode of one line: most frequent value (smallest on ties, NaN
