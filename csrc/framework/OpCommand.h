@@ -54,6 +54,8 @@ class OpCommand {
   OpCommand& Attr(const std::string& name, std::vector<float> v) { return addAttr(name, std::move(v)); }
   OpCommand& Attr(const std::string& name, c10::ScalarType dtype);
 
+  // Launches the op, or nothing when any output has no elements (Note [Launches
+  // with an empty output]).
   void Run();
 
  private:
@@ -79,6 +81,12 @@ class OpCommand {
   c10::SmallVector<std::pair<at::Tensor, at::Tensor>, 1> write_backs_;
   c10::optional<c10::Device> device_;
   bool format_agnostic_ = false;
+  // Note [Launches with an empty output]
+  // An op with an output of no elements is not launched at all: there is
+  // nothing to compute, and no kernel need handle zero-size outputs. This also
+  // skips the op's other outputs, so an op whose outputs can be empty on their
+  // own (a padded result beside a count, say) must write those others itself
+  // when one is empty, e.g. npu_nms_v4 with max_output_size 0.
   bool empty_output_ = false;
 };
 

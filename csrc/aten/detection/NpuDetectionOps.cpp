@@ -51,8 +51,8 @@ std::tuple<at::Tensor, at::Tensor> NPUCustomFunctions::npu_nms_v4(const at::Tens
   TORCH_CHECK(max_out >= 0, op, ": max_output_size must be >= 0, got ", max_out);
   at::Tensor selected = torch_npu::emptyNpu({max_out}, at::kInt, self.device());
   at::Tensor valid = torch_npu::emptyNpu({}, at::kInt, self.device());
-  // OpCommand skips a launch with an empty output, so max_output_size 0
-  // never reaches the kernel: the count is written here.
+  // max_output_size 0 never reaches the kernel, so the count is written here
+  // (Note [Launches with an empty output] in OpCommand.h).
   if (max_out == 0) return {selected, valid.zero_()};
   OpCommand cmd("NonMaxSuppressionV4");
   cmd.Input(self).Input(scores).InputScalar(max_out, at::kInt);
