@@ -130,6 +130,14 @@ inline std::vector<bool> logicalElementMask(const FormatTensor& t) {
   return logical;
 }
 
+// Fills every pad element of a private-format tensor with NaN bytes (0xFF).
+inline void poisonPads(FormatTensor& t) {
+  const std::vector<bool> logical = logicalElementMask(t);
+  const size_t sz = t.itemSize();
+  for (size_t e = 0; e < logical.size(); ++e)
+    if (!logical[e]) std::memset(t.buf.data() + e * sz, 0xFF, sz);
+}
+
 // Every pad element of t is zero.
 inline void expectZeroPads(const FormatTensor& t, const std::string& what = "") {
   const std::vector<bool> logical = logicalElementMask(t);

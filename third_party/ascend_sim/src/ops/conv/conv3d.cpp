@@ -16,8 +16,11 @@
 // with padded or out-of-range taps contributing 0·w (products the Cube
 // makes). y may be cropped at the end by fewer than max(stride, dilation)
 // per dim (Note [Cropped convolution outputs] in conv2d.cpp). Operands are
-// NCDHW (base formats; the NDC1HWC0 / FRACTAL_Z_3D layouts CANN uses are not
-// modelled: such inputs are rejected). Attrs: `strides` [sd, sh, sw],
+// NCDHW, or in the layouts CANN keeps them in: activations (x, y, dx, dy)
+// NDC1HWC0 and filters (w, dw) FRACTAL_Z_3D, any mix; a private operand is
+// read and written in logical NCDHW order through the format registry, so the
+// bits do not depend on the formats, and output pads are zero. Bias is ND.
+// Attrs: `strides` [sd, sh, sw],
 // `pads` [front, back, top, bottom, left, right], `dilations`, `groups`;
 // `input_size` / `filter_size` (5 values) for the backprops.
 // Cost: the Cube MACs of the per-group matrix products (M, K, N padded to 16).
@@ -45,11 +48,11 @@ Conv3dOp opOf(const OpCall& call) {
 
 struct Geom3d {
   int64_t n = 0, ci = 0, co = 0, groups = 1, cig = 0, cog = 0;
-  int64_t in[3] = {0, 0, 0};      // x spatial dims (D, H, W)
-  int64_t out[3] = {0, 0, 0};     // y spatial dims
-  int64_t k[3] = {1, 1, 1};       // kernel
-  int64_t s[3] = {1, 1, 1};       // strides
-  int64_t pad[3] = {0, 0, 0};     // leading pads (the trailing ones only size y)
+  int64_t in[3] = {0, 0, 0};   // x spatial dims (D, H, W)
+  int64_t out[3] = {0, 0, 0};  // y spatial dims
+  int64_t k[3] = {1, 1, 1};    // kernel
+  int64_t s[3] = {1, 1, 1};    // strides
+  int64_t pad[3] = {0, 0, 0};  // leading pads (the trailing ones only size y)
   int64_t dil[3] = {1, 1, 1};
   bool has_bias = false;
   int64_t kvol() const { return k[0] * k[1] * k[2]; }
@@ -57,36 +60,48 @@ struct Geom3d {
   int64_t outvol() const { return out[0] * out[1] * out[2]; }
 };
 
-std::vector<int64_t> intList(const OpCall& call, const char* name, size_t n, std::vector<int64_t> fallback, bool required) {
+std::vector<int64_t> intList(const OpCall& call, const char* name, size_t n, std::vector<int64_t> fallback,
+                             bool required) {
   if (!call.attrs.has(name)) {
     if (required) fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("missing attribute '") + name + "'");
     return fallback;
   }
   const std::vector<int64_t> v = attrInts(call, name);
   if (v.size() != n)
-    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute '") + name + "' must have " + std::to_string(n) +
-                                                " values, got " + std::to_string(v.size()));
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         std::string("attribute '") + name + "' must have " + std::to_string(n) + " values, got " +
+             std::to_string(v.size()));
   return v;
 }
 
-Shape shape5d(const OpCall& call, const TensorArg& t, const std::string& who) {
-  if (t.shape.size() != 5)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, who + " shape " + shapeToString(t.shape) + " must be 5-D (NCDHW)");
-  return t.shape;
+// The logical NCDHW shape of an operand (NCDHW, or its private format for `kind`).
+Shape shape5d(const OpCall& call, const TensorArg& t, const std::string& who, convutil::OperandKind kind) {
+  const Shape s = convutil::logicalShapeOf(call, t, who, kind);
+  if (s.size() != 5)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, who + " shape " + shapeToString(s) + " must be 5-D (NCDHW)");
+  return s;
+}
+
+// The operand counts: 2 inputs (3 with the forward's bias) and 1 output; formats are checked per operand.
+void checkCounts3d(const OpCall& call, Conv3dOp op) {
+  const size_t max_in = op == Conv3dOp::kForward ? 3 : 2;
+  if (call.inputs.size() < 2 || call.inputs.size() > max_in)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "expected " + std::string(max_in == 2 ? "2" : "2..3") + " inputs, got " + std::to_string(call.inputs.size()));
+  if (call.outputs.size() != 1)
+    fail(call, ACL_ERROR_OP_OUTPUT_NOT_MATCH, "expected 1 output, got " + std::to_string(call.outputs.size()));
 }
 
 // Parses and validates the call.
 Geom3d geomOf(const OpCall& call) {
   const Conv3dOp op = opOf(call);
-  checkArity(call, 2, op == Conv3dOp::kForward ? 3 : 2, 1);
+  checkCounts3d(call, op);
   const TensorArg* x = nullptr;
   const TensorArg* filter = nullptr;
   const TensorArg* y = nullptr;
   std::string xname = "input x", fname = "input filter", yname = "output y";
   switch (op) {
-    case Conv3dOp::kForward:
-      x = &call.inputs[0], filter = &call.inputs[1], y = &call.outputs[0];
-      break;
+    case Conv3dOp::kForward: x = &call.inputs[0], filter = &call.inputs[1], y = &call.outputs[0]; break;
     case Conv3dOp::kBackpropInput:
       filter = &call.inputs[0], y = &call.inputs[1], x = &call.outputs[0], xname = "output dx", yname = "input dy";
       break;
@@ -97,7 +112,10 @@ Geom3d geomOf(const OpCall& call) {
   checkDtype(call, *x, xname, kFloatTypes);
   checkSameDtype(call, *x, xname, *filter, fname);
   checkSameDtype(call, *x, xname, *y, yname);
-  const Shape xs = shape5d(call, *x, xname), fs = shape5d(call, *filter, fname), ys = shape5d(call, *y, yname);
+  using convutil::OperandKind;
+  const Shape xs = shape5d(call, *x, xname, OperandKind::kActivation3d);
+  const Shape fs = shape5d(call, *filter, fname, OperandKind::kFilter3d);
+  const Shape ys = shape5d(call, *y, yname, OperandKind::kActivation3d);
   if (op == Conv3dOp::kBackpropInput && intList(call, "input_size", 5, {}, true) != xs)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "output dx shape " + shapeToString(xs) + " does not match input_size");
   if (op == Conv3dOp::kBackpropFilter && intList(call, "filter_size", 5, {}, true) != fs)
@@ -119,11 +137,13 @@ Geom3d geomOf(const OpCall& call) {
     for (int d = 0; d < 3; ++d) {
       g.in[d] = xs[2 + d], g.k[d] = fs[2 + d], g.s[d] = strides[d], g.pad[d] = pads[2 * d], g.dil[d] = dilations[d];
       if (g.s[d] < 1 || g.dil[d] < 1 || pads[2 * d] < 0 || pads[2 * d + 1] < 0 || g.k[d] < 1)
-        fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "strides and dilations must be >= 1, pads >= 0 and the kernel non-empty");
+        fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+             "strides and dilations must be >= 1, pads >= 0 and the kernel non-empty");
       const int64_t span = g.in[d] + pads[2 * d] + pads[2 * d + 1] - g.dil[d] * (g.k[d] - 1) - 1;
       if (span < 0)
-        fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "the dilated kernel " + shapeToString(fs) + " is larger than the padded " +
-                                                     xname + " " + shapeToString(xs));
+        fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+             "the dilated kernel " + shapeToString(fs) + " is larger than the padded " + xname + " " +
+                 shapeToString(xs));
       s.push_back(span / g.s[d] + 1);
     }
     return s;
@@ -136,11 +156,14 @@ Geom3d geomOf(const OpCall& call) {
          natural_y[2 + d] - ys[2 + d] < std::max(g.s[d], g.dil[d]);
   }
   if (!ok)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, yname + " shape " + shapeToString(ys) + " must be " +
-                                                 shapeToString(natural_y) + " (N, Co, Do, Ho, Wo) for " + xname + " " +
-                                                 shapeToString(xs) + ", " + fname + " " + shapeToString(fs));
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         yname + " shape " + shapeToString(ys) + " must be " + shapeToString(natural_y) + " (N, Co, Do, Ho, Wo) for " +
+             xname + " " + shapeToString(xs) + ", " + fname + " " + shapeToString(fs));
   if (op == Conv3dOp::kForward && call.inputs.size() == 3) {
     checkSameDtype(call, *x, xname, call.inputs[2], "input bias");
+    if (call.inputs[2].format != ACL_FORMAT_ND && call.inputs[2].format != ACL_FORMAT_NCHW &&
+        call.inputs[2].format != ACL_FORMAT_NCDHW)
+      fail(call, ACL_ERROR_OP_UNSUPPORTED_FORMAT, "input bias must be in a base format (ND)");
     checkShapeEq(call, call.inputs[2], "input bias", {g.co}, "[Co]");
     g.has_bias = true;
   }
@@ -155,10 +178,11 @@ int64_t tapPos(const Geom3d& g, int d, int64_t o, int64_t a) {
   return p >= 0 && p < g.in[d] ? p : -1;
 }
 
-std::vector<float> loadOperand(const TensorArg& t, CubeRounding rnd, bool* overflow) {
-  std::vector<float> v(static_cast<size_t>(t.numel()));
-  loadFloat(t.dtype, t.data, 0, 1, t.numel(), v.data());
-  if (roundCubeOperands(rnd, v.data(), t.numel())) *overflow = true;
+// The `count` logical elements of an operand in NCDHW order, rounded per the precision mode.
+std::vector<float> loadOperand(const TensorArg& t, int64_t count, CubeRounding rnd, bool* overflow) {
+  std::vector<float> v(static_cast<size_t>(count));
+  convutil::loadLogicalF32(t, v.data());
+  if (roundCubeOperands(rnd, v.data(), count)) *overflow = true;
   return v;
 }
 
@@ -166,7 +190,7 @@ std::vector<float> loadOperand(const TensorArg& t, CubeRounding rnd, bool* overf
 void storeResult(const OpCall& call, const TensorArg& out, std::vector<float>& v, bool* overflow) {
   const convutil::ResultRounding rr = convutil::resultRoundingOf(call);
   for (float& e : v) e = rr.apply(e, overflow);
-  storeFloat(out.dtype, out.data, 0, static_cast<int64_t>(v.size()), v.data());
+  convutil::storeLogicalF32(out, v.data());
 }
 
 void computeConv3d(const OpCall& call) {
@@ -192,9 +216,10 @@ void computeConv3d(const OpCall& call) {
     }
   };
   if (op == Conv3dOp::kForward) {
-    const std::vector<float> x = loadOperand(call.inputs[0], rnd, &overflow), w = loadOperand(call.inputs[1], rnd, &overflow);
+    const std::vector<float> x = loadOperand(call.inputs[0], g.n * g.ci * iv, rnd, &overflow),
+                             w = loadOperand(call.inputs[1], g.co * g.cig * kv, rnd, &overflow);
     std::vector<float> bias;
-    if (g.has_bias) bias = loadOperand(call.inputs[2], CubeRounding::kNone, &overflow);
+    if (g.has_bias) bias = loadOperand(call.inputs[2], g.co, CubeRounding::kNone, &overflow);
     std::vector<float> y(static_cast<size_t>(g.n * g.co * ov));
     parallelFor(g.n * g.co, [&](int64_t t) {
       const int64_t n = t / g.co, co = t % g.co, grp = co / g.cog;
@@ -211,7 +236,8 @@ void computeConv3d(const OpCall& call) {
     });
     storeResult(call, call.outputs[0], y, &overflow);
   } else if (op == Conv3dOp::kBackpropInput) {
-    const std::vector<float> w = loadOperand(call.inputs[0], rnd, &overflow), dy = loadOperand(call.inputs[1], rnd, &overflow);
+    const std::vector<float> w = loadOperand(call.inputs[0], g.co * g.cig * kv, rnd, &overflow),
+                             dy = loadOperand(call.inputs[1], g.n * g.co * ov, rnd, &overflow);
     // dx[n, ci, pos] = Σ over (co, tap) ascending of A·w[co, ci, tap], A = dy[n, co, o] when tap puts
     // output o on pos, else 0 (a product too, as the Cube's img2col of the dilated dy). Per dim:
     // the output coordinate whose tap t lands on input coordinate p, or -1.
@@ -251,7 +277,8 @@ void computeConv3d(const OpCall& call) {
     });
     storeResult(call, call.outputs[0], dx, &overflow);
   } else {
-    const std::vector<float> x = loadOperand(call.inputs[0], rnd, &overflow), dy = loadOperand(call.inputs[1], rnd, &overflow);
+    const std::vector<float> x = loadOperand(call.inputs[0], g.n * g.ci * iv, rnd, &overflow),
+                             dy = loadOperand(call.inputs[1], g.n * g.co * ov, rnd, &overflow);
     std::vector<float> dw(static_cast<size_t>(g.co * g.cig * kv));
     parallelFor(g.co * g.cig, [&](int64_t t) {
       const int64_t co = t / g.cig, c = t % g.cig, grp = co / g.cog;
@@ -284,7 +311,8 @@ KernelCost costConv3d(const OpCall& call) {
   if (m > 0 && n > 0) c.cube_macs = static_cast<double>(g.groups) * cubeUnit().padded_macs(m, n, k);
   for (const TensorArg& t : call.inputs) c.mte_bytes += tensorBytes(t);
   for (const TensorArg& t : call.outputs) c.mte_bytes += tensorBytes(t);
-  c.flops = 2.0 * static_cast<double>(g.n * g.co) * static_cast<double>(g.outvol()) * static_cast<double>(g.cig * g.kvol());
+  c.flops =
+      2.0 * static_cast<double>(g.n * g.co) * static_cast<double>(g.outvol()) * static_cast<double>(g.cig * g.kvol());
   return c;
 }
 

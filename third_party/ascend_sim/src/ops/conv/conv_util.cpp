@@ -12,7 +12,16 @@ namespace ascend_sim {
 namespace convutil {
 namespace {
 
-bool isBase(aclFormat f) { return f == ACL_FORMAT_ND || f == ACL_FORMAT_NCHW; }
+bool isBase(aclFormat f) { return f == ACL_FORMAT_ND || f == ACL_FORMAT_NCHW || f == ACL_FORMAT_NCDHW; }
+
+aclFormat privateFormatOf(OperandKind kind) {
+  switch (kind) {
+    case OperandKind::kFilter: return ACL_FORMAT_FRACTAL_Z;
+    case OperandKind::kActivation3d: return ACL_FORMAT_NDC1HWC0;
+    case OperandKind::kFilter3d: return ACL_FRACTAL_Z_3D;
+    default: return ACL_FORMAT_NC1HWC0;
+  }
+}
 
 std::string formatDesc(aclFormat f) {
   return formatToString(f) + " (format " + std::to_string(static_cast<int>(f)) + ")";
@@ -32,17 +41,18 @@ Shape logicalShapeOf(const OpCall& call, const TensorArg& t, const std::string& 
   for (int64_t d : t.shape)
     if (d < 0) fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, who + " has a negative dim in shape " + str(t.shape));
   if (isBase(t.format)) return t.shape;
-  const aclFormat priv = kind == OperandKind::kFilter ? ACL_FORMAT_FRACTAL_Z : ACL_FORMAT_NC1HWC0;
+  const aclFormat priv = privateFormatOf(kind);
+  const bool volumetric = kind == OperandKind::kActivation3d || kind == OperandKind::kFilter3d;
   if (t.format != priv)
     fail(call, ACL_ERROR_OP_UNSUPPORTED_FORMAT,
-         who + " has format " + formatDesc(t.format) + "; supported: ND, NCHW or " + formatToString(priv));
+         who + " has format " + formatDesc(t.format) + "; supported: " + (volumetric ? "ND, NCDHW" : "ND, NCHW") +
+             " or " + formatToString(priv));
   return storageMapOf(call, t, who).logical;
 }
 
 Shape shape4dOf(const OpCall& call, const TensorArg& t, const std::string& who, OperandKind kind) {
   Shape s = logicalShapeOf(call, t, who, kind);
-  if (s.size() != 4)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, who + " shape " + str(s) + " must be 4-D [N,C,H,W]");
+  if (s.size() != 4) fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, who + " shape " + str(s) + " must be 4-D [N,C,H,W]");
   return s;
 }
 

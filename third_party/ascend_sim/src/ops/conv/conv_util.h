@@ -29,9 +29,11 @@ namespace convutil {
 
 // Which formats an operand may have besides the base formats ND / NCHW.
 enum class OperandKind {
-  kActivation,  // NC1HWC0
-  kFilter,      // FRACTAL_Z
-  kChannel,     // [C] parameter: NC1HWC0 (lifted [1,C,1,1])
+  kActivation,    // NC1HWC0
+  kFilter,        // FRACTAL_Z
+  kChannel,       // [C] parameter: NC1HWC0 (lifted [1,C,1,1])
+  kActivation3d,  // NDC1HWC0 (5-D activations; base NCDHW)
+  kFilter3d,      // FRACTAL_Z_3D (5-D filters; base NCDHW)
 };
 
 // Validates t's format for `kind` (error names `who`), and for a private
@@ -101,7 +103,9 @@ constexpr int64_t kRowBand = 96;
 struct ProductTasks {
   int64_t units, bands, panels, pgroups;
   ProductTasks(int64_t units_, int64_t bands_, int64_t panels_, int64_t min_tasks)
-      : units(units_), bands(bands_), panels(panels_),
+      : units(units_),
+        bands(bands_),
+        panels(panels_),
         pgroups(std::max<int64_t>(1, std::min(panels_, ceilDiv(min_tasks, units_ * bands_)))) {}
   int64_t count() const { return units * bands * pgroups; }
   struct Task {

@@ -30,14 +30,6 @@ FormatTensor nchw(aclDataType dt, const Shape& s, uint32_t seed, float lo = -1, 
   return t;
 }
 
-// Fills every pad element of a private-format tensor with NaN bytes (0xFF).
-void poisonPads(FormatTensor& t) {
-  const std::vector<bool> logical = logicalElementMask(t);
-  const size_t sz = t.itemSize();
-  for (size_t e = 0; e < logical.size(); ++e)
-    if (!logical[e]) std::memset(t.buf.data() + e * sz, 0xFF, sz);
-}
-
 struct Cfg {
   int64_t n, ci, h, w, co, kh, kw;
   int64_t sh = 1, sw = 1;
@@ -53,10 +45,11 @@ struct Cfg {
   Shape ys() const { return {n, co, ho(), wo()}; }
   std::string name() const {
     char b[200];
-    std::snprintf(b, sizeof b, "x[%lld,%lld,%lld,%lld] f[%lld,%lld,%lld,%lld] s%lld,%lld p%lld,%lld,%lld,%lld d%lld,%lld g%lld",
-                  (long long)n, (long long)ci, (long long)h, (long long)w, (long long)co, (long long)cig(), (long long)kh,
-                  (long long)kw, (long long)sh, (long long)sw, (long long)pt, (long long)pb, (long long)pl, (long long)pr,
-                  (long long)dh, (long long)dw, (long long)groups);
+    std::snprintf(b, sizeof b,
+                  "x[%lld,%lld,%lld,%lld] f[%lld,%lld,%lld,%lld] s%lld,%lld p%lld,%lld,%lld,%lld d%lld,%lld g%lld",
+                  (long long)n, (long long)ci, (long long)h, (long long)w, (long long)co, (long long)cig(),
+                  (long long)kh, (long long)kw, (long long)sh, (long long)sw, (long long)pt, (long long)pb,
+                  (long long)pl, (long long)pr, (long long)dh, (long long)dw, (long long)groups);
     return b;
   }
 };
@@ -73,19 +66,19 @@ AttrMap convAttrs(const Cfg& c) {
 const std::vector<Cfg>& configs() {
   static const std::vector<Cfg> v = [] {
     std::vector<Cfg> r;
-    r.push_back(Cfg{2, 3, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1});                    // 3x3 pad 1
-    r.push_back(Cfg{2, 5, 13, 11, 7, 3, 3, 2, 2, 1, 0, 2, 1});                 // stride 2, asymmetric pads, 13x11
-    r.push_back(Cfg{1, 4, 12, 12, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2});       // dilation 2, groups 2
-    r.push_back(Cfg{2, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8});          // depthwise
-    r.push_back(Cfg{2, 17, 7, 7, 33, 1, 1});                                   // 1x1, channels not multiple of 16
-    r.push_back(Cfg{1, 3, 20, 20, 10, 7, 7, 2, 2, 3, 3, 3, 3});                // 7x7 stride 2 pad 3
-    r.push_back(Cfg{1, 6, 10, 9, 9, 2, 3, 2, 1, 0, 1, 1, 0, 1, 2, 3});         // mixed everything, groups 3
-    r.push_back(Cfg{1, 20, 6, 5, 18, 3, 3, 3, 2, 0, 2, 1, 1, 1, 1, 2});        // stride 3 (gaps in dx), groups 2
+    r.push_back(Cfg{2, 3, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1});             // 3x3 pad 1
+    r.push_back(Cfg{2, 5, 13, 11, 7, 3, 3, 2, 2, 1, 0, 2, 1});           // stride 2, asymmetric pads, 13x11
+    r.push_back(Cfg{1, 4, 12, 12, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2});  // dilation 2, groups 2
+    r.push_back(Cfg{2, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8});    // depthwise
+    r.push_back(Cfg{2, 17, 7, 7, 33, 1, 1});                             // 1x1, channels not multiple of 16
+    r.push_back(Cfg{1, 3, 20, 20, 10, 7, 7, 2, 2, 3, 3, 3, 3});          // 7x7 stride 2 pad 3
+    r.push_back(Cfg{1, 6, 10, 9, 9, 2, 3, 2, 1, 0, 1, 1, 0, 1, 2, 3});   // mixed everything, groups 3
+    r.push_back(Cfg{1, 20, 6, 5, 18, 3, 3, 3, 2, 0, 2, 1, 1, 1, 1, 2});  // stride 3 (gaps in dx), groups 2
     // Wide enough for the Cube to read the padded input in place (Note [The Cube reads a padded
     // input]): forward and stride-1 backprop input, rows ending in partial tiles, 3 panels.
     r.push_back(Cfg{4, 5, 12, 30, 40, 3, 3, 1, 1, 1, 1, 1, 1});
-    r.push_back(Cfg{8, 3, 16, 40, 16, 7, 7, 2, 2, 3, 3, 3, 3});                // first-layer shape, stride 2
-    r.push_back(Cfg{2, 4, 12, 28, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2});       // dilation 2, groups 2
+    r.push_back(Cfg{8, 3, 16, 40, 16, 7, 7, 2, 2, 3, 3, 3, 3});          // first-layer shape, stride 2
+    r.push_back(Cfg{2, 4, 12, 28, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2});  // dilation 2, groups 2
     // More output channels than one filter-gradient band (96 rows) holds, ending in a partial tile.
     r.push_back(Cfg{1, 4, 6, 6, 101, 3, 3, 1, 1, 1, 1, 1, 1});
     return r;
@@ -168,7 +161,8 @@ Ref refBackpropInput(const Cfg& c, const std::vector<float>& w, const std::vecto
             for (int64_t i = 0; i < c.kh; ++i)
               for (int64_t j = 0; j < c.kw; ++j) {
                 const int64_t th = h + c.pt - i * c.dh, tw = x + c.pl - j * c.dw;
-                const bool ok = th >= 0 && tw >= 0 && th % c.sh == 0 && tw % c.sw == 0 && th / c.sh < ho && tw / c.sw < wo;
+                const bool ok =
+                    th >= 0 && tw >= 0 && th % c.sh == 0 && tw % c.sw == 0 && th / c.sh < ho && tw / c.sw < wo;
                 const float a = ok ? dy[((n * c.co + co) * ho + th / c.sh) * wo + tw / c.sw] : 0.0f;
                 const float wv = w[((co * c.cig() + cl) * c.kh + i) * c.kw + j];
                 acc = std::fma(a, wv, acc);
@@ -294,7 +288,7 @@ TEST(KernelConv, BackwardIsAdjointOfForward) {
     FormatTensor x = nchw(ACL_FLOAT, c.xs(), ++seed), w = nchw(ACL_FLOAT, c.fs(), ++seed),
                  dy = nchw(ACL_FLOAT, c.ys(), ++seed);
     FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()),
-                 dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+        dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
     run(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
     run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
     run(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
@@ -340,8 +334,9 @@ TEST(KernelConv, CroppedOutputsAreTheLeadingWindows) {
   for (const char* op : {"Conv2DBackpropInput", "Conv2DBackpropFilter"}) {
     const bool bpi = std::string(op) == "Conv2DBackpropInput";
     FormatTensor out_crop(ACL_FORMAT_NCHW, ACL_FLOAT, bpi ? c.xs() : c.fs()),
-                 out_full(ACL_FORMAT_NCHW, ACL_FLOAT, bpi ? c.xs() : c.fs());
-    const AttrMap a = bpi ? withShape(convAttrs(c), "input_size", c.xs()) : withShape(convAttrs(c), "filter_size", c.fs());
+        out_full(ACL_FORMAT_NCHW, ACL_FLOAT, bpi ? c.xs() : c.fs());
+    const AttrMap a =
+        bpi ? withShape(convAttrs(c), "input_size", c.xs()) : withShape(convAttrs(c), "filter_size", c.fs());
     run(opCall(op, {bpi ? &w : &x, &dy_crop}, {&out_crop}, a));
     run(opCall(op, {bpi ? &w : &x, &dy_full}, {&out_full}, a));
     expectSameBits(out_crop.values(), out_full.values(), op);
@@ -380,10 +375,8 @@ TEST(KernelConv, Fp16IsOneRoundingOfTheFp32Accumulator) {
 // keeps them. Strides 2 and 3, a 1x1 window (phases without taps), dilation, pads, groups, every
 // SIMD level of the host.
 TEST(KernelConv, StridedInputGradientByPhasesKeepsBits) {
-  const Cfg cases[] = {Cfg{2, 16, 28, 28, 24, 3, 3, 2, 2, 1, 1, 1, 1},
-                       Cfg{2, 17, 28, 30, 20, 1, 1, 2, 2},
-                       Cfg{1, 5, 27, 40, 9, 3, 3, 3, 2, 0, 2, 1, 1},
-                       Cfg{1, 6, 26, 30, 8, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2},
+  const Cfg cases[] = {Cfg{2, 16, 28, 28, 24, 3, 3, 2, 2, 1, 1, 1, 1}, Cfg{2, 17, 28, 30, 20, 1, 1, 2, 2},
+                       Cfg{1, 5, 27, 40, 9, 3, 3, 3, 2, 0, 2, 1, 1}, Cfg{1, 6, 26, 30, 8, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2},
                        Cfg{2, 8, 24, 26, 12, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2}};
   forEachHostIsa([&](HostIsa) {
     uint32_t seed = 900;
@@ -430,11 +423,12 @@ TEST(KernelConv, PrecisionModes) {
   FormatTensor x = nchw(ACL_FLOAT, c.xs(), 601), w = nchw(ACL_FLOAT, c.fs(), 602), dy = nchw(ACL_FLOAT, c.ys(), 603);
   const std::vector<float> xh = roundAll(ACL_FLOAT16, x.values()), wh = roundAll(ACL_FLOAT16, w.values()),
                            dyh = roundAll(ACL_FLOAT16, dy.values());
-  for (PrecisionMode pm : {PrecisionMode::kMustKeepOriginDtype, PrecisionMode::kAllowFp32ToFp16, PrecisionMode::kForceFp16}) {
+  for (PrecisionMode pm :
+       {PrecisionMode::kMustKeepOriginDtype, PrecisionMode::kAllowFp32ToFp16, PrecisionMode::kForceFp16}) {
     LaunchContext ctx;
     ctx.precision = pm;
     FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()),
-                 dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+        dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
     run(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c), ctx));
     run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs()), ctx));
     run(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs()), ctx));
@@ -499,8 +493,7 @@ TEST(KernelConv, PrivateFormatsBitIdenticalToNchw) {
           LaunchContext ctx_nchw = mode, ctx_private = mode;
           ctx_nchw.overflow = &ovf_nchw;
           ctx_private.overflow = &ovf_private;
-          FormatTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()),
-              dw(ACL_FORMAT_NCHW, dt, c.fs());
+          FormatTensor y(ACL_FORMAT_NCHW, dt, c.ys()), dx(ACL_FORMAT_NCHW, dt, c.xs()), dw(ACL_FORMAT_NCHW, dt, c.fs());
           const AttrMap bpi_attrs = withShape(convAttrs(c), "input_size", c.xs());
           const AttrMap bpf_attrs = withShape(convAttrs(c), "filter_size", c.fs());
           run(opCall("Conv2D", {&x, &w, &b}, {&y}, convAttrs(c), ctx_nchw));
@@ -537,7 +530,7 @@ TEST(KernelConv, DeterministicAcrossHostThreadCounts) {
   for (int threads : {1, 2, 3, 0}) {
     setHostThreadLimitForTesting(threads);
     FormatTensor y(ACL_FORMAT_NCHW, ACL_FLOAT, c.ys()), dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs()),
-                 dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
+        dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
     run(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
     run(opCall("Conv2DBackpropInput", {&w, &dy}, {&dx}, withShape(convAttrs(c), "input_size", c.xs())));
     run(opCall("Conv2DBackpropFilter", {&x, &dy}, {&dw}, withShape(convAttrs(c), "filter_size", c.fs())));
@@ -552,7 +545,7 @@ TEST(KernelConv, DeterministicAcrossHostThreadCounts) {
 TEST(KernelConv, Cost) {
   const Cfg c{2, 64, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1};
   FormatTensor x(ACL_FORMAT_NCHW, ACL_FLOAT16, c.xs()), w(ACL_FORMAT_NCHW, ACL_FLOAT16, c.fs()),
-               y(ACL_FORMAT_NCHW, ACL_FLOAT16, c.ys());
+      y(ACL_FORMAT_NCHW, ACL_FLOAT16, c.ys());
   KernelCost k = kernel("Conv2D").cost(opCall("Conv2D", {&x, &w}, {&y}, convAttrs(c)));
   EXPECT_EQ(k.core, CoreType::kCube);
   EXPECT_EQ(k.cube_macs, 512.0 * 576 * 64);  // M = N*Ho*Wo, K = Ci*kh*kw, N = Co
@@ -567,10 +560,11 @@ TEST(KernelConv, Cost) {
   EXPECT_EQ(k.cube_macs, 64.0 * 512 * 16 * 16);
   // Backprop filter: M = Co = 64, K = N*Ho*Wo = 512, N = Ci*kh*kw = 576; private formats count padded bytes.
   FormatTensor x5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 20, 16, 16}),
-               dy5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 20, 16, 16});
+      dy5(ACL_FORMAT_NC1HWC0, ACL_FLOAT16, {2, 20, 16, 16});
   FormatTensor dwz(ACL_FORMAT_FRACTAL_Z, ACL_FLOAT16, {20, 20, 3, 3});
   const Cfg e{2, 20, 16, 16, 20, 3, 3, 1, 1, 1, 1, 1, 1};
-  k = kernel("Conv2DBackpropFilter").cost(opCall("Conv2DBackpropFilter", {&x5, &dy5}, {&dwz}, withShape(convAttrs(e), "filter_size", e.fs())));
+  k = kernel("Conv2DBackpropFilter")
+          .cost(opCall("Conv2DBackpropFilter", {&x5, &dy5}, {&dwz}, withShape(convAttrs(e), "filter_size", e.fs())));
   EXPECT_EQ(k.core, CoreType::kCube);
   EXPECT_EQ(k.cube_macs, 32.0 * 512 * 192);
   EXPECT_EQ(k.mte_bytes, 2.0 * (2 * (2 * 2 * 16 * 16 * 16) + 2 * 9 * 2 * 256));
@@ -585,7 +579,8 @@ TEST(KernelConv, ValidationErrors) {
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w3}, {&y}, g2), ACL_ERROR_OP_INPUT_NOT_MATCH,
                       "filter channels 3 x groups 2 != input channels 8");
   FormatTensor w(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs()), ybad(ACL_FORMAT_NCHW, ACL_FLOAT, {2, 4, 5, 4});
-  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&ybad}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "must be [2,4,4,4]");
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&ybad}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      "must be [2,4,4,4]");
   FormatTensor w5(ACL_FORMAT_NCHW, ACL_FLOAT, {5, 4, 3, 3});
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w5}, {&y}, g2), ACL_ERROR_OP_INPUT_NOT_MATCH, "not divisible by groups 2");
   FormatTensor wh(ACL_FORMAT_NCHW, ACL_FLOAT16, c.fs());
@@ -596,7 +591,8 @@ TEST(KernelConv, ValidationErrors) {
   FormatTensor xz(ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT, c.xs());
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&xz, &w}, {&y}, convAttrs(c)), ACL_ERROR_OP_UNSUPPORTED_FORMAT, "NC1HWC0");
   FormatTensor bias(ACL_FORMAT_ND, ACL_FLOAT, {5});
-  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w, &bias}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "bias shape [5]");
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w, &bias}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      "bias shape [5]");
   AttrMap bad = convAttrs(c);
   bad.set("strides", std::vector<int64_t>{0, 1});
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&y}, bad), ACL_ERROR_OP_ATTR_NOT_MATCH, "strides");
@@ -604,14 +600,18 @@ TEST(KernelConv, ValidationErrors) {
   bad.set("pads", std::vector<int64_t>{1, 1});
   EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &w}, {&y}, bad), ACL_ERROR_OP_ATTR_NOT_MATCH, "'pads' must have 4 values");
   FormatTensor wbig(ACL_FORMAT_NCHW, ACL_FLOAT, {4, 8, 7, 7});
-  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &wbig}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH, "larger than the padded input");
+  EXPECT_KERNEL_ERROR(opCall("Conv2D", {&x, &wbig}, {&y}, convAttrs(c)), ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      "larger than the padded input");
   FormatTensor dx(ACL_FORMAT_NCHW, ACL_FLOAT, c.xs());
-  EXPECT_KERNEL_ERROR(opCall("Conv2DBackpropInput", {&w, &y}, {&dx}, convAttrs(c)), ACL_ERROR_OP_ATTR_NOT_MATCH, "input_size");
-  EXPECT_KERNEL_ERROR(opCall("Conv2DBackpropInput", {&w, &y}, {&dx}, withShape(convAttrs(c), "input_size", {2, 8, 6, 7})),
-                      ACL_ERROR_OP_INPUT_NOT_MATCH, "does not match input_size [2,8,6,7]");
+  EXPECT_KERNEL_ERROR(opCall("Conv2DBackpropInput", {&w, &y}, {&dx}, convAttrs(c)), ACL_ERROR_OP_ATTR_NOT_MATCH,
+                      "input_size");
+  EXPECT_KERNEL_ERROR(
+      opCall("Conv2DBackpropInput", {&w, &y}, {&dx}, withShape(convAttrs(c), "input_size", {2, 8, 6, 7})),
+      ACL_ERROR_OP_INPUT_NOT_MATCH, "does not match input_size [2,8,6,7]");
   FormatTensor dw(ACL_FORMAT_NCHW, ACL_FLOAT, c.fs());
-  EXPECT_KERNEL_ERROR(opCall("Conv2DBackpropFilter", {&x, &y}, {&dw}, withShape(convAttrs(c), "filter_size", {4, 8, 3, 2})),
-                      ACL_ERROR_OP_INPUT_NOT_MATCH, "filter_size");
+  EXPECT_KERNEL_ERROR(
+      opCall("Conv2DBackpropFilter", {&x, &y}, {&dw}, withShape(convAttrs(c), "filter_size", {4, 8, 3, 2})),
+      ACL_ERROR_OP_INPUT_NOT_MATCH, "filter_size");
   // Wrong storage shape for a private-format descriptor.
   FormatTensor x5(ACL_FORMAT_NC1HWC0, ACL_FLOAT, c.xs());
   x5.arg.shape = {2, 1, 6, 6, 8};

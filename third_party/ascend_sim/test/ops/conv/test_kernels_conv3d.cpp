@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "format_test_util.h"
 #include "kernel_test_util.h"
 #include "pointwise_test_util.h"
 
@@ -61,7 +62,8 @@ std::vector<double> refForward(const Cfg& c, const std::vector<float>& x, const 
               for (int64_t a = 0; a < c.k[0]; ++a)
                 for (int64_t i = 0; i < c.k[1]; ++i)
                   for (int64_t j = 0; j < c.k[2]; ++j) {
-                    const int64_t pd = od * c.s[0] - c.pad[0] + a * c.dil[0], ph = oh * c.s[1] - c.pad[1] + i * c.dil[1],
+                    const int64_t pd = od * c.s[0] - c.pad[0] + a * c.dil[0],
+                                  ph = oh * c.s[1] - c.pad[1] + i * c.dil[1],
                                   pw = ow * c.s[2] - c.pad[2] + j * c.dil[2];
                     if (pd < 0 || pd >= c.in[0] || ph < 0 || ph >= c.in[1] || pw < 0 || pw >= c.in[2]) continue;
                     const int64_t ci = co / cog * cig + cl;
@@ -123,7 +125,8 @@ TEST(KernelConv3d, BackpropsAreTheAdjoints) {
       std::vector<float> probe(wv.size(), 0.0f);
       probe[e] = 1.0f;
       const double want = dot(std::vector<float>(dyv), refForward(c, xv, probe, nullptr));
-      EXPECT_NEAR(gdw[e], want, 1e-5 * (1 + std::fabs(want)) * std::sqrt(static_cast<double>(c.n * numel(c.ys())))) << "dw " << e;
+      EXPECT_NEAR(gdw[e], want, 1e-5 * (1 + std::fabs(want)) * std::sqrt(static_cast<double>(c.n * numel(c.ys()))))
+          << "dw " << e;
     }
   }
 }
@@ -157,17 +160,67 @@ TEST(KernelConv3d, ValidationErrors) {
   HostTensor x4(ACL_FLOAT, {2, 3, 4, 5});
   EXPECT_KERNEL_ERROR(makeCall("Conv3D", {&x4, &w}, {&y}, c.attrs()), ACL_ERROR_OP_INPUT_NOT_MATCH, "must be 5-D");
   HostTensor ybad(ACL_FLOAT, {2, 4, 2, 3, 3});
-  EXPECT_KERNEL_ERROR(makeCall("Conv3D", {&x, &w}, {&ybad}, c.attrs()), ACL_ERROR_OP_INPUT_NOT_MATCH, "(N, Co, Do, Ho, Wo)");
+  EXPECT_KERNEL_ERROR(makeCall("Conv3D", {&x, &w}, {&ybad}, c.attrs()), ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      "(N, Co, Do, Ho, Wo)");
   HostTensor wbad(ACL_FLOAT, {4, 2, 3, 3, 3});
   EXPECT_KERNEL_ERROR(makeCall("Conv3D", {&x, &wbad}, {&y}, c.attrs()), ACL_ERROR_OP_INPUT_NOT_MATCH, "does not fit");
   HostTensor wh(ACL_FLOAT16, c.fs());
   EXPECT_KERNEL_ERROR(makeCall("Conv3D", {&x, &wh}, {&y}, c.attrs()), ACL_ERROR_OP_INPUT_NOT_MATCH, "dtype");
   AttrMap bad = c.attrs();
   bad.set("pads", std::vector<int64_t>{1, 1});
-  EXPECT_KERNEL_ERROR(makeCall("Conv3D", {&x, &w}, {&y}, bad), ACL_ERROR_OP_ATTR_NOT_MATCH, "'pads' must have 6 values");
+  EXPECT_KERNEL_ERROR(makeCall("Conv3D", {&x, &w}, {&y}, bad), ACL_ERROR_OP_ATTR_NOT_MATCH,
+                      "'pads' must have 6 values");
   HostTensor dx(ACL_FLOAT, c.xs());
-  EXPECT_KERNEL_ERROR(makeCall("Conv3DBackpropInput", {&w, &y}, {&dx}, c.attrs()), ACL_ERROR_OP_ATTR_NOT_MATCH, "input_size");
+  EXPECT_KERNEL_ERROR(makeCall("Conv3DBackpropInput", {&w, &y}, {&dx}, c.attrs()), ACL_ERROR_OP_ATTR_NOT_MATCH,
+                      "input_size");
   const KernelCost cost = kernel("Conv3D").cost(makeCall("Conv3D", {&x, &w}, {&y}, c.attrs()));
   EXPECT_EQ(cost.core, CoreType::kCube);
   EXPECT_GE(cost.cube_macs, static_cast<double>(c.n * numel(c.ys()) / c.n * 27 * 3));
+}
+
+// Every operand in NDC1HWC0 / FRACTAL_Z_3D (pads poisoned with NaN) gives the NCDHW result bit for bit, in the
+// precision modes that keep and that round fp32 operands; output pads are zero; a mix of formats works too.
+TEST(KernelConv3d, PrivateFormatsBitIdenticalToNcdhw) {
+  LaunchContext rounding;
+  rounding.precision = PrecisionMode::kAllowFp32ToFp16;
+  uint32_t seed = 900;
+  const auto random = [&](aclDataType dt, const Shape& s) {
+    FormatTensor t(s.size() == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND, dt, s);
+    t.set(randomFloats(static_cast<size_t>(numelOf(s)), -1, 1, ++seed));
+    return t;
+  };
+  for (const LaunchContext& mode : {LaunchContext{}, rounding})
+    for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
+      for (const Cfg& c : configs()) {
+        const Shape xs = c.xs(), fs = c.fs(), ys = c.ys();
+        AttrMap bpi = c.attrs(), bpf = c.attrs();
+        bpi.set("input_size", std::vector<int64_t>(xs.begin(), xs.end()));
+        bpf.set("filter_size", std::vector<int64_t>(fs.begin(), fs.end()));
+        FormatTensor x = random(dt, xs), w = random(dt, fs), dy = random(dt, ys), b = random(dt, {c.co});
+        FormatTensor y(ACL_FORMAT_NCDHW, dt, ys), dx(ACL_FORMAT_NCDHW, dt, xs), dw(ACL_FORMAT_NCDHW, dt, fs);
+        run(opCall("Conv3D", {&x, &w, &b}, {&y}, c.attrs(), mode));
+        run(opCall("Conv3DBackpropInput", {&w, &dy}, {&dx}, bpi, mode));
+        run(opCall("Conv3DBackpropFilter", {&x, &dy}, {&dw}, bpf, mode));
+        FormatTensor x6 = transTo(x, ACL_FORMAT_NDC1HWC0), wz = transTo(w, ACL_FRACTAL_Z_3D),
+                     dy6 = transTo(dy, ACL_FORMAT_NDC1HWC0);
+        for (FormatTensor* t : {&x6, &wz, &dy6}) poisonPads(*t);
+        FormatTensor y6(ACL_FORMAT_NDC1HWC0, dt, ys), dx6(ACL_FORMAT_NDC1HWC0, dt, xs), dwz(ACL_FRACTAL_Z_3D, dt, fs);
+        run(opCall("Conv3D", {&x6, &wz, &b}, {&y6}, c.attrs(), mode));
+        run(opCall("Conv3DBackpropInput", {&wz, &dy6}, {&dx6}, bpi, mode));
+        run(opCall("Conv3DBackpropFilter", {&x6, &dy6}, {&dwz}, bpf, mode));
+        EXPECT_EQ(transTo(y6, ACL_FORMAT_NCDHW).bytes(), y.bytes());
+        EXPECT_EQ(transTo(dx6, ACL_FORMAT_NCDHW).bytes(), dx.bytes());
+        EXPECT_EQ(transTo(dwz, ACL_FORMAT_NCDHW).bytes(), dw.bytes());
+        expectZeroPads(y6, "y");
+        expectZeroPads(dx6, "dx");
+        expectZeroPads(dwz, "dw");
+        FormatTensor y_mixed(ACL_FORMAT_NCDHW, dt, ys);  // NCDHW x, FRACTAL_Z_3D filter
+        run(opCall("Conv3D", {&x, &wz, &b}, {&y_mixed}, c.attrs(), mode));
+        EXPECT_EQ(y_mixed.bytes(), y.bytes());
+      }
+  const Cfg& c = configs()[0];
+  FormatTensor x(ACL_FORMAT_NCDHW, ACL_FLOAT, c.xs()), w(ACL_FORMAT_NCDHW, ACL_FLOAT, c.fs());
+  FormatTensor wrong(ACL_FRACTAL_Z_3D, ACL_FLOAT, c.xs()), y(ACL_FORMAT_NCDHW, ACL_FLOAT, c.ys());
+  EXPECT_KERNEL_ERROR(opCall("Conv3D", {&wrong, &w}, {&y}, c.attrs()), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
+                      "supported: ND, NCDHW or NDC1HWC0");
 }
