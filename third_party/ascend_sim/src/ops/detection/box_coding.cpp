@@ -27,32 +27,18 @@
 namespace ascend_sim {
 namespace {
 
-void checkBoxes(const OpCall& call, const TensorArg& t, const char* name) {
-  checkDtype(call, t, name, kFloatTypes);
-  if (t.shape.size() != 2 || t.shape[1] != 4)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         std::string(name) + " must be [N, 4], got shape " + shapeToString(t.shape));
-}
-
-bool iofMode(const OpCall& call) {
-  const std::string mode = attrString(call, "mode", "iou");
-  if (mode != "iou" && mode != "iof")
-    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attr mode must be \"iou\" or \"iof\", got \"" + mode + "\"");
-  return mode == "iof";
-}
-
 void validateIou(const OpCall& call) {
   checkArity(call, 2, 2, 1);
-  checkBoxes(call, call.inputs[0], "input bboxes");
-  checkBoxes(call, call.inputs[1], "input gtboxes");
-  iofMode(call);
+  checkBoxTable(call, call.inputs[0], "input bboxes");
+  checkBoxTable(call, call.inputs[1], "input gtboxes");
+  iofModeOf(call);
   checkSameDtype(call, call.inputs[0], "bboxes", call.outputs[0], "output overlap");
   checkShapeEq(call, call.outputs[0], "output overlap", {call.inputs[1].shape[0], call.inputs[0].shape[0]},
                "[M, N] (gtboxes by bboxes)");
 }
 
 void computeIou(const OpCall& call) {
-  const bool iof = iofMode(call);
+  const bool iof = iofModeOf(call);
   const std::vector<float> bv = loadAllFloat(call.inputs[0]), gv = loadAllFloat(call.inputs[1]);
   const int64_t n = call.inputs[0].shape[0], m = call.inputs[1].shape[0];
   std::vector<float> out(static_cast<size_t>(m * n));
@@ -94,8 +80,8 @@ CentreSize centreSize(const float* b) {
 void validateCoding(const OpCall& call) {
   checkArity(call, 2, 2, 1);
   const bool encode = call.op_type == "BoundingBoxEncode";
-  checkBoxes(call, call.inputs[0], encode ? "input anchor_box" : "input rois");
-  checkBoxes(call, call.inputs[1], encode ? "input ground_truth_box" : "input deltas");
+  checkBoxTable(call, call.inputs[0], encode ? "input anchor_box" : "input rois");
+  checkBoxTable(call, call.inputs[1], encode ? "input ground_truth_box" : "input deltas");
   checkSameDtype(call, call.inputs[0], "boxes", call.inputs[1], "the second input");
   checkShapeEq(call, call.inputs[1], "the second input", call.inputs[0].shape, "the first input's shape");
   checkSameDtype(call, call.inputs[0], "boxes", call.outputs[0], "output");

@@ -30,9 +30,7 @@ namespace {
 void validateNonMaxSuppressionV4(const OpCall& call) {
   checkArity(call, 5, 5, 2);
   const TensorArg &boxes = call.inputs[0], &scores = call.inputs[1];
-  checkDtype(call, boxes, "input boxes", kFloatTypes);
-  if (boxes.shape.size() != 2 || boxes.shape[1] != 4)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "input boxes must be [N, 4], got shape " + shapeToString(boxes.shape));
+  checkBoxTable(call, boxes, "input boxes");
   checkDtype(call, scores, "input scores", kFloatTypes);
   checkShapeEq(call, scores, "input scores", {boxes.shape[0]}, "[N] (one score per box)");
   checkOneValue(call, call.inputs[2], "input max_output_size", kIndexTypes);

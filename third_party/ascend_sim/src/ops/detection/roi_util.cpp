@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace ascend_sim {
 
@@ -19,6 +20,20 @@ int64_t checkRois(const OpCall& call, const TensorArg& rois) {
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
          "input rois must be [K, 5] (batch index, x1, y1, x2, y2), got shape " + shapeToString(rois.shape));
   return rois.shape[0];
+}
+
+void checkBoxTable(const OpCall& call, const TensorArg& t, const char* name) {
+  checkDtype(call, t, name, kFloatTypes);
+  if (t.shape.size() != 2 || t.shape[1] != 4)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         std::string(name) + " must be [N, 4], got shape " + shapeToString(t.shape));
+}
+
+bool iofModeOf(const OpCall& call) {
+  const std::string mode = attrString(call, "mode", "iou");
+  if (mode != "iou" && mode != "iof")
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attr mode must be \"iou\" or \"iof\", got \"" + mode + "\"");
+  return mode == "iof";
 }
 
 std::vector<float> loadAllFloat(const TensorArg& t) {

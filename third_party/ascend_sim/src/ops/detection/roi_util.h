@@ -1,7 +1,7 @@
 // What the region-of-interest kernels (ROIAlign, ROIPoolingWithArgMax,
 // PSROIPoolingV2, PSROIAlign and their gradients) share: the [K, 5] roi
 // table, the NCHW feature map they read, and torchvision's two bilinear
-// sampling rules.
+// sampling rules; and the checks of the box kernels (box tables, IoU modes).
 //
 // Note [ROI tables]
 // rois is [K, 5] (fp32 or fp16): (batch index, x1, y1, x2, y2) in input-image
@@ -27,6 +27,10 @@ struct FeatureDims {
 FeatureDims checkFeatureMap(const OpCall& call, const TensorArg& x, const char* name);
 // rois must be [K, 5] of a float dtype; returns K.
 int64_t checkRois(const OpCall& call, const TensorArg& rois);
+// t must be a float box table [N, 4] (`name` in messages).
+void checkBoxTable(const OpCall& call, const TensorArg& t, const char* name);
+// Attr mode of the overlap kernels (Iou, RotatedIou): "iou" (false) or "iof" (true).
+bool iofModeOf(const OpCall& call);
 // The whole of t as fp32, row-major.
 std::vector<float> loadAllFloat(const TensorArg& t);
 

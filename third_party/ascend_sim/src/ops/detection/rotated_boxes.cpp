@@ -107,13 +107,6 @@ void checkBoxBlock(const OpCall& call, const TensorArg& t, const char* name) {
          std::string(name) + " must be [B, 5, N] (a row per coordinate), got shape " + shapeToString(t.shape));
 }
 
-bool iofMode(const OpCall& call) {
-  const std::string mode = attrString(call, "mode", "iou");
-  if (mode != "iou" && mode != "iof")
-    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attr mode must be \"iou\" or \"iof\", got \"" + mode + "\"");
-  return mode == "iof";
-}
-
 void validateOverlaps(const OpCall& call) {
   checkArity(call, 2, 2, 1);
   checkBoxBlock(call, call.inputs[0], "input boxes");
@@ -123,7 +116,7 @@ void validateOverlaps(const OpCall& call) {
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
          "query_boxes' batch " + std::to_string(call.inputs[1].shape[0]) + " must be boxes' " + std::to_string(b));
   if (call.op_type == "RotatedIou") {
-    iofMode(call);
+    iofModeOf(call);
     if (!attrBool(call, "is_cross", true))
       fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attr is_cross must be true (every box against every query box)");
   }
@@ -133,7 +126,7 @@ void validateOverlaps(const OpCall& call) {
 
 void computeOverlaps(const OpCall& call) {
   const bool corners = attrBool(call, "trans", false);
-  const bool iou = call.op_type == "RotatedIou", iof = iou && iofMode(call);
+  const bool iou = call.op_type == "RotatedIou", iof = iou && iofModeOf(call);
   const std::vector<float> bv = loadAllFloat(call.inputs[0]), qv = loadAllFloat(call.inputs[1]);
   const int64_t b_n = call.inputs[0].shape[0], n = call.inputs[0].shape[2], k = call.inputs[1].shape[2];
   std::vector<float> out(static_cast<size_t>(b_n * n * k));

@@ -31,23 +31,11 @@
 #include <string>
 #include <vector>
 
+#include "kernel/index_util.h"
 #include "ops/detection/roi_util.h"
 
 namespace ascend_sim {
 namespace {
-
-void checkBoxTable(const OpCall& call, const TensorArg& t, const char* name) {
-  checkDtype(call, t, name, kFloatTypes);
-  if (t.shape.size() != 2 || t.shape[1] != 4)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         std::string(name) + " must be [N, 4], got shape " + shapeToString(t.shape));
-}
-
-std::vector<int64_t> loadAllInt(const TensorArg& t) {
-  std::vector<int64_t> v(static_cast<size_t>(t.numel()));
-  if (!v.empty()) loadInt(t.dtype, t.data, 0, 1, t.numel(), v.data());
-  return v;
-}
 
 [[noreturn]] void indexFault(const OpCall& call, const std::string& what, int64_t value, int64_t bound) {
   throw KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, call.op_type + ": " + what + " " + std::to_string(value) +
@@ -73,7 +61,7 @@ void validateYoloBoxesEncode(const OpCall& call) {
 void computeYoloBoxesEncode(const OpCall& call) {
   constexpr double kEps = 1e-6;
   const std::vector<float> av = loadAllFloat(call.inputs[0]), gv = loadAllFloat(call.inputs[1]);
-  const std::vector<int64_t> stride = loadAllInt(call.inputs[2]);
+  const std::vector<int64_t> stride = loadIndices(call.inputs[2]);
   std::vector<float> out(av.size());
   for (size_t i = 0; i < stride.size(); ++i) {
     const float *a = &av[i * 4], *g = &gv[i * 4];
@@ -164,10 +152,10 @@ void computeGridAssignPositive(const OpCall& call) {
   std::vector<float> out = loadAllFloat(call.inputs[0]);
   const std::vector<float> overlaps = loadAllFloat(call.inputs[1]), max_ov = loadAllFloat(call.inputs[3]),
                            gt_max = loadAllFloat(call.inputs[5]);
-  const std::vector<int64_t> argmax = loadAllInt(call.inputs[4]), gt_argmax = loadAllInt(call.inputs[6]);
+  const std::vector<int64_t> argmax = loadIndices(call.inputs[4]), gt_argmax = loadIndices(call.inputs[6]);
   const auto* flags = static_cast<const uint8_t*>(call.inputs[2].data);
   const int64_t n = static_cast<int64_t>(out.size()), k = call.inputs[1].shape[0];
-  const int64_t num_gts = std::min(loadAllInt(call.inputs[7])[0], k);
+  const int64_t num_gts = std::min(loadIndices(call.inputs[7])[0], k);
   const float pos_thr = attrFloat(call, "pos_iou_thr"), min_pos = attrFloat(call, "min_pos_iou");
   for (int64_t i = 0; i < n; ++i) {
     if (!(max_ov[i] > pos_thr) || !flags[i]) continue;
