@@ -388,11 +388,7 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
   if (g.groups != 1 || !convops::forwardFilterPanels(call.inputs[1], g.co, g.cig, khw, rnd, bp, &overflow)) {
     const float* w = loadRounded(call.inputs[1], g.co * k, ScratchSlot::kIn1, rnd, &overflow);
-    parallelFor(g.groups * panels, [&](int64_t t) {  // one 16-column panel per call
-      const int64_t gi = t / panels, p = t % panels, n0 = p * kTile;
-      cubeUnit().load_b(GmMatrix{ACL_FLOAT, w, (gi * g.cog + n0) * k, 1, k}, k, std::min(kTile, g.cog - n0),
-                        CubeRounding::kNone, bp + gi * bsize + p * k * kTile, nullptr);
-    });
+    convops::forwardPanelsFromLogical(w, g.groups, g.cog, k, bp);
   }
   std::vector<UnitCounters> cnt;
   const float* bias_or_null = bias.empty() ? nullptr : bias.data();
@@ -467,12 +463,7 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
   if (g.groups != 1 || !convops::backpropInputFilterPanels(call.inputs[0], g.co, g.cig, khw, rnd, bp, &overflow)) {
     const float* w = loadRounded(call.inputs[0], g.co * g.cig * khw, ScratchSlot::kIn0, rnd, &overflow);
-    parallelFor(g.groups * panels, [&](int64_t t) {
-      const int64_t gi = t / panels, p = t % panels, c0 = p * kTile, nc = std::min(kTile, g.cig - c0);
-      for (int64_t co = 0; co < g.cog; ++co)
-        cubeUnit().load_b(GmMatrix{ACL_FLOAT, w, ((gi * g.cog + co) * g.cig + c0) * khw, 1, khw}, khw, nc,
-                          CubeRounding::kNone, bp + gi * bsize + (p * k + co * khw) * kTile, nullptr);
-    });
+    convops::backpropInputPanelsFromLogical(w, g.groups, g.cog, g.cig, khw, bp);
   }
   const std::vector<int64_t> th = tapTable(g.h, g.ho, g.win.kh, g.win.sh, g.win.pt, g.win.dh);
   const std::vector<int64_t> tw = tapTable(g.w, g.wo, g.win.kw, g.win.sw, g.win.pl, g.win.dw);
@@ -572,21 +563,12 @@ void backpropFilterFromPadded(const OpCall& call, const ConvGeom& g, CubeRoundin
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
   if (g.groups != 1 || !convops::activationPanels(call.inputs[1], g.n, g.co, g.ho, g.wo, rnd, bp, overflow)) {
     const float* dy = loadRounded(call.inputs[1], g.n * g.co * rows, ScratchSlot::kIn1, rnd, overflow);
-    parallelFor(g.groups * panels * g.n, [&](int64_t t) {
-      const int64_t gi = t / (panels * g.n), p = t / g.n % panels, n = t % g.n;
-      const int64_t c0 = p * kTile, width = std::min(kTile, g.cog - c0);
-      const float* src = dy + (n * g.co + gi * g.cog + c0) * rows;
-      float* dst = bp + gi * bsize + (p * m + n * rows) * kTile;
-      for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t c = 0; c < width; ++c) dst[r * kTile + c] = src[c * rows + r];
-        std::fill(dst + r * kTile + width, dst + (r + 1) * kTile, 0.0f);
-      }
-    });
+    convops::activationPanelsFromLogical(dy, g.n, g.groups, g.cog, rows, bp);
   }
   float* ct = threadScratch(ScratchSlot::kResult, g.groups * kc * g.cog);  // per group [kc][Co/G]
   const ProductTasks tasks(g.groups, ceilDiv(kc, kRowBand), panels, kMinFilterTasks);
   const size_t base = counters->size();
-  counters->resize(base + static_cast<size_t>(tasks.count() + g.co));
+  counters->resize(base + static_cast<size_t>(tasks.count()));
   parallelFor(tasks.count(), [&](int64_t t) {
     const auto [gi, band, p0, p1] = tasks[t];
     const int64_t r0 = band * kRowBand, r1 = std::min(kc, r0 + kRowBand);
@@ -598,18 +580,7 @@ void backpropFilterFromPadded(const OpCall& call, const ConvGeom& g, CubeRoundin
   });
   const TensorArg& out = call.outputs[0];
   if (g.groups == 1 && convops::storeTransposedFilter(out, ct, g.co, g.cig, wn.kh * wn.kw, rr, overflow)) return;
-  // dw[gi * cog + co][kc] = ct[gi][kc][co], in 16 x 16 blocks (a column walk of ct misses the cache on every read)
-  UnitCounters* rounding = &(*counters)[base + static_cast<size_t>(tasks.count())];
-  const int64_t cblocks = ceilDiv(g.cog, kTile);
-  parallelFor(g.groups * cblocks, [&](int64_t t) {
-    const int64_t gi = t / cblocks, c0 = t % cblocks * kTile, cn = std::min(kTile, g.cog - c0);
-    const float* src = ct + gi * kc * g.cog;
-    bool* flag = &rounding[gi * g.cog + c0].fp16_overflow;
-    for (int64_t j0 = 0; j0 < kc; j0 += kTile)
-      for (int64_t cl = c0; cl < c0 + cn; ++cl)
-        for (int64_t j = j0; j < std::min(kc, j0 + kTile); ++j)
-          dw[(gi * g.cog + cl) * kc + j] = rr.apply(src[j * g.cog + cl], flag);
-  });
+  convops::transposedFilterToLogical(ct, g.groups, g.cog, kc, rr, dw, overflow);
   convutil::storeLogicalF32(out, dw);
 }
 

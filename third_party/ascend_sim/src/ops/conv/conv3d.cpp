@@ -24,6 +24,9 @@
 // `pads` [front, back, top, bottom, left, right], `dilations`, `groups`;
 // `input_size` / `filter_size` (5 values) for the backprops.
 // Cost: the Cube MACs of the per-group matrix products (M, K, N padded to 16).
+// Where the host's Cube reads in place, the ops run as those products (Note [3-D
+// convolution on the 2-D Cube path] in conv3d_cube.cpp); the loops below are the
+// reference they match bit for bit, and run elsewhere.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -32,6 +35,7 @@
 #include "aicore/thread_pool.h"
 #include "aicore/units.h"
 #include "common/dtype.h"
+#include "ops/conv/conv3d_cube.h"
 #include "ops/conv/conv_util.h"
 #include "kernel/op_utils.h"
 
@@ -46,19 +50,7 @@ Conv3dOp opOf(const OpCall& call) {
   return Conv3dOp::kForward;
 }
 
-struct Geom3d {
-  int64_t n = 0, ci = 0, co = 0, groups = 1, cig = 0, cog = 0;
-  int64_t in[3] = {0, 0, 0};   // x spatial dims (D, H, W)
-  int64_t out[3] = {0, 0, 0};  // y spatial dims
-  int64_t k[3] = {1, 1, 1};    // kernel
-  int64_t s[3] = {1, 1, 1};    // strides
-  int64_t pad[3] = {0, 0, 0};  // leading pads (the trailing ones only size y)
-  int64_t dil[3] = {1, 1, 1};
-  bool has_bias = false;
-  int64_t kvol() const { return k[0] * k[1] * k[2]; }
-  int64_t invol() const { return in[0] * in[1] * in[2]; }
-  int64_t outvol() const { return out[0] * out[1] * out[2]; }
-};
+using convops::Geom3d;
 
 std::vector<int64_t> intList(const OpCall& call, const char* name, size_t n, std::vector<int64_t> fallback,
                              bool required) {
@@ -193,9 +185,25 @@ void storeResult(const OpCall& call, const TensorArg& out, std::vector<float>& v
   convutil::storeLogicalF32(out, v.data());
 }
 
+// Whether every operand has elements (the Cube's products need them; an empty batch still zeroes dw).
+bool nonEmpty(const OpCall& call) {
+  for (const auto* list : {&call.inputs, &call.outputs})
+    for (const TensorArg& t : *list)
+      if (t.numel() == 0) return false;
+  return true;
+}
+
 void computeConv3d(const OpCall& call) {
   const Geom3d g = geomOf(call);
   const Conv3dOp op = opOf(call);
+  if (convops::conv3dOnCube() && nonEmpty(call)) {  // Note [3-D convolution on the 2-D Cube path]
+    switch (op) {
+      case Conv3dOp::kForward: return convops::conv3dForwardOnCube(call, g);
+      case Conv3dOp::kBackpropInput: return convops::conv3dBackpropInputOnCube(call, g);
+      case Conv3dOp::kBackpropFilter: return convops::conv3dBackpropFilterOnCube(call, g);
+    }
+  }
+  // The reference loops: hosts whose Cube cannot read in place, and empty operands.
   const CubeRounding rnd = cubeRoundingOf(call);
   bool overflow = false;
   const int64_t kv = g.kvol(), iv = g.invol(), ov = g.outvol();

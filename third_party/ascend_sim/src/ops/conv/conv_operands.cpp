@@ -168,5 +168,53 @@ bool paddedPlanes(const TensorArg& x, const PaddedPlanes& g, CubeRounding rnd, f
   return true;
 }
 
+void forwardPanelsFromLogical(const float* w, int64_t groups, int64_t cog, int64_t k, float* bp) {
+  const int64_t panels = ceil16(cog), bsize = panels * k * k16;
+  parallelFor(groups * panels, [&](int64_t t) {  // one 16-column panel per call
+    const int64_t gi = t / panels, p = t % panels, n0 = p * k16;
+    cubeUnit().load_b(GmMatrix{ACL_FLOAT, w, (gi * cog + n0) * k, 1, k}, k, std::min(k16, cog - n0),
+                      CubeRounding::kNone, bp + gi * bsize + p * k * k16, nullptr);
+  });
+}
+
+void backpropInputPanelsFromLogical(const float* w, int64_t groups, int64_t cog, int64_t cig, int64_t taps,
+                                    float* bp) {
+  const int64_t panels = ceil16(cig), k = cog * taps, bsize = panels * k * k16;
+  parallelFor(groups * panels, [&](int64_t t) {  // per output channel, a [taps][16] block: row stride 1
+    const int64_t gi = t / panels, p = t % panels, c0 = p * k16, nc = std::min(k16, cig - c0);
+    for (int64_t co = 0; co < cog; ++co)
+      cubeUnit().load_b(GmMatrix{ACL_FLOAT, w, ((gi * cog + co) * cig + c0) * taps, 1, taps}, taps, nc,
+                        CubeRounding::kNone, bp + gi * bsize + (p * k + co * taps) * k16, nullptr);
+  });
+}
+
+void activationPanelsFromLogical(const float* dy, int64_t n, int64_t groups, int64_t cog, int64_t rows, float* bp) {
+  const int64_t panels = ceil16(cog), m = n * rows, bsize = panels * m * k16;
+  parallelFor(groups * panels * n, [&](int64_t t) {
+    const int64_t gi = t / (panels * n), p = t / n % panels, s = t % n;
+    const int64_t c0 = p * k16, width = std::min(k16, cog - c0);
+    const float* src = dy + (s * groups * cog + gi * cog + c0) * rows;
+    float* dst = bp + gi * bsize + (p * m + s * rows) * k16;
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < width; ++c) dst[r * k16 + c] = src[c * rows + r];
+      std::fill(dst + r * k16 + width, dst + (r + 1) * k16, 0.0f);
+    }
+  });
+}
+
+void transposedFilterToLogical(const float* ct, int64_t groups, int64_t cog, int64_t kc,
+                               const convutil::ResultRounding& rr, float* dw, bool* overflow) {
+  const int64_t cblocks = ceil16(cog);
+  const bool bad = parallelForFlagged(groups * cblocks, groups * cog * kc, [&](int64_t t, bool* flag) {
+    const int64_t gi = t / cblocks, c0 = t % cblocks * k16, cn = std::min(k16, cog - c0);
+    const float* src = ct + gi * kc * cog;
+    for (int64_t j0 = 0; j0 < kc; j0 += k16)
+      for (int64_t cl = c0; cl < c0 + cn; ++cl)
+        for (int64_t j = j0; j < std::min(kc, j0 + k16); ++j)
+          dw[(gi * cog + cl) * kc + j] = rr.apply(src[j * cog + cl], flag);
+  });
+  if (bad) *overflow = true;
+}
+
 }  // namespace convops
 }  // namespace ascend_sim

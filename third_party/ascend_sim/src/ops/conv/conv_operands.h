@@ -65,6 +65,23 @@ bool activationPanels(const TensorArg& dy, int64_t n, int64_t c, int64_t h, int6
 bool storeTransposedFilter(const TensorArg& dw, const float* ct, int64_t co, int64_t ci, int64_t khw,
                            const convutil::ResultRounding& rr, bool* overflow);
 
+// The same Cube B operands built from logical fp32 operands (loadRounded), any number of groups;
+// the convolutions of every rank use them when the storage fast paths above do not apply.
+// Filter w [groups * cog][k] (k = cig * taps) as the forward's B: per group, 16-column panels of
+// [k][cog], zero columns past cog.
+void forwardPanelsFromLogical(const float* w, int64_t groups, int64_t cog, int64_t k, float* bp);
+// Filter w [groups * cog][cig][taps] as the input gradient's B: per group, rows (o, tap)
+// (k = cog * taps), 16-column panels of input channels, zero columns past cig.
+void backpropInputPanelsFromLogical(const float* w, int64_t groups, int64_t cog, int64_t cig, int64_t taps,
+                                    float* bp);
+// Activation dy [n][groups * cog][rows] as the filter gradient's B: per group, panels
+// [ceil(cog / 16)][n * rows][16], zero columns past cog.
+void activationPanelsFromLogical(const float* dy, int64_t n, int64_t groups, int64_t cog, int64_t rows, float* bp);
+// The filter gradient's per-group result ct [groups][kc][cog] into dw [groups * cog][kc], each
+// value rounded by rr, in 16 x 16 blocks (a column walk of ct misses the cache on every read).
+void transposedFilterToLogical(const float* ct, int64_t groups, int64_t cog, int64_t kc,
+                               const convutil::ResultRounding& rr, float* dw, bool* overflow);
+
 // Geometry of a zero-padded copy: planes [n][c][hp][wp] with the source's
 // h x w plane at row pt, column pl.
 struct PaddedPlanes {

@@ -224,3 +224,60 @@ TEST(KernelConv3d, PrivateFormatsBitIdenticalToNcdhw) {
   EXPECT_KERNEL_ERROR(opCall("Conv3D", {&wrong, &w}, {&y}, c.attrs()), ACL_ERROR_OP_UNSUPPORTED_FORMAT,
                       "supported: ND, NCDHW or NDC1HWC0");
 }
+
+// Note [3-D convolution on the 2-D Cube path]: the Cube's products give the reference loops' bits
+// (the portable SIMD level runs the loops), for fp32 and fp16, the precision modes, strides the
+// host's strided read does and does not take, pads beyond the window's reach, dilation, groups,
+// bias, a cropped y, an empty batch, and an infinite filter tap (its zero products are NaN in both).
+TEST(KernelConv3d, CubePathBitIdenticalToTheReferenceLoops) {
+  std::vector<Cfg> cfgs = configs();
+  cfgs.push_back({2, 20, 18, 1, {5, 9, 11}, {3, 3, 3}, {2, 2, 3}, {1, 1, 2}, {1, 1, 1}});
+  cfgs.push_back({1, 16, 32, 2, {4, 6, 7}, {2, 1, 2}, {1, 1, 1}, {3, 0, 2}, {2, 1, 1}});
+  cfgs.push_back({0, 3, 4, 1, {3, 4, 4}, {1, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}});
+  LaunchContext rounding, fp16;
+  rounding.precision = PrecisionMode::kAllowFp32ToFp16;
+  fp16.precision = PrecisionMode::kForceFp16;
+  // The three ops' output bytes for one case at the current SIMD level.
+  const auto outputs = [](const Cfg& c, aclDataType dt, const LaunchContext& mode, bool inf_tap, bool cropped) {
+    uint32_t seed = 70;
+    const auto random = [&](const Shape& s) {
+      FormatTensor t(s.size() == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND, dt, s);
+      t.set(randomFloats(static_cast<size_t>(numelOf(s)), -1, 1, ++seed));
+      return t;
+    };
+    Shape ys = c.ys();
+    if (cropped) ys[4] -= 1;  // width stride 3: up to two trailing columns may be missing
+    const Shape xs = c.xs(), fs = c.fs();
+    AttrMap bpi = c.attrs(), bpf = c.attrs();
+    bpi.set("input_size", std::vector<int64_t>(xs.begin(), xs.end()));
+    bpf.set("filter_size", std::vector<int64_t>(fs.begin(), fs.end()));
+    FormatTensor x = random(xs), w = random(fs), dy = random(ys), b = random({c.co});
+    if (inf_tap) {
+      std::vector<float> wv = w.values();
+      wv[wv.size() / 2] = INFINITY;
+      w.set(wv);
+    }
+    FormatTensor y(ACL_FORMAT_NCDHW, dt, ys), dx(ACL_FORMAT_NCDHW, dt, xs), dw(ACL_FORMAT_NCDHW, dt, fs);
+    run(opCall("Conv3D", {&x, &w, &b}, {&y}, c.attrs(), mode));
+    run(opCall("Conv3DBackpropInput", {&w, &dy}, {&dx}, bpi, mode));
+    run(opCall("Conv3DBackpropFilter", {&x, &dy}, {&dw}, bpf, mode));
+    return std::vector<std::vector<uint8_t>>{y.bytes(), dx.bytes(), dw.bytes()};
+  };
+  int cube_levels = 0;
+  for (size_t ci = 0; ci < cfgs.size(); ++ci)
+    for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16})
+      for (const LaunchContext& ctx : {LaunchContext{}, rounding, fp16})
+        for (bool inf_tap : {false, true}) {
+          const bool cropped = ci == 3;
+          std::vector<std::vector<std::vector<uint8_t>>> per_level;
+          forEachHostIsa([&](HostIsa level) {
+            if (level != HostIsa::kPortable) ++cube_levels;
+            per_level.push_back(outputs(cfgs[ci], dt, ctx, inf_tap, cropped));
+          });
+          for (size_t l = 0; l + 1 < per_level.size(); ++l)
+            for (size_t op = 0; op < 3; ++op)
+              EXPECT_EQ(per_level[l][op], per_level.back()[op])
+                  << "config " << ci << " dtype " << dt << " op " << op << " inf tap " << inf_tap << " level " << l;
+        }
+  if (cube_levels == 0) GTEST_SKIP() << "this host's Cube does not read in place (no AVX2): nothing to compare";
+}
