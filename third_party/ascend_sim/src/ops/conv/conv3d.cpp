@@ -24,9 +24,9 @@
 // `pads` [front, back, top, bottom, left, right], `dilations`, `groups`;
 // `input_size` / `filter_size` (5 values) for the backprops.
 // Cost: the Cube MACs of the per-group matrix products (M, K, N padded to 16).
-// Where the host's Cube reads in place, the ops run as those products (Note [3-D
-// convolution on the 2-D Cube path] in conv3d_cube.cpp); the loops below are the
-// reference they match bit for bit, and run elsewhere.
+// Where the host's Cube reads in place, the ops run as those products
+// (Note [3-D convolution on the 2-D Cube path] in conv3d_cube.cpp); the loops below
+// are the reference they match bit for bit, and run elsewhere.
 #include <algorithm>
 #include <cmath>
 #include <string>

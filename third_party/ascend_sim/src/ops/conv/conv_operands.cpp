@@ -177,8 +177,7 @@ void forwardPanelsFromLogical(const float* w, int64_t groups, int64_t cog, int64
   });
 }
 
-void backpropInputPanelsFromLogical(const float* w, int64_t groups, int64_t cog, int64_t cig, int64_t taps,
-                                    float* bp) {
+void backpropInputPanelsFromLogical(const float* w, int64_t groups, int64_t cog, int64_t cig, int64_t taps, float* bp) {
   const int64_t panels = ceil16(cig), k = cog * taps, bsize = panels * k * k16;
   parallelFor(groups * panels, [&](int64_t t) {  // per output channel, a [taps][16] block: row stride 1
     const int64_t gi = t / panels, p = t % panels, c0 = p * k16, nc = std::min(k16, cig - c0);

@@ -72,8 +72,7 @@ bool storeTransposedFilter(const TensorArg& dw, const float* ct, int64_t co, int
 void forwardPanelsFromLogical(const float* w, int64_t groups, int64_t cog, int64_t k, float* bp);
 // Filter w [groups * cog][cig][taps] as the input gradient's B: per group, rows (o, tap)
 // (k = cog * taps), 16-column panels of input channels, zero columns past cig.
-void backpropInputPanelsFromLogical(const float* w, int64_t groups, int64_t cog, int64_t cig, int64_t taps,
-                                    float* bp);
+void backpropInputPanelsFromLogical(const float* w, int64_t groups, int64_t cog, int64_t cig, int64_t taps, float* bp);
 // Activation dy [n][groups * cog][rows] as the filter gradient's B: per group, panels
 // [ceil(cog / 16)][n * rows][16], zero columns past cog.
 void activationPanelsFromLogical(const float* dy, int64_t n, int64_t groups, int64_t cog, int64_t rows, float* bp);

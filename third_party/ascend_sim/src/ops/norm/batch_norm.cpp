@@ -1,5 +1,7 @@
 // Batch normalization (OPS.md "Batch normalization"): BNTrainingReduce,
-// BNTrainingUpdate, BNInfer, BNTrainingUpdateGrad, BNTrainingReduceGrad.
+// BNTrainingUpdate, BNInfer, BNTrainingUpdateGrad, BNTrainingReduceGrad, and
+// the 5-D BN3DTrainingReduce, BN3DTrainingUpdate, BN3DTrainingUpdateGrad,
+// BN3DTrainingReduceGrad (Note [Batch norm of 5-D activations]).
 //
 // Note [Batch norm layouts]
 // Activations (x, y, dy, dx) are NCHW/ND (rank 2..4, read as [N, C, H, W]
@@ -11,6 +13,17 @@
 // tensors are ND [C] (or [1,C,1,1]) or NC1HWC0 with origin [C] / [1,C,1,1]
 // (lifted: docs/formats.md) and are read/written through their logical
 // elements. Outputs in NC1HWC0 get zero pads, as TransData writes them.
+//
+// Note [Batch norm of 5-D activations]
+// The BN3D* ops (BatchNorm3d) take [N,C,D,H,W] activations, NCDHW or
+// NDC1HWC0, any mix. Batch norm works per channel over every other dim, so a
+// 5-D activation is walked as [N*D, C, H, W]: plane (n*D + d, c) holds the H*W
+// elements of (n, c, d), equally spaced in both layouts (NCDHW: stride 1;
+// NDC1HWC0: C0 — its (n, d) blocks [C1][H][W][C0] are NC1HWC0's sample
+// blocks, so the C0-lane kernels take them too). A channel's elements are
+// then visited in (n, d, h, w) order, NCDHW's row-major order, so the results
+// are bit-identical to the 4-D ops on the NCHW view [N, C, D*H, W]. The 4-D
+// ops refuse 5-D activations and the BN3D* ops everything else, as CANN's do.
 //
 // Note [Batch norm numerics]
 // All statistics are fp32 (also for fp16/bf16 x); every per-channel sum runs
@@ -75,7 +88,45 @@ struct Act {
   Shape nchw() const { return {n, c, h, w}; }
 };
 
+bool isBn3d(const OpCall& call) { return call.op_type.rfind("BN3D", 0) == 0; }
+
+// A 5-D activation seen as [N*D, C, H, W] (Note [Batch norm of 5-D activations]).
+Act act5dOf(const OpCall& call, const TensorArg& t, const std::string& who) {
+  Act a;
+  Shape s = t.shape;
+  std::vector<int64_t> n_off, c_off, d_off;  // per n, c, d of [N,C,D,H,W]
+  if (t.format == ACL_FORMAT_NDC1HWC0) {
+    a.map = storageMapOf(call, t, who);
+    s = a.map.logical;
+    if (s.size() != 5)
+      fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+           who + " in NDC1HWC0 must have a 5-D origin shape [N,C,D,H,W], got " + shapeToString(t.origin_shape));
+    a.priv = true;
+    a.stride = formatC0(ACL_FORMAT_NDC1HWC0, t.dtype);
+    n_off = a.map.dim_offsets[0], c_off = a.map.dim_offsets[1], d_off = a.map.dim_offsets[2];
+  } else {
+    if (t.format != ACL_FORMAT_ND && t.format != ACL_FORMAT_NCDHW)
+      fail(call, ACL_ERROR_OP_UNSUPPORTED_FORMAT,
+           who + " has format " + formatToString(t.format) + "; " + call.op_type +
+               " activations must be NCDHW, ND or NDC1HWC0");
+    if (s.size() != 5)
+      fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, who + " shape " + shapeToString(s) + " must be 5-D [N,C,D,H,W]");
+    for (int64_t d : s)
+      if (d < 0) fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, who + " has a negative dim: " + shapeToString(s));
+    const int64_t dhw = s[2] * s[3] * s[4];
+    for (int64_t i = 0; i < s[0]; ++i) n_off.push_back(i * s[1] * dhw);
+    for (int64_t i = 0; i < s[1]; ++i) c_off.push_back(i * dhw);
+    for (int64_t i = 0; i < s[2]; ++i) d_off.push_back(i * s[3] * s[4]);
+  }
+  a.n = s[0] * s[2], a.c = s[1], a.h = s[3], a.w = s[4];
+  for (int64_t i = 0; i < s[0]; ++i)
+    for (int64_t d = 0; d < s[2]; ++d) a.n_off.push_back(n_off[static_cast<size_t>(i)] + d_off[static_cast<size_t>(d)]);
+  a.c_off = c_off;
+  return a;
+}
+
 Act actOf(const OpCall& call, const TensorArg& t, const std::string& who) {
+  if (isBn3d(call)) return act5dOf(call, t, who);
   Act a;
   if (t.format == ACL_FORMAT_NC1HWC0) {
     a.map = storageMapOf(call, t, who);
@@ -94,10 +145,12 @@ Act actOf(const OpCall& call, const TensorArg& t, const std::string& who) {
   }
   if (t.format != ACL_FORMAT_ND && t.format != ACL_FORMAT_NCHW)
     fail(call, ACL_ERROR_OP_UNSUPPORTED_FORMAT,
-         who + " has format " + formatToString(t.format) + "; batch norm activations must be NCHW, ND or NC1HWC0");
+         who + " has format " + formatToString(t.format) + "; batch norm activations must be NCHW, ND or NC1HWC0" +
+             (t.format == ACL_FORMAT_NDC1HWC0 ? " (5-D activations take the BN3D* ops)" : ""));
   if (t.shape.size() < 2 || t.shape.size() > 4)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         who + " shape " + shapeToString(t.shape) + " must be [N,C], [N,C,L] or [N,C,H,W]");
+         who + " shape " + shapeToString(t.shape) + " must be [N,C], [N,C,L] or [N,C,H,W]" +
+             (t.shape.size() == 5 ? " (5-D activations take the BN3D* ops)" : ""));
   for (int64_t d : t.shape)
     if (d < 0) fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, who + " has a negative dim: " + shapeToString(t.shape));
   a.n = t.shape[0];
@@ -267,7 +320,7 @@ const std::vector<std::string>& names(const OpCall& call, bool input) {
   static const std::vector<std::string> rgrad_in = {"dy", "x", "diff_scale", "diff_offset", "scale", "save_mean",
                                                     "save_invstd"};
   static const std::vector<std::string> rgrad_out = {"dx"};
-  const std::string& op = call.op_type;
+  const std::string op = isBn3d(call) ? "BN" + call.op_type.substr(4) : call.op_type;  // BN3DX: BNX's operands
   if (op == "BNTrainingReduce") return input ? reduce_in : reduce_out;
   if (op == "BNTrainingUpdate") return input ? upd_in : upd_out;
   if (op == "BNInfer") return input ? inf_in : inf_out;
@@ -306,10 +359,20 @@ Act validateBn(const OpCall& call, std::initializer_list<size_t> acts_in, std::i
   return x;
 }
 
+// An fp32 / fp16 NDC1HWC0 activation with C0 = 16 whose (n, d) blocks are the planes of x (Note
+// [Batch norm of 5-D activations]): the same bytes as NC1HWC0 [N*D, C, H, W].
+bool isNdc1hwc0Of16(const TensorArg& t, const Act& x) {
+  if (t.format != ACL_FORMAT_NDC1HWC0 || (t.dtype != ACL_FLOAT && t.dtype != ACL_FLOAT16) || t.shape.size() != 6 ||
+      t.shape[5] != 16)
+    return false;
+  return t.shape[0] * t.shape[1] == x.n && t.shape[2] == (x.c + 15) / 16 && t.shape[3] == x.h && t.shape[4] == x.w &&
+         t.origin_shape.size() == 5 && t.origin_shape[1] == x.c;
+}
+
 // Note [Batch norm on C0 lanes]: whether every activation operand sits on C0 lanes.
 bool onLanes(const Act& x, std::initializer_list<const TensorArg*> acts) {
   for (const TensorArg* t : acts)
-    if (!isNc1hwc0Of16(*t, x.n, x.c, x.h, x.w)) return false;
+    if (!isNc1hwc0Of16(*t, x.n, x.c, x.h, x.w) && !isNdc1hwc0Of16(*t, x)) return false;
   return true;
 }
 bnlanes::Geometry lanesOf(const Act& x) { return {x.n, x.c, x.hw()}; }
@@ -539,6 +602,12 @@ ASCEND_SIM_REGISTER_KERNEL(KernelDef{"BNInfer", &validateInfer, &computeInfer, &
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"BNTrainingUpdateGrad", &validateUpdateGrad, &computeUpdateGrad,
                                      &costUpdateGrad});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"BNTrainingReduceGrad", &validateReduceGrad, &computeReduceGrad,
+                                     &costReduceGrad});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"BN3DTrainingReduce", &validateReduce, &computeReduce, &costReduce});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"BN3DTrainingUpdate", &validateUpdate, &computeUpdate, &costUpdate});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"BN3DTrainingUpdateGrad", &validateUpdateGrad, &computeUpdateGrad,
+                                     &costUpdateGrad});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"BN3DTrainingReduceGrad", &validateReduceGrad, &computeReduceGrad,
                                      &costReduceGrad});
 
 }  // namespace
