@@ -18,6 +18,7 @@ i.e. ratio >= 0.5), resnet18 training step (ratio >= 0.8, i.e. <= 1.25x CPU).
 Issue 16 added fp16 conv2d (>= 0.7), an LSTM and a transformer language-model
 training step (>= 0.8) and the all_reduce bus bandwidth table of
 allreduce_busbw.py (hccl >= gloo from 64 KB to 64 MB, 2 and 4 processes).
+Issue 38 added 3-D convolution (>= 0.7) and torchvision's r3d_18 video training step (>= 0.8).
 """
 import argparse
 import json
@@ -106,6 +107,30 @@ def conv_fp16(n, c, h, k, cout, stride):
         x = torch.randn(n, c, h, h).to(dt).to(dev)
         w = torch.randn(cout, c, k, k).to(dt).to(dev)
         return lambda: torch.nn.functional.conv2d(x, w, stride=stride, padding=k // 2)
+    return make
+
+
+def conv3d(n, c, d, h, k, cout):
+    def make(dev):
+        x = torch.randn(n, c, d, h, h).to(dev)
+        w = torch.randn(cout, c, k, k, k).to(dev)
+        return lambda: torch.nn.functional.conv3d(x, w, padding=k // 2)
+    return make
+
+
+def video_step(batch, frames, size):
+    def make(dev):
+        torch.manual_seed(0)
+        model = torchvision.models.video.r3d_18(num_classes=10).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        x = torch.randn(batch, 3, frames, size, size).to(dev)
+        y = torch.randint(0, 10, (batch,)).to(dev)
+
+        def step():
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+        return step
     return make
 
 
@@ -290,6 +315,7 @@ def main():
     case(rows, "conv2d 8x128x28x28 k3 -> 128", conv(8, 128, 28, 3, 128, 1), rep, 0.7)
     case(rows, "conv2d 8x3x224x224 k7 s2 -> 64", conv(8, 3, 224, 7, 64, 2), rep, 0.7)
     case(rows, "conv2d fp16 8x64x56x56 k3 (CPU: fp32)", conv_fp16(8, 64, 56, 3, 64, 1), rep, 0.7)
+    case(rows, "conv3d 2x64x8x28x28 k3 -> 64", conv3d(2, 64, 8, 28, 3, 64), rep, 0.7)
     for n in (1 << 10, 1 << 20, 1 << 24):
         case(rows, f"add {n}", add(n), rep, 0.8)
     for queue in (True, False):
@@ -299,6 +325,7 @@ def main():
     for size in ((112,) if args.quick else (112, 224)):
         case(rows, f"resnet18 train step b8 {size}x{size}", resnet_step(8, size), max(1, rep // 2), 0.8)
     case(rows, "LSTM LM train step b8 seq32", lstm_step(8, 32), max(1, rep // 2), 0.8)
+    case(rows, "r3d_18 train step b1 8x56x56", video_step(1, 8, 56), max(1, rep // 2), 0.8)
     case(rows, "transformer LM train step b8 seq64", transformer_step(8, 64), max(1, rep // 2), 0.8)
     mem = memory(8, 112, 100, 2, 64)
     met = sum(r["met"] for r in rows)

@@ -2,7 +2,8 @@
 
 After `module.npu()` / `module.to("npu...")`, with
 torch.npu.config.allow_internal_format on (the default):
-  - nn.Conv2d weights are stored as FRACTAL_Z (the Cube's filter layout),
+  - nn.Conv2d weights are stored as FRACTAL_Z (the Cube's filter layout), nn.Conv3d weights as
+    FRACTAL_Z_3D,
   - nn.BatchNorm2d weight, bias, running_mean and running_var as NC1HWC0,
 so convolutions and batch norms read them without TransData. The casts are
 in place on the parameters' storages: parameter identity, optimizers and
@@ -21,8 +22,9 @@ def cast_module_formats(module):
     if not _C._npu_allowInternalFormat():
         return module
     for sub in module.modules():
-        if isinstance(sub, torch.nn.Conv2d) and sub.weight.device.type == DEVICE_TYPE:
-            torch.ops.npu.npu_format_cast_(sub.weight.data, Format.FRACTAL_Z)
+        if isinstance(sub, (torch.nn.Conv2d, torch.nn.Conv3d)) and sub.weight.device.type == DEVICE_TYPE:
+            filter_format = Format.FRACTAL_Z if isinstance(sub, torch.nn.Conv2d) else Format.FRACTAL_Z_3D
+            torch.ops.npu.npu_format_cast_(sub.weight.data, filter_format)
         elif isinstance(sub, torch.nn.BatchNorm2d):
             for t in (sub.weight, sub.bias, sub.running_mean, sub.running_var):
                 if t is not None and t.device.type == DEVICE_TYPE:

@@ -1,8 +1,10 @@
 // 3-D convolutions on the Cube (Note [3-D convolution] in the simulator's
 // conv3d.cpp). As for 2-D, a transposed convolution is the adjoint of a
 // convolution: its forward is Conv3DBackpropInput, its input gradient a
-// Conv3D. Operands are plain NCDHW (the simulator does not model the
-// NDC1HWC0 layout CANN uses for them).
+// Conv3D. Formats as in 2-D (Note [Convolution formats] in ConvOps.cpp), in
+// the 3-D layouts CANN keeps: with internal formats allowed, outputs and input
+// gradients are NDC1HWC0 and weight gradients FRACTAL_Z_3D, and operands
+// already stored that way are passed to the Cube as they are.
 #include "csrc/aten/conv/Conv3dOps.h"
 
 #include "csrc/aten/common/NPUTensorUtils.h"
@@ -10,6 +12,9 @@
 
 namespace torch_npu {
 namespace {
+
+constexpr std::initializer_list<aclFormat> kActivationFormats = {ACL_FORMAT_NDC1HWC0};
+constexpr std::initializer_list<aclFormat> kFilterFormats = {ACL_FRACTAL_Z_3D};
 
 ConvParams conv3dParams(at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups) {
   TORCH_CHECK(stride.size() == 3 && padding.size() == 3 && dilation.size() == 3,
@@ -20,25 +25,28 @@ ConvParams conv3dParams(at::IntArrayRef stride, at::IntArrayRef padding, at::Int
 
 at::Tensor conv3d(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias, const ConvParams& p,
                   at::IntArrayRef out_sizes) {
-  at::Tensor y = emptyNpu(out_sizes, x.scalar_type(), x.device());
+  at::Tensor y = emptyPreferringFormat(out_sizes, x.scalar_type(), x.device(), ACL_FORMAT_NDC1HWC0);
   if (y.numel() == 0) return y;
   OpCommand cmd("Conv3D");
-  cmd.Input(x).Input(w);
+  cmd.InputKeepFormat(x, kActivationFormats).InputKeepFormat(w, kFilterFormats);
   if (bias.defined()) cmd.Input(bias.to(x.scalar_type()));
-  cmd.Output(y);
+  cmd.OutputKeepFormat(y, kActivationFormats);
   setConvAttrs(cmd, p);
   cmd.Run();
   return y;
 }
 
-// op(first, dy) -> a new tensor of `sizes` (dx: first = w; dw: first = x).
-at::Tensor backprop(const char* op, const char* size_attr, const at::Tensor& first, const at::Tensor& dy,
-                    const ConvParams& p, at::IntArrayRef sizes) {
-  at::Tensor out = emptyNpu(sizes, dy.scalar_type(), dy.device());
+// op(first, dy) -> a new tensor of `sizes` (dx: first = w; dw: first = x), stored in `preferred`
+// (NDC1HWC0 for dx, FRACTAL_Z_3D for dw) when allowed.
+at::Tensor backprop(const char* op, const char* size_attr, const at::Tensor& first,
+                    std::initializer_list<aclFormat> first_formats, const at::Tensor& dy, const ConvParams& p,
+                    at::IntArrayRef sizes, aclFormat preferred, std::initializer_list<aclFormat> out_formats) {
+  at::Tensor out = emptyPreferringFormat(sizes, dy.scalar_type(), dy.device(), preferred);
   if (out.numel() == 0) return out;
   if (dy.numel() == 0 || first.numel() == 0) return out.zero_();
   OpCommand cmd(op);
-  cmd.Input(first).Input(dy).Output(out).Attr(size_attr, sizes);
+  cmd.InputKeepFormat(first, first_formats).InputKeepFormat(dy, kActivationFormats);
+  cmd.OutputKeepFormat(out, out_formats).Attr(size_attr, sizes);
   setConvAttrs(cmd, p);
   cmd.Run();
   return out;
@@ -46,12 +54,14 @@ at::Tensor backprop(const char* op, const char* size_attr, const at::Tensor& fir
 
 at::Tensor conv3dBackpropInput(const at::Tensor& w, const at::Tensor& dy, const ConvParams& p,
                                at::IntArrayRef input_sizes) {
-  return backprop("Conv3DBackpropInput", "input_size", w, dy, p, input_sizes);
+  return backprop("Conv3DBackpropInput", "input_size", w, kFilterFormats, dy, p, input_sizes, ACL_FORMAT_NDC1HWC0,
+                  kActivationFormats);
 }
 
 at::Tensor conv3dBackpropFilter(const at::Tensor& x, const at::Tensor& dy, const ConvParams& p,
                                 at::IntArrayRef filter_sizes) {
-  return backprop("Conv3DBackpropFilter", "filter_size", x, dy, p, filter_sizes);
+  return backprop("Conv3DBackpropFilter", "filter_size", x, kActivationFormats, dy, p, filter_sizes, ACL_FRACTAL_Z_3D,
+                  kFilterFormats);
 }
 
 void checkInputs(const at::Tensor& input, const at::Tensor& weight) {

@@ -140,6 +140,7 @@ MODELS = {
                                                      [tv.video.resnet.Conv2Plus1D] * 4, [1, 1, 1, 1],
                                                      tv.video.resnet.R2Plus1dStem, num_classes=4),
                  _images(4, 16, 4, frames=4), _cross_entropy, 2),
+    "r3d_18": (lambda: tv.video.r3d_18(num_classes=4), _images(4, 16, 4, frames=4), _cross_entropy, 2),
     "wav2vec2": (_wav2vec2, _signal((2, 400)), _mean_square, 2),
     "conformer": (lambda: torchaudio.models.Conformer(input_dim=16, num_heads=2, ffn_dim=32, num_layers=2,
                                                       depthwise_conv_kernel_size=3),

@@ -402,6 +402,13 @@ bool isNc1hwc0Of16(const TensorArg& t, int64_t n, int64_t c, int64_t h, int64_t 
          formatC0(t.format, t.dtype) == 16 && t.shape == Shape{n, (c + 15) / 16, h, w, 16};
 }
 
+bool isNdc1hwc0Of16(const TensorArg& t, int64_t nd, int64_t c, int64_t h, int64_t w) {
+  return t.format == ACL_FORMAT_NDC1HWC0 && (t.dtype == ACL_FLOAT || t.dtype == ACL_FLOAT16) &&
+         formatC0(t.format, t.dtype) == 16 && t.shape.size() == 6 && t.shape[0] * t.shape[1] == nd &&
+         t.shape[2] == (c + 15) / 16 && t.shape[3] == h && t.shape[4] == w && t.shape[5] == 16 &&
+         t.origin_shape.size() == 5 && t.origin_shape[1] == c;
+}
+
 bool nc1hwc0BlockPlanes(float* block, int64_t count, int64_t channels, float* planes, int64_t plane_stride,
                         bool to_planes) {
 #ifdef ASCEND_SIM_HAVE_AVX512_PATH

@@ -126,6 +126,9 @@ ASCEND_SIM_API void zeroPads(const TensorArg& t, const StorageMap& m);
 // (Note [Conv results straight into NC1HWC0], [Conv operands from private formats], [Batch norm
 // on C0 lanes]).
 ASCEND_SIM_API bool isNc1hwc0Of16(const TensorArg& t, int64_t n, int64_t c, int64_t h, int64_t w);
+// Whether t is an fp32 / fp16 NDC1HWC0 tensor [N, C, D, H, W] with C0 = 16 whose N * D = nd
+// blocks (n, d) of [C1][H][W][16] are the samples of an NC1HWC0 [nd, c, h, w]: the same bytes.
+ASCEND_SIM_API bool isNdc1hwc0Of16(const TensorArg& t, int64_t nd, int64_t c, int64_t h, int64_t w);
 
 // One C1 block of an fp32 NC1HWC0 tensor, `count` positions of 16 channels
 // (block[p * 16 + c]), to or from its first `channels` (<= 16) channel planes

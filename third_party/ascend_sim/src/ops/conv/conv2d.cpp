@@ -321,45 +321,9 @@ auto emitNchw(float* out, const ConvGeom& g, int64_t channels, int64_t group_cha
   };
 }
 
-// Note [Conv results straight into NC1HWC0]
-// A product's result rows are output positions and its columns output channels, so in NC1HWC0
-// (the layout of every activation of a trained CNN) each row's 16 channels of one C1 block are 16
-// contiguous values on both sides: the emit copies them (fp32) or converts them with storeFloat
-// (fp16), with the same per-value rounding as emitNchw, instead of transposing into an NCHW
-// scratch that a second pass then scatters into NC1HWC0. Pad channels (C not a multiple of 16)
-// are zeroed by the emit of the last columns. Taken for an fp32 or fp16 NC1HWC0 output without
-// groups (whose units are the samples); the result's bits and the zero pads are those of the
-// two-pass path.
+// Note [Conv results straight into NC1HWC0] (conv_operands.h).
 bool emitsNc1hwc0(const TensorArg& out, const ConvGeom& g, int64_t channels, int64_t rows_h, int64_t rows_w) {
   return g.groups == 1 && isNc1hwc0Of16(out, g.n, channels, rows_h, rows_w);
-}
-
-auto emitNc1hwc0(const TensorArg& out, int64_t channels, int64_t rows, const ResultRounding& rr,
-                 const int64_t* pos = nullptr) {
-  const int64_t c1s = ceilDiv(channels, kTile);
-  const aclDataType dt = out.dtype;
-  void* base = out.data;
-  return [=, &rr](int64_t n, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
-    static const float kZeros[kTile] = {};
-    float rounded[kTile];
-    for (int64_t c1 = j0 / kTile; c1 * kTile < j1; ++c1) {  // j0, j1 are whole panels (multiples of 16)
-      const int64_t lanes = std::min(kTile, channels - c1 * kTile);
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t dst = ((n * c1s + c1) * rows + (pos ? pos[r] : r)) * kTile;  // element offset in the output
-        const float* src = c + r * channels + c1 * kTile;
-        if (rr.through_fp16) {
-          for (int64_t l = 0; l < lanes; ++l) rounded[l] = rr.apply(src[l], &uc->fp16_overflow);
-          src = rounded;
-        }
-        if (dt == ACL_FLOAT) {
-          std::memcpy(static_cast<float*>(base) + dst, src, static_cast<size_t>(lanes) * sizeof(float));
-        } else {
-          storeFloat(dt, base, dst, lanes, src);
-        }
-        if (lanes < kTile) storeFloat(dt, base, dst + lanes, kTile - lanes, kZeros);
-      }
-    }
-  };
 }
 
 // Conv2D reads x: reduction step (c, i, j) is tap (i, j) of channel c.
@@ -386,7 +350,7 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   // L0B: per group the [K][Co/G] matrix w[co][k] seen transposed, in 16-column panels.
   const int64_t panels = ceilDiv(g.cog, kTile), bsize = panels * k * kTile;
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
-  if (g.groups != 1 || !convops::forwardFilterPanels(call.inputs[1], g.co, g.cig, khw, rnd, bp, &overflow)) {
+  if (g.groups != 1 || !convops::forwardFilterPanels(call.inputs[1], g.co, g.cig, 1, khw, rnd, bp, &overflow)) {
     const float* w = loadRounded(call.inputs[1], g.co * k, ScratchSlot::kIn1, rnd, &overflow);
     convops::forwardPanelsFromLogical(w, g.groups, g.cog, k, bp);
   }
@@ -396,8 +360,8 @@ void computeForward(const OpCall& call, const ConvGeom& g) {
   const TensorArg& out = call.outputs[0];
   const bool direct = emitsNc1hwc0(out, g, g.co, g.ho, g.wo);  // Note [Conv results straight into NC1HWC0]
   float* y = direct ? nullptr : threadScratch(ScratchSlot::kOut, g.n * g.co * rows);
-  const EmitFn emit = direct ? EmitFn(emitNc1hwc0(out, g.co, rows, rr))
-                             : EmitFn(emitNchw(y, g, g.co, g.cog, rows, rr));
+  const EmitFn emit =
+      direct ? EmitFn(convops::emitNc1hwc0(out, g.co, rows, rr)) : EmitFn(emitNchw(y, g, g.co, g.cog, rows, rr));
   const PaddedRead read = forwardRead(g);
   if (takesPaddedRead(read)) {
     const float* padded = paddedUnits(call.inputs[0], read, g.groups, g.n, rnd, ScratchSlot::kIn0, &overflow);
@@ -461,7 +425,7 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   // 16-column panel that is a [kh*kw][16] block read with row stride 1, column stride kh*kw.
   const int64_t panels = ceilDiv(g.cig, kTile), bsize = panels * k * kTile;
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
-  if (g.groups != 1 || !convops::backpropInputFilterPanels(call.inputs[0], g.co, g.cig, khw, rnd, bp, &overflow)) {
+  if (g.groups != 1 || !convops::backpropInputFilterPanels(call.inputs[0], g.co, g.cig, 1, khw, rnd, bp, &overflow)) {
     const float* w = loadRounded(call.inputs[0], g.co * g.cig * khw, ScratchSlot::kIn0, rnd, &overflow);
     convops::backpropInputPanelsFromLogical(w, g.groups, g.cog, g.cig, khw, bp);
   }
@@ -472,8 +436,8 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
   float* dx = direct ? nullptr : threadScratch(ScratchSlot::kOut, g.n * g.ci * rows);
   std::vector<UnitCounters> cnt;
   const int64_t kh = g.win.kh, kw = g.win.kw;
-  const EmitFn emit = direct ? EmitFn(emitNc1hwc0(out, g.ci, rows, rr))
-                             : EmitFn(emitNchw(dx, g, g.ci, g.cig, rows, rr));
+  const EmitFn emit =
+      direct ? EmitFn(convops::emitNc1hwc0(out, g.ci, rows, rr)) : EmitFn(emitNchw(dx, g, g.ci, g.cig, rows, rr));
   const PaddedRead read = backpropInputRead(g);
   const bool by_phases = (g.win.sh > 1 || g.win.sw > 1) && cubeUnit().implicit_takes_stride(1) &&
                          convops::phasesKeepBits(call.inputs[0], rnd, bp, g.groups * bsize);
@@ -490,7 +454,7 @@ void computeBackpropInput(const OpCall& call, const ConvGeom& g) {
         for (int64_t kk = 0; kk < kf; ++kk)
           std::copy(src + f.b_rows[kk] * kTile, src + (f.b_rows[kk] + 1) * kTile, dst + kk * kTile);
       });
-      const EmitFn phase_emit = direct ? EmitFn(emitNc1hwc0(out, g.ci, rows, rr, f.pos.data()))
+      const EmitFn phase_emit = direct ? EmitFn(convops::emitNc1hwc0(out, g.ci, rows, rr, f.pos.data()))
                                        : EmitFn(emitNchw(dx, g, g.ci, g.cig, rows, rr, f.pos.data()));
       runPaddedRead(f.read, g.groups * g.n, padded, bf, g.cig, g.n, nullptr, phase_emit, &cnt);
     }
@@ -579,7 +543,7 @@ void backpropFilterFromPadded(const OpCall& call, const ConvGeom& g, CubeRoundin
                                  &(*counters)[base + static_cast<size_t>(t)]);
   });
   const TensorArg& out = call.outputs[0];
-  if (g.groups == 1 && convops::storeTransposedFilter(out, ct, g.co, g.cig, wn.kh * wn.kw, rr, overflow)) return;
+  if (g.groups == 1 && convops::storeTransposedFilter(out, ct, g.co, g.cig, 1, wn.kh * wn.kw, rr, overflow)) return;
   convops::transposedFilterToLogical(ct, g.groups, g.cog, kc, rr, dw, overflow);
   convutil::storeLogicalF32(out, dw);
 }

@@ -58,14 +58,25 @@ struct Volume {
   int64_t unit() const { return channels * vol(); }
 };
 
-// The padded copy of logical src [n][groups * channels][in...] as n * groups units, unit
-// u = gi * n + s, then kPaddedInputSlack zeros (the Cube's tiles read past the end).
-const float* paddedVolumes(const float* src, const Volume& v, int64_t groups, int64_t n) {
+// The padded copy of operand t (logical [n][groups * channels][in...]) as n * groups units, unit
+// u = gi * n + s, then kPaddedInputSlack zeros (the Cube's tiles read past the end): straight from
+// NDC1HWC0 storage when it can (Note [Conv operands from private formats]), else through the
+// logical fp32 copy in `logical_slot`.
+const float* paddedOperand(const TensorArg& t, const Volume& v, int64_t groups, int64_t n, ScratchSlot logical_slot,
+                           CubeRounding rnd, bool* overflow) {
   const int64_t units = groups * n, unit = v.unit(), in_vol = v.in[0] * v.in[1] * v.in[2];
   float* dst = threadScratch(ScratchSlot::kCols, units * unit + kPaddedInputSlack);
   std::fill(dst + units * unit, dst + units * unit + kPaddedInputSlack, 0.0f);
-  parallelFor(units * v.channels, [&](int64_t t) {  // one channel volume per call
-    const int64_t u = t / v.channels, c = t % v.channels, gi = u / n, s = u % n;
+  const PaddedVolumes blocks{n,
+                             v.channels,
+                             {v.in[0], v.in[1], v.in[2]},
+                             {v.lo[0], v.lo[1], v.lo[2]},
+                             {v.ext[0], v.ext[1], v.ext[2]},
+                             {v.step[0], v.step[1]}};
+  if (groups == 1 && v.step[2] == 1 && paddedVolumes(t, blocks, rnd, dst, overflow)) return dst;
+  const float* src = loadRounded(t, units * v.channels * in_vol, logical_slot, rnd, overflow);
+  parallelFor(units * v.channels, [&](int64_t task) {  // one channel volume per call
+    const int64_t u = task / v.channels, c = task % v.channels, gi = u / n, s = u % n;
     const float* from = src + ((s * groups + gi) * v.channels + c) * in_vol;
     float* to = dst + u * unit + c * v.vol();
     std::fill(to, to + v.vol(), 0.0f);
@@ -119,11 +130,11 @@ void reportOverflow(const OpCall& call, bool overflow, const std::vector<UnitCou
 // `products` products of rows_h x rows_w positions each (row r read at (r / rows_w)·sh·wp +
 // (r % rows_w)·sw from the product's base), against the 16-column panels of its group
 // (product / per_group); each task's rows [r0, r1) x columns [j0, j1) of product q's result
-// c[rows][ncols] are handed to emit(q, r0, r1, j0, j1, c, flag).
-template <typename Base, typename Emit>
+// c[rows][ncols] are handed to emit(q, r0, r1, j0, j1, c, counters).
+template <typename Base>
 void runPlaneProducts(int64_t products, int64_t per_group, int64_t rows_h, int64_t rows_w, int64_t sh, int64_t sw,
                       int64_t wp, const std::vector<int64_t>& k_offset, const float* bp, int64_t ncols,
-                      const float* bias, Base base, Emit emit, std::vector<UnitCounters>* cnt) {
+                      const float* bias, Base base, const EmitFn& emit, std::vector<UnitCounters>* cnt) {
   const int64_t rows = rows_h * rows_w, k = static_cast<int64_t>(k_offset.size());
   const int64_t panels = ceilDiv(ncols, kTile), bsize = panels * k * kTile;
   const int64_t band_rows = std::max<int64_t>(1, convutil::kRowBand / rows_w) * rows_w;
@@ -145,21 +156,41 @@ void runPlaneProducts(int64_t products, int64_t per_group, int64_t rows_h, int64
     UnitCounters* uc = &(*cnt)[static_cast<size_t>(t)];
     cubeUnit().mmad_f32_implicit(a, bp + grp * bsize, ncols, k, bias ? bias + grp * ncols : nullptr, r0, r1, p0, p1, c,
                                  uc);
-    emit(q, r0, r1, p0 * kTile, std::min(ncols, p1 * kTile), c, &uc->fp16_overflow);
+    emit(q, r0, r1, p0 * kTile, std::min(ncols, p1 * kTile), c, uc);
   });
 }
 
 // The emit of a product q = (group gi, sample s, plane z) into the logical NCDHW `out` with
 // `channels` channels (`group_channels` per group) and `planes` planes of `rows` positions.
-auto emitPlanes(float* out, int64_t n, int64_t planes, int64_t rows, int64_t channels, int64_t group_channels,
-                const ResultRounding& rr) {
-  return [=, &rr](int64_t q, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, bool* flag) {
+EmitFn emitPlanes(float* out, int64_t n, int64_t planes, int64_t rows, int64_t channels, int64_t group_channels,
+                  const ResultRounding& rr) {
+  return [=](int64_t q, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
     const int64_t z = q % planes, u = q / planes, gi = u / n, s = u % n;
     for (int64_t j = j0; j < j1; ++j) {
       float* dst = out + ((s * channels + gi * group_channels + j) * planes + z) * rows;
-      for (int64_t r = r0; r < r1; ++r) dst[r] = rr.apply(c[r * group_channels + j], flag);
+      for (int64_t r = r0; r < r1; ++r) dst[r] = rr.apply(c[r * group_channels + j], &uc->fp16_overflow);
     }
   };
+}
+
+// An activation result: products q = (group, sample, plane) of rows_h x rows_w positions, into
+// `out` [n][channels][planes][rows_h][rows_w]. Straight into an NDC1HWC0 `out` without groups
+// (Note [Conv results straight into NC1HWC0]: its blocks (sample, plane) are the products), else
+// into the logical copy that `finish` stores.
+struct PlaneResult {
+  EmitFn emit;
+  float* logical = nullptr;
+  void finish(const TensorArg& out) const {
+    if (logical) convutil::storeLogicalF32(out, logical);
+  }
+};
+PlaneResult planeResult(const TensorArg& out, const Geom3d& g, int64_t planes, int64_t rows_h, int64_t rows_w,
+                        int64_t channels, int64_t group_channels, const ResultRounding& rr) {
+  const int64_t rows = rows_h * rows_w;
+  if (g.groups == 1 && out.data != nullptr && isNdc1hwc0Of16(out, g.n * planes, channels, rows_h, rows_w))
+    return {emitNc1hwc0(out, channels, rows, rr)};
+  float* logical = threadScratch(ScratchSlot::kOut, g.n * channels * planes * rows);
+  return {emitPlanes(logical, g.n, planes, rows, channels, group_channels, rr), logical};
 }
 
 }  // namespace
@@ -170,27 +201,26 @@ void conv3dForwardOnCube(const OpCall& call, const Geom3d& g) {
   const CubeRounding rnd = cubeRoundingOf(call);
   const ResultRounding rr = convutil::resultRoundingOf(call);
   bool overflow = false;
-  const int64_t k = g.cig * g.kvol(), rows = g.out[1] * g.out[2];
+  const int64_t k = g.cig * g.kvol();
   std::vector<float> bias;
   if (g.has_bias) {
     bias.resize(static_cast<size_t>(g.co));
     convutil::loadLogicalF32(call.inputs[2], bias.data());
   }
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * ceilDiv(g.cog, kTile) * k * kTile);
-  forwardPanelsFromLogical(loadRounded(call.inputs[1], g.co * k, ScratchSlot::kIn1, rnd, &overflow), g.groups, g.cog, k,
-                           bp);
+  if (g.groups != 1 || !forwardFilterPanels(call.inputs[1], g.co, g.cig, g.k[0], g.k[1] * g.k[2], rnd, bp, &overflow))
+    forwardPanelsFromLogical(loadRounded(call.inputs[1], g.co * k, ScratchSlot::kIn1, rnd, &overflow), g.groups, g.cog,
+                             k, bp);
   const Volume v = inputVolume(g);
-  const float* padded = paddedVolumes(
-      loadRounded(call.inputs[0], g.n * g.ci * g.invol(), ScratchSlot::kIn0, rnd, &overflow), v, g.groups, g.n);
+  const float* padded = paddedOperand(call.inputs[0], v, g.groups, g.n, ScratchSlot::kIn0, rnd, &overflow);
   const int64_t origin[3] = {0, 0, 0};
-  float* y = threadScratch(ScratchSlot::kOut, g.n * g.co * g.outvol());
+  const PlaneResult y = planeResult(call.outputs[0], g, g.out[0], g.out[1], g.out[2], g.co, g.cog, rr);
   std::vector<UnitCounters> cnt;
   runPlaneProducts(
       g.groups * g.n * g.out[0], g.n * g.out[0], g.out[1], g.out[2], g.s[1], g.s[2], v.ext[2],
       tapOffsets(v, g, g.cig, origin, 1), bp, g.cog, bias.empty() ? nullptr : bias.data(),
-      [&](int64_t q) { return padded + q / g.out[0] * v.unit() + q % g.out[0] * g.s[0] * v.plane(); },
-      emitPlanes(y, g.n, g.out[0], rows, g.co, g.cog, rr), &cnt);
-  convutil::storeLogicalF32(call.outputs[0], y);
+      [&](int64_t q) { return padded + q / g.out[0] * v.unit() + q % g.out[0] * g.s[0] * v.plane(); }, y.emit, &cnt);
+  y.finish(call.outputs[0]);
   reportOverflow(call, overflow, cnt);
 }
 
@@ -198,10 +228,12 @@ void conv3dBackpropInputOnCube(const OpCall& call, const Geom3d& g) {
   const CubeRounding rnd = cubeRoundingOf(call);
   const ResultRounding rr = convutil::resultRoundingOf(call);
   bool overflow = false;
-  const int64_t kv = g.kvol(), rows = g.in[1] * g.in[2];
+  const int64_t kv = g.kvol();
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * ceilDiv(g.cig, kTile) * g.cog * kv * kTile);
-  backpropInputPanelsFromLogical(loadRounded(call.inputs[0], g.co * g.cig * kv, ScratchSlot::kIn0, rnd, &overflow),
-                                 g.groups, g.cog, g.cig, kv, bp);
+  if (g.groups != 1 ||
+      !backpropInputFilterPanels(call.inputs[0], g.co, g.cig, g.k[0], g.k[1] * g.k[2], rnd, bp, &overflow))
+    backpropInputPanelsFromLogical(loadRounded(call.inputs[0], g.co * g.cig * kv, ScratchSlot::kIn0, rnd, &overflow),
+                                   g.groups, g.cog, g.cig, kv, bp);
   // dx position p and tap t read the stride-dilated dy at p + pad − t·dil: padded by `lead` in
   // front so that the smallest, pad − (k − 1)·dil, lands at or after 0.
   Volume v;
@@ -214,9 +246,8 @@ void conv3dBackpropInputOnCube(const OpCall& call, const Geom3d& g) {
     origin[d] = reach;                   // tap t at origin − t·dil from the base
     first[d] = g.pad[d] + lead - reach;  // the base of dx position 0, >= 0
   }
-  const float* padded = paddedVolumes(
-      loadRounded(call.inputs[1], g.n * g.co * g.outvol(), ScratchSlot::kIn1, rnd, &overflow), v, g.groups, g.n);
-  float* dx = threadScratch(ScratchSlot::kOut, g.n * g.ci * g.invol());
+  const float* padded = paddedOperand(call.inputs[1], v, g.groups, g.n, ScratchSlot::kIn1, rnd, &overflow);
+  const PlaneResult dx = planeResult(call.outputs[0], g, g.in[0], g.in[1], g.in[2], g.ci, g.cig, rr);
   std::vector<UnitCounters> cnt;
   runPlaneProducts(
       g.groups * g.n * g.in[0], g.n * g.in[0], g.in[1], g.in[2], 1, 1, v.ext[2], tapOffsets(v, g, g.cog, origin, -1),
@@ -224,8 +255,8 @@ void conv3dBackpropInputOnCube(const OpCall& call, const Geom3d& g) {
       [&](int64_t q) {
         return padded + q / g.in[0] * v.unit() + (q % g.in[0] + first[0]) * v.plane() + first[1] * v.ext[2] + first[2];
       },
-      emitPlanes(dx, g.n, g.in[0], rows, g.ci, g.cig, rr), &cnt);
-  convutil::storeLogicalF32(call.outputs[0], dx);
+      dx.emit, &cnt);
+  dx.finish(call.outputs[0]);
   reportOverflow(call, overflow, cnt);
 }
 
@@ -235,8 +266,7 @@ void conv3dBackpropFilterOnCube(const OpCall& call, const Geom3d& g) {
   bool overflow = false;
   const int64_t ov = g.outvol(), m = g.n * ov, kc = g.cig * g.kvol();
   const Volume v = inputVolume(g);
-  const float* padded = paddedVolumes(
-      loadRounded(call.inputs[0], g.n * g.ci * g.invol(), ScratchSlot::kIn0, rnd, &overflow), v, g.groups, g.n);
+  const float* padded = paddedOperand(call.inputs[0], v, g.groups, g.n, ScratchSlot::kIn0, rnd, &overflow);
   const int64_t origin[3] = {0, 0, 0};
   const std::vector<int64_t> taps = tapOffsets(v, g, g.cig, origin, 1);
   std::vector<int64_t> steps;  // m = (n, od, oh, ow) ascending
@@ -248,8 +278,9 @@ void conv3dBackpropFilterOnCube(const OpCall& call, const Geom3d& g) {
           steps.push_back(n * v.unit() + od * g.s[0] * v.plane() + oh * g.s[1] * v.ext[2] + ow * g.s[2]);
   const int64_t panels = ceilDiv(g.cog, kTile), bsize = panels * m * kTile;
   float* bp = threadScratch(ScratchSlot::kPanels, g.groups * bsize);
-  activationPanelsFromLogical(loadRounded(call.inputs[1], g.n * g.co * ov, ScratchSlot::kIn1, rnd, &overflow), g.n,
-                              g.groups, g.cog, ov, bp);
+  if (g.groups != 1 || !activationPanels(call.inputs[1], g.n * g.out[0], g.co, g.out[1], g.out[2], rnd, bp, &overflow))
+    activationPanelsFromLogical(loadRounded(call.inputs[1], g.n * g.co * ov, ScratchSlot::kIn1, rnd, &overflow), g.n,
+                                g.groups, g.cog, ov, bp);
   float* ct = threadScratch(ScratchSlot::kResult, g.groups * kc * g.cog);  // per group [kc][Co/G]
   const convutil::ProductTasks tasks(g.groups, ceilDiv(kc, convutil::kRowBand), panels, kMinTasks);
   std::vector<UnitCounters> cnt(static_cast<size_t>(tasks.count()));
@@ -262,9 +293,12 @@ void conv3dBackpropFilterOnCube(const OpCall& call, const Geom3d& g) {
     cubeUnit().mmad_f32_implicit(a, bp + gi * bsize, g.cog, m, nullptr, r0, r1, p0, p1, ct + gi * kc * g.cog,
                                  &cnt[static_cast<size_t>(t)]);
   });
-  float* dw = threadScratch(ScratchSlot::kOut, g.co * kc);
-  transposedFilterToLogical(ct, g.groups, g.cog, kc, rr, dw, &overflow);
-  convutil::storeLogicalF32(call.outputs[0], dw);
+  const TensorArg& out = call.outputs[0];
+  if (g.groups != 1 || !storeTransposedFilter(out, ct, g.co, g.cig, g.k[0], g.k[1] * g.k[2], rr, &overflow)) {
+    float* dw = threadScratch(ScratchSlot::kOut, g.co * kc);
+    transposedFilterToLogical(ct, g.groups, g.cog, kc, rr, dw, &overflow);
+    convutil::storeLogicalF32(out, dw);
+  }
   reportOverflow(call, overflow, cnt);
 }
 

@@ -19,16 +19,18 @@ constexpr int64_t k16 = 16;
 
 int64_t ceil16(int64_t v) { return (v + k16 - 1) / k16; }
 
-// Whether w is an fp32 or fp16 FRACTAL_Z filter [co][ci][kh * kw] (storage [ceil(ci/16) * khw][ceil(co/16)][16][16]).
-bool isFractalZ(const TensorArg& w, int64_t co, int64_t ci, int64_t khw) {
-  return w.format == ACL_FORMAT_FRACTAL_Z && (w.dtype == ACL_FLOAT || w.dtype == ACL_FLOAT16) &&
-         formatC0(w.format, w.dtype) == k16 && w.data != nullptr &&
-         w.shape == Shape{ceil16(ci) * khw, ceil16(co), k16, k16};
+// Whether w is an fp32 or fp16 FRACTAL_Z (kd = 1) or FRACTAL_Z_3D filter [co][ci][kd][khw]: storage
+// [kd * ceil(ci/16) * khw][ceil(co/16)][16][16], fractal (a, c1, tap, n1) at ((a * c1s + c1) * khw + tap) * n1 + n1.
+bool isFractalZ(const TensorArg& w, int64_t co, int64_t ci, int64_t kd, int64_t khw) {
+  const bool format = w.format == ACL_FRACTAL_Z_3D || (w.format == ACL_FORMAT_FRACTAL_Z && kd == 1);
+  return format && (w.dtype == ACL_FLOAT || w.dtype == ACL_FLOAT16) && formatC0(w.format, w.dtype) == k16 &&
+         w.data != nullptr && w.shape == Shape{kd * ceil16(ci) * khw, ceil16(co), k16, k16};
 }
 
-// Whether t is an fp32 or fp16 NC1HWC0 activation [n][c][h][w] with data.
+// Whether t is an fp32 or fp16 activation with data whose blocks (n, c1) are [h * w][16]: NC1HWC0
+// [n][c][h][w], or NDC1HWC0 with n = N * D blocks (n, d).
 bool isNc1hwc0(const TensorArg& t, int64_t n, int64_t c, int64_t h, int64_t w) {
-  return t.data != nullptr && isNc1hwc0Of16(t, n, c, h, w);
+  return t.data != nullptr && (isNc1hwc0Of16(t, n, c, h, w) || isNdc1hwc0Of16(t, n, c, h, w));
 }
 
 
@@ -72,36 +74,37 @@ const float* loadRounded(const TensorArg& t, int64_t logical_numel, ScratchSlot 
   return v;
 }
 
-bool forwardFilterPanels(const TensorArg& w, int64_t co, int64_t ci, int64_t khw, CubeRounding rnd, float* bp,
-                         bool* overflow) {
-  if (!isFractalZ(w, co, ci, khw)) return false;
-  const int64_t n1 = ceil16(co), c1s = ceil16(ci), k = ci * khw;
-  const bool bad = parallelForFlagged(n1 * c1s, n1 * c1s * khw * 256, [&](int64_t t, bool* flag) {
+bool forwardFilterPanels(const TensorArg& w, int64_t co, int64_t ci, int64_t kd, int64_t khw, CubeRounding rnd,
+                         float* bp, bool* overflow) {
+  if (!isFractalZ(w, co, ci, kd, khw)) return false;
+  const int64_t n1 = ceil16(co), c1s = ceil16(ci), kvol = kd * khw, k = ci * kvol;
+  const bool bad = parallelForFlagged(n1 * c1s, n1 * c1s * kvol * 256, [&](int64_t t, bool* flag) {
     const int64_t p = t / c1s, c1 = t % c1s;  // panel p, input channel block c1
     const int64_t cols = std::min(k16, co - p * k16), channels = std::min(k16, ci - c1 * k16);
     alignas(64) float block[256], rows[256];
-    for (int64_t tap = 0; tap < khw; ++tap) {
-      // fractal (c1, tap, p): [co % 16][c % 16]; rows past `cols` are pads
-      loadRun(w, ((c1 * khw + tap) * n1 + p) * 256, cols * k16, channels, rnd, block, flag);
+    for (int64_t tap = 0; tap < kvol; ++tap) {  // tap = a * khw + (tap within the plane)
+      // fractal (a, c1, tap, p): [co % 16][c % 16]; rows past `cols` are pads
+      loadRun(w, (((tap / khw * c1s + c1) * khw + tap % khw) * n1 + p) * 256, cols * k16, channels, rnd, block, flag);
       std::fill(block + cols * k16, block + 256, 0.0f);
       transpose16(block, rows);  // rows[c0 * 16 + j]
       for (int64_t c0 = 0; c0 < channels; ++c0)
-        std::memcpy(bp + (p * k + (c1 * k16 + c0) * khw + tap) * k16, rows + c0 * k16, k16 * sizeof(float));
+        std::memcpy(bp + (p * k + (c1 * k16 + c0) * kvol + tap) * k16, rows + c0 * k16, k16 * sizeof(float));
     }
   });
   if (bad) *overflow = true;
   return true;
 }
 
-bool backpropInputFilterPanels(const TensorArg& w, int64_t co, int64_t ci, int64_t khw, CubeRounding rnd, float* bp,
-                               bool* overflow) {
-  if (!isFractalZ(w, co, ci, khw)) return false;
-  const int64_t n1 = ceil16(co), c1s = ceil16(ci), k = co * khw;
-  const bool bad = parallelForFlagged(c1s * khw, c1s * khw * n1 * 256, [&](int64_t t, bool* flag) {
-    const int64_t p = t / khw, tap = t % khw, channels = std::min(k16, ci - p * k16);  // panel p = c1, tap
-    for (int64_t o = 0; o < co; ++o)  // row (o, tap): the 16 input channels of fractal (p, tap, o / 16), row o % 16
-      loadRun(w, ((p * khw + tap) * n1 + o / k16) * 256 + o % k16 * k16, k16, channels, rnd,
-              bp + (p * k + o * khw + tap) * k16, flag);
+bool backpropInputFilterPanels(const TensorArg& w, int64_t co, int64_t ci, int64_t kd, int64_t khw, CubeRounding rnd,
+                               float* bp, bool* overflow) {
+  if (!isFractalZ(w, co, ci, kd, khw)) return false;
+  const int64_t n1 = ceil16(co), c1s = ceil16(ci), kvol = kd * khw, k = co * kvol;
+  const bool bad = parallelForFlagged(c1s * kvol, c1s * kvol * n1 * 256, [&](int64_t t, bool* flag) {
+    const int64_t p = t / kvol, tap = t % kvol, channels = std::min(k16, ci - p * k16);  // panel p = c1, tap
+    const int64_t fractal_row = (tap / khw * c1s + p) * khw + tap % khw;                 // fractals (a, p, tap, all)
+    for (int64_t o = 0; o < co; ++o)  // row (o, tap): the 16 input channels of fractal (.., o / 16), row o % 16
+      loadRun(w, (fractal_row * n1 + o / k16) * 256 + o % k16 * k16, k16, channels, rnd,
+              bp + (p * k + o * kvol + tap) * k16, flag);
   });
   if (bad) *overflow = true;
   return true;
@@ -121,22 +124,23 @@ bool activationPanels(const TensorArg& dy, int64_t n, int64_t c, int64_t h, int6
   return true;
 }
 
-bool storeTransposedFilter(const TensorArg& dw, const float* ct, int64_t co, int64_t ci, int64_t khw,
+bool storeTransposedFilter(const TensorArg& dw, const float* ct, int64_t co, int64_t ci, int64_t kd, int64_t khw,
                            const convutil::ResultRounding& rr, bool* overflow) {
-  if (!isFractalZ(dw, co, ci, khw)) return false;
-  const int64_t n1 = ceil16(co), c1s = ceil16(ci);
-  const bool bad = parallelForFlagged(c1s * khw, c1s * khw * n1 * 256, [&](int64_t t, bool* flag) {
-    const int64_t c1 = t / khw, tap = t % khw, channels = std::min(k16, ci - c1 * k16);  // fractals (c1, tap, all n1)
+  if (!isFractalZ(dw, co, ci, kd, khw)) return false;
+  const int64_t n1 = ceil16(co), c1s = ceil16(ci), kvol = kd * khw;
+  const bool bad = parallelForFlagged(c1s * kvol, c1s * kvol * n1 * 256, [&](int64_t t, bool* flag) {
+    const int64_t c1 = t / kvol, tap = t % kvol, channels = std::min(k16, ci - c1 * k16);  // fractals (c1, tap, all)
+    const int64_t fractal_row = (tap / khw * c1s + c1) * khw + tap % khw;
     alignas(64) float rows[256], block[256];
     for (int64_t p = 0; p < n1; ++p) {
       const int64_t cols = std::min(k16, co - p * k16);
       for (int64_t c0 = 0; c0 < k16; ++c0) {  // rows[c0][j] = ct[(c1 * 16 + c0) * khw + tap][p * 16 + j]
         float* row = rows + c0 * k16;
-        const float* src = ct + ((c1 * k16 + c0) * khw + tap) * co + p * k16;
+        const float* src = ct + ((c1 * k16 + c0) * kvol + tap) * co + p * k16;
         for (int64_t j = 0; j < k16; ++j) row[j] = c0 < channels && j < cols ? rr.apply(src[j], flag) : 0.0f;
       }
       transpose16(rows, block);  // block[j][c0]: fractal (c1, tap, p)
-      storeFloat(dw.dtype, dw.data, ((c1 * khw + tap) * n1 + p) * 256, 256, block);
+      storeFloat(dw.dtype, dw.data, (fractal_row * n1 + p) * 256, 256, block);
     }
   });
   if (bad) *overflow = true;
@@ -166,6 +170,53 @@ bool paddedPlanes(const TensorArg& x, const PaddedPlanes& g, CubeRounding rnd, f
   });
   if (bad) *overflow = true;
   return true;
+}
+
+bool paddedVolumes(const TensorArg& x, const PaddedVolumes& g, CubeRounding rnd, float* padded, bool* overflow) {
+  const int64_t d = g.in[0], h = g.in[1], w = g.in[2];
+  if (!isNdc1hwc0Of16(x, g.n * d, g.c, h, w) || x.data == nullptr || !simd::hostHasAvx2()) return false;
+  const int64_t c1s = ceil16(g.c), plane = g.ext[1] * g.ext[2], vol = g.ext[0] * plane;
+  parallelFor(g.n * g.c, g.n * g.c * vol,
+              [&](int64_t t) { std::fill(padded + t * vol, padded + (t + 1) * vol, 0.0f); });
+  const bool bad = parallelForFlagged(g.n * d * c1s, g.n * d * c1s * h * w * k16, [&](int64_t t, bool* flag) {
+    const int64_t s = t / (d * c1s), z = t / c1s % d, c1 = t % c1s, channels = std::min(k16, g.c - c1 * k16);
+    float* volumes = padded + (s * g.c + c1 * k16) * vol + (g.lo[0] + z * g.step[0]) * plane + g.lo[2];
+    float* row = threadScratch(ScratchSlot::kTask, w * k16);  // this pool thread's own
+    for (int64_t y = 0; y < h; ++y) {                         // one (s, z, c1, y) run: w positions x 16 channels
+      loadRun(x, (((s * d + z) * c1s + c1) * h + y) * w * k16, w * k16, channels, rnd, row, flag);
+      nc1hwc0BlockPlanes(row, w, channels, volumes + (g.lo[1] + y * g.step[1]) * g.ext[2], vol, true);
+    }
+  });
+  if (bad) *overflow = true;
+  return true;
+}
+
+EmitFn emitNc1hwc0(const TensorArg& out, int64_t channels, int64_t rows, const convutil::ResultRounding& rr,
+                   const int64_t* pos) {
+  const int64_t c1s = ceil16(channels);
+  const aclDataType dt = out.dtype;
+  void* base = out.data;
+  return [=](int64_t n, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c, UnitCounters* uc) {
+    static const float kZeros[k16] = {};
+    float rounded[k16];
+    for (int64_t c1 = j0 / k16; c1 * k16 < j1; ++c1) {  // j0, j1 are whole panels (multiples of 16)
+      const int64_t lanes = std::min(k16, channels - c1 * k16);
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t dst = ((n * c1s + c1) * rows + (pos ? pos[r] : r)) * k16;  // element offset in the output
+        const float* src = c + r * channels + c1 * k16;
+        if (rr.through_fp16) {
+          for (int64_t l = 0; l < lanes; ++l) rounded[l] = rr.apply(src[l], &uc->fp16_overflow);
+          src = rounded;
+        }
+        if (dt == ACL_FLOAT) {
+          std::memcpy(static_cast<float*>(base) + dst, src, static_cast<size_t>(lanes) * sizeof(float));
+        } else {
+          storeFloat(dt, base, dst, lanes, src);
+        }
+        if (lanes < k16) storeFloat(dt, base, dst + lanes, k16 - lanes, kZeros);
+      }
+    }
+  };
 }
 
 void forwardPanelsFromLogical(const float* w, int64_t groups, int64_t cog, int64_t k, float* bp) {

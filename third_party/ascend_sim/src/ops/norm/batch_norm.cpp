@@ -359,20 +359,10 @@ Act validateBn(const OpCall& call, std::initializer_list<size_t> acts_in, std::i
   return x;
 }
 
-// An fp32 / fp16 NDC1HWC0 activation with C0 = 16 whose (n, d) blocks are the planes of x (Note
-// [Batch norm of 5-D activations]): the same bytes as NC1HWC0 [N*D, C, H, W].
-bool isNdc1hwc0Of16(const TensorArg& t, const Act& x) {
-  if (t.format != ACL_FORMAT_NDC1HWC0 || (t.dtype != ACL_FLOAT && t.dtype != ACL_FLOAT16) || t.shape.size() != 6 ||
-      t.shape[5] != 16)
-    return false;
-  return t.shape[0] * t.shape[1] == x.n && t.shape[2] == (x.c + 15) / 16 && t.shape[3] == x.h && t.shape[4] == x.w &&
-         t.origin_shape.size() == 5 && t.origin_shape[1] == x.c;
-}
-
 // Note [Batch norm on C0 lanes]: whether every activation operand sits on C0 lanes.
 bool onLanes(const Act& x, std::initializer_list<const TensorArg*> acts) {
   for (const TensorArg* t : acts)
-    if (!isNc1hwc0Of16(*t, x.n, x.c, x.h, x.w) && !isNdc1hwc0Of16(*t, x)) return false;
+    if (!isNc1hwc0Of16(*t, x.n, x.c, x.h, x.w) && !isNdc1hwc0Of16(*t, x.n, x.c, x.h, x.w)) return false;
   return true;
 }
 bnlanes::Geometry lanesOf(const Act& x) { return {x.n, x.c, x.hw()}; }

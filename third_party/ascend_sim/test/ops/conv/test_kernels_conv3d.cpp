@@ -228,17 +228,22 @@ TEST(KernelConv3d, PrivateFormatsBitIdenticalToNcdhw) {
 // Note [3-D convolution on the 2-D Cube path]: the Cube's products give the reference loops' bits
 // (the portable SIMD level runs the loops), for fp32 and fp16, the precision modes, strides the
 // host's strided read does and does not take, pads beyond the window's reach, dilation, groups,
-// bias, a cropped y, an empty batch, and an infinite filter tap (its zero products are NaN in both).
+// bias, a cropped y, an empty batch, and an infinite filter tap (its zero products are NaN in both);
+// with every operand in NDC1HWC0 / FRACTAL_Z_3D too (pads poisoned; the products read and write
+// those layouts directly where they can, Note [Conv operands from private formats]).
 TEST(KernelConv3d, CubePathBitIdenticalToTheReferenceLoops) {
   std::vector<Cfg> cfgs = configs();
   cfgs.push_back({2, 20, 18, 1, {5, 9, 11}, {3, 3, 3}, {2, 2, 3}, {1, 1, 2}, {1, 1, 1}});
   cfgs.push_back({1, 16, 32, 2, {4, 6, 7}, {2, 1, 2}, {1, 1, 1}, {3, 0, 2}, {2, 1, 1}});
   cfgs.push_back({0, 3, 4, 1, {3, 4, 4}, {1, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}});
+  cfgs.push_back({2, 17, 33, 1, {4, 6, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}});
+  cfgs.push_back({1, 18, 20, 1, {5, 7, 6}, {3, 3, 3}, {2, 2, 1}, {1, 1, 1}, {1, 1, 1}});
   LaunchContext rounding, fp16;
   rounding.precision = PrecisionMode::kAllowFp32ToFp16;
   fp16.precision = PrecisionMode::kForceFp16;
-  // The three ops' output bytes for one case at the current SIMD level.
-  const auto outputs = [](const Cfg& c, aclDataType dt, const LaunchContext& mode, bool inf_tap, bool cropped) {
+  // The three ops' output bytes (as NCDHW) for one case at the current SIMD level.
+  const auto outputs = [](const Cfg& c, aclDataType dt, const LaunchContext& mode, bool inf_tap, bool cropped,
+                          bool private_formats) {
     uint32_t seed = 70;
     const auto random = [&](const Shape& s) {
       FormatTensor t(s.size() == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND, dt, s);
@@ -257,11 +262,22 @@ TEST(KernelConv3d, CubePathBitIdenticalToTheReferenceLoops) {
       wv[wv.size() / 2] = INFINITY;
       w.set(wv);
     }
-    FormatTensor y(ACL_FORMAT_NCDHW, dt, ys), dx(ACL_FORMAT_NCDHW, dt, xs), dw(ACL_FORMAT_NCDHW, dt, fs);
+    const aclFormat act = private_formats ? ACL_FORMAT_NDC1HWC0 : ACL_FORMAT_NCDHW;
+    const aclFormat filt = private_formats ? ACL_FRACTAL_Z_3D : ACL_FORMAT_NCDHW;
+    if (private_formats) {
+      x = transTo(x, act), w = transTo(w, filt), dy = transTo(dy, act);
+      for (FormatTensor* t : {&x, &w, &dy}) poisonPads(*t);
+    }
+    FormatTensor y(act, dt, ys), dx(act, dt, xs), dw(filt, dt, fs);
     run(opCall("Conv3D", {&x, &w, &b}, {&y}, c.attrs(), mode));
     run(opCall("Conv3DBackpropInput", {&w, &dy}, {&dx}, bpi, mode));
     run(opCall("Conv3DBackpropFilter", {&x, &dy}, {&dw}, bpf, mode));
-    return std::vector<std::vector<uint8_t>>{y.bytes(), dx.bytes(), dw.bytes()};
+    std::vector<std::vector<uint8_t>> bytes;
+    for (const FormatTensor* t : {&y, &dx, &dw}) {
+      if (private_formats) expectZeroPads(*t, "output");
+      bytes.push_back(private_formats ? transTo(*t, ACL_FORMAT_NCDHW).bytes() : t->bytes());
+    }
+    return bytes;
   };
   int cube_levels = 0;
   for (size_t ci = 0; ci < cfgs.size(); ++ci)
@@ -269,15 +285,16 @@ TEST(KernelConv3d, CubePathBitIdenticalToTheReferenceLoops) {
       for (const LaunchContext& ctx : {LaunchContext{}, rounding, fp16})
         for (bool inf_tap : {false, true}) {
           const bool cropped = ci == 3;
-          std::vector<std::vector<std::vector<uint8_t>>> per_level;
+          std::vector<std::vector<std::vector<uint8_t>>> runs;  // per level: NCDHW, private formats
           forEachHostIsa([&](HostIsa level) {
             if (level != HostIsa::kPortable) ++cube_levels;
-            per_level.push_back(outputs(cfgs[ci], dt, ctx, inf_tap, cropped));
+            runs.push_back(outputs(cfgs[ci], dt, ctx, inf_tap, cropped, false));
+            runs.push_back(outputs(cfgs[ci], dt, ctx, inf_tap, cropped, true));
           });
-          for (size_t l = 0; l + 1 < per_level.size(); ++l)
+          for (size_t r = 0; r + 1 < runs.size(); ++r)
             for (size_t op = 0; op < 3; ++op)
-              EXPECT_EQ(per_level[l][op], per_level.back()[op])
-                  << "config " << ci << " dtype " << dt << " op " << op << " inf tap " << inf_tap << " level " << l;
+              EXPECT_EQ(runs[r][op], runs[runs.size() - 2][op])
+                  << "config " << ci << " dtype " << dt << " op " << op << " inf tap " << inf_tap << " run " << r;
         }
   if (cube_levels == 0) GTEST_SKIP() << "this host's Cube does not read in place (no AVX2): nothing to compare";
 }
