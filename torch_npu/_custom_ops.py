@@ -19,6 +19,8 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              "npu_dropout_with_add_softmax_backward", "npu_fusion_attention",
              "npu_fusion_attention_grad", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_rms_norm_backward",
              "npu_rotary_mul_backward", "npu_softmax_cross_entropy_with_logits_backward", "npu_slice",
+             "npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_scaled_masked_softmax",
+             "npu_scaled_masked_softmax_backward",
              # detection and the helpers detection ports use (csrc/aten/detection/, index/NpuFillOps.cpp,
              # sort/SortOps.cpp, random/RandomSamplingOps.cpp)
              "npu_nms_v4", "npu_nms_with_mask", "npu_batch_nms", "npu_iou", "npu_ptiou", "npu_roi_align",

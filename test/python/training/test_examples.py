@@ -44,3 +44,18 @@ def test_profile_example_writes_the_e2e_files_and_the_report(tmp_path):
     assert re.search(r"[0-9]+ device tasks, [0-9.]+ ms simulated NPU time", out) and "Self NPU" in out, out
     for name in ("op_summary_0.csv", "op_statistic_0.csv", "trace_0.json", "report_0.html"):
         assert (tmp_path / name).stat().st_size > 0, name
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "bf16", "fp16"])
+def test_llama_decoder_on_the_fused_ops_trains_like_plain_pytorch_on_the_cpu(dtype):
+    """npu_rms_norm, npu_rotary_mul, npu_fusion_attention and npu_swiglu against the same model in plain PyTorch
+    (fp32, CPU): fp32 to 4 digits, mixed precision to one fp16 / bf16 rounding of the loss."""
+    out = _run("llama_decoder.py", "--steps", "3", "--dtype", dtype)
+    pairs = [(float(c), float(n)) for c, n in re.findall(r"loss cpu ([0-9.]+)  npu ([0-9.]+)", out)]
+    assert len(pairs) == 3, out
+    rtol = {"fp32": 1e-4, "fp16": 1e-3, "bf16": 4e-3}[dtype]
+    assert all(abs(c - n) <= rtol * c for c, n in pairs), out
+    assert "(Ascend910B2)" in out, out
+    assert re.search(r"[0-9]+ tokens/s on this host, [0-9]+ tokens/s on the simulated device", out), out
+    for kernel in ("RmsNormGrad", "RotaryMulGrad", "FlashAttentionScoreGrad", "SwiGluGrad"):
+        assert kernel in out, out

@@ -15,11 +15,7 @@
 //   HardSwishGrad   x < -3 ? 0 : x <= 3 ? g * (x / 3 + 0.5) : g
 //   Swish           x / (1 + exp(-scale*x))            (attr `scale`, default 1 = silu)
 //   SwishGrad       s = 1 / (1 + exp(-scale*x));  g * s * (1 + scale*x * (1 - s))
-//   Gelu  none      x * 0.5 * (1 + erff(x * M_SQRT1_2))
-//         tanh      0.5 * x * (1 + tanhf(kBeta * (x + 0.044715 * x^3))), kBeta = sqrt(2/pi)
-//   GeluGrad none   g * (cdf + x * pdf), cdf = 0.5 * (1 + erff(x / sqrt2)),
-//                   pdf = exp(-x^2/2) / sqrt(2 pi)
-//            tanh   PyTorch's GeluBackward (tanh) formula
+//   Gelu, GeluGrad  gelumath::gelu / geluGrad (gelu_math.h), attr-selected erf or tanh form
 //   FastGelu        x / (1 + exp(-1.702|x|)) * exp(0.851 (x - |x|))   (= x * sigmoid(1.702 x),
 //                   written so that no exponential overflows)
 //   FastGeluGrad    e = exp(-1.702|x|):  dy * (e + 1.702 x e + exp(1.702 (x - |x|))) / (e + 1)^2
@@ -31,17 +27,13 @@
 //   Addcdiv         input + value * x1 / x2 (float only)
 #include <cmath>
 
+#include "ops/activation/gelu_math.h"
 #include "ops/pointwise/elementwise_ops.h"
 
 namespace ascend_sim {
 namespace {
 
 using P = const float*;
-
-constexpr float kSqrt1_2 = 0.70710678118654752440f;
-constexpr float kGeluBeta = 0.79788456080286535588f;    // sqrt(2/pi)
-constexpr float kGeluAlpha = 0.39894228040143267794f;   // 1/sqrt(2 pi)
-constexpr float kGeluKappa = 0.044715f;
 
 inline bool isNanF(float v) { return v != v; }
 
@@ -78,31 +70,10 @@ struct SwishGradOp {  // (gradients, x)
   }
 };
 struct GeluOp {  // params[0]: 0 = "none" (erf), 1 = "tanh"
-  float operator()(float x, P p) const {
-    if (p[0] == 0.0f) return x * 0.5f * (1.0f + std::erf(x * kSqrt1_2));
-    const float inner = kGeluBeta * (x + kGeluKappa * (x * x * x));
-    return 0.5f * x * (1.0f + std::tanh(inner));
-  }
+  float operator()(float x, P p) const { return gelumath::gelu(x, p[0] != 0.0f); }
 };
 struct GeluGradOp {  // (gradients, x)
-  float operator()(float g, float x, P p) const {
-    if (p[0] == 0.0f) {
-      const float cdf = 0.5f * (1.0f + std::erf(x * kSqrt1_2));
-      const float pdf = kGeluAlpha * std::exp(x * x * -0.5f);
-      return g * (cdf + x * pdf);
-    }
-    const float x_sq = x * x;
-    const float x_cube = x_sq * x;
-    const float inner = kGeluBeta * (x + kGeluKappa * x_cube);
-    const float t = std::tanh(inner);
-    const float left = 0.5f * x;
-    const float right = 1.0f + t;
-    const float left_derivative = 0.5f * right;
-    const float tanh_derivative = 1.0f - t * t;
-    const float inner_derivative = kGeluBeta * (1.0f + 3.0f * kGeluKappa * x_sq);
-    const float right_derivative = left * tanh_derivative * inner_derivative;
-    return g * (left_derivative + right_derivative);
-  }
+  float operator()(float g, float x, P p) const { return gelumath::geluGrad(g, x, p[0] != 0.0f); }
 };
 constexpr float kFastGeluAlpha = 1.702f;
 struct FastGeluOp {
