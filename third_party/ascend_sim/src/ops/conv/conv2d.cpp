@@ -79,6 +79,7 @@ using convops::InputGradPhase;
 using convops::loadRounded;
 using convops::PaddedRead;
 using convops::paddedUnits;
+using convops::reportOverflow;
 using convops::runPaddedRead;
 using convops::takesPaddedRead;
 using convutil::ceilDiv;
@@ -296,11 +297,6 @@ void runUnits(int64_t units, int64_t rows, int64_t k, int64_t ncols, const float
       emit(u0 + ui, r0, r1, p0 * kTile, std::min(ncols, p1 * kTile), c, uc);
     });
   }
-}
-
-void reportOverflow(const OpCall& call, bool overflow, const std::vector<UnitCounters>& cnt) {
-  for (const UnitCounters& u : cnt) overflow = overflow || u.fp16_overflow;
-  if (overflow && call.ctx.overflow) *call.ctx.overflow = true;
 }
 
 // ---- Conv2D -------------------------------------------------------------------

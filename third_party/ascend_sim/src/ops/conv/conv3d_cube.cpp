@@ -22,11 +22,13 @@
 // those of the reference for every format, precision mode and SIMD level (a test runs both).
 // Work split: per product, bands of whole output rows x groups of 16-column panels
 // (convutil::ProductTasks); tasks write disjoint outputs, so the bits do not depend on the
-// host's thread count. Operands are loaded through their logical NCDHW view (Note [Conv and
-// pooling operands]), so NDC1HWC0 / FRACTAL_Z_3D operands take the same path.
+// host's thread count. Without groups, NDC1HWC0 activations and FRACTAL_Z_3D filters are read
+// and NDC1HWC0 results written straight from storage (Note [Conv operands from private formats]);
+// other operands go through their logical NCDHW view (Note [Conv and pooling operands]).
 #include "ops/conv/conv3d_cube.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "aicore/thread_pool.h"
@@ -45,7 +47,7 @@ using convutil::ceilDiv;
 using convutil::ResultRounding;
 
 constexpr int64_t kTile = 16;
-constexpr int64_t kMinTasks = 16;  // below this, products split their panels too
+constexpr int64_t kMinFilterTasks = 16;  // below this, the filter gradient splits its panels too
 
 // A zero-padded copy of a 5-D operand, per (group, sample) unit [channels][dp][hp][wp]; source
 // element (d, h, w) sits at (lo[0] + d·step[0], lo[1] + h·step[1], lo[2] + w·step[2]) (step > 1:
@@ -121,43 +123,15 @@ std::vector<int64_t> tapOffsets(const Volume& v, const Geom3d& g, int64_t channe
   return off;
 }
 
-// Overflow of the operands' rounding or of any task's result rounding, reported to the launch.
-void reportOverflow(const OpCall& call, bool overflow, const std::vector<UnitCounters>& cnt) {
-  for (const UnitCounters& u : cnt) overflow = overflow || u.fp16_overflow;
-  if (overflow && call.ctx.overflow) *call.ctx.overflow = true;
-}
-
-// `products` products of rows_h x rows_w positions each (row r read at (r / rows_w)·sh·wp +
-// (r % rows_w)·sw from the product's base), against the 16-column panels of its group
-// (product / per_group); each task's rows [r0, r1) x columns [j0, j1) of product q's result
-// c[rows][ncols] are handed to emit(q, r0, r1, j0, j1, c, counters).
-template <typename Base>
-void runPlaneProducts(int64_t products, int64_t per_group, int64_t rows_h, int64_t rows_w, int64_t sh, int64_t sw,
-                      int64_t wp, const std::vector<int64_t>& k_offset, const float* bp, int64_t ncols,
-                      const float* bias, Base base, const EmitFn& emit, std::vector<UnitCounters>* cnt) {
-  const int64_t rows = rows_h * rows_w, k = static_cast<int64_t>(k_offset.size());
-  const int64_t panels = ceilDiv(ncols, kTile), bsize = panels * k * kTile;
-  const int64_t band_rows = std::max<int64_t>(1, convutil::kRowBand / rows_w) * rows_w;
-  const bool strided_read = cubeUnit().implicit_takes_stride(sw);
-  std::vector<int64_t> row_table;
-  if (!strided_read)  // widths the host's strided read does not take: a table of row offsets
-    for (int64_t r = 0; r < rows; ++r) row_table.push_back(r / rows_w * sh * wp + r % rows_w * sw);
-  const convutil::ProductTasks tasks(products, ceilDiv(rows, band_rows), panels, kMinTasks);
-  float* cbuf = threadScratch(ScratchSlot::kResult, products * rows * ncols);
-  cnt->resize(static_cast<size_t>(tasks.count()));
-  parallelFor(tasks.count(), [&](int64_t t) {
-    const auto [q, band, p0, p1] = tasks[t];
-    const int64_t r0 = band * band_rows, r1 = std::min(rows, r0 + band_rows);
-    if (p0 == p1) return;
-    const int64_t grp = q / per_group;
-    CubeImplicitA a{base(q), k_offset.data(), wp, rows_w, sh, sw};
-    if (!strided_read) a.row_offset = row_table.data();
-    float* c = cbuf + q * rows * ncols;
-    UnitCounters* uc = &(*cnt)[static_cast<size_t>(t)];
-    cubeUnit().mmad_f32_implicit(a, bp + grp * bsize, ncols, k, bias ? bias + grp * ncols : nullptr, r0, r1, p0, p1, c,
-                                 uc);
-    emit(q, r0, r1, p0 * kTile, std::min(ncols, p1 * kTile), c, uc);
-  });
+// The read of products of rows_h x rows_w positions at strides (sh, sw) in the padded rows of `v`
+// (runPaddedRead with a unit base per product: only the row width of the padded unit matters).
+PaddedRead planeRead(const Volume& v, int64_t rows_h, int64_t rows_w, int64_t sh, int64_t sw,
+                     std::vector<int64_t> k_offset) {
+  PaddedRead read;
+  read.h = v.ext[1], read.w = v.ext[2];
+  read.out_h = rows_h, read.out_w = rows_w, read.sh = sh, read.sw = sw;
+  read.k_offset = std::move(k_offset);
+  return read;
 }
 
 // The emit of a product q = (group gi, sample s, plane z) into the logical NCDHW `out` with
@@ -216,10 +190,10 @@ void conv3dForwardOnCube(const OpCall& call, const Geom3d& g) {
   const int64_t origin[3] = {0, 0, 0};
   const PlaneResult y = planeResult(call.outputs[0], g, g.out[0], g.out[1], g.out[2], g.co, g.cog, rr);
   std::vector<UnitCounters> cnt;
-  runPlaneProducts(
-      g.groups * g.n * g.out[0], g.n * g.out[0], g.out[1], g.out[2], g.s[1], g.s[2], v.ext[2],
-      tapOffsets(v, g, g.cig, origin, 1), bp, g.cog, bias.empty() ? nullptr : bias.data(),
-      [&](int64_t q) { return padded + q / g.out[0] * v.unit() + q % g.out[0] * g.s[0] * v.plane(); }, y.emit, &cnt);
+  runPaddedRead(planeRead(v, g.out[1], g.out[2], g.s[1], g.s[2], tapOffsets(v, g, g.cig, origin, 1)),
+                g.groups * g.n * g.out[0], padded, bp, g.cog, g.n * g.out[0], bias.empty() ? nullptr : bias.data(),
+                y.emit, &cnt,
+                [&](int64_t q) { return padded + q / g.out[0] * v.unit() + q % g.out[0] * g.s[0] * v.plane(); });
   y.finish(call.outputs[0]);
   reportOverflow(call, overflow, cnt);
 }
@@ -249,13 +223,11 @@ void conv3dBackpropInputOnCube(const OpCall& call, const Geom3d& g) {
   const float* padded = paddedOperand(call.inputs[1], v, g.groups, g.n, ScratchSlot::kIn1, rnd, &overflow);
   const PlaneResult dx = planeResult(call.outputs[0], g, g.in[0], g.in[1], g.in[2], g.ci, g.cig, rr);
   std::vector<UnitCounters> cnt;
-  runPlaneProducts(
-      g.groups * g.n * g.in[0], g.n * g.in[0], g.in[1], g.in[2], 1, 1, v.ext[2], tapOffsets(v, g, g.cog, origin, -1),
-      bp, g.cig, nullptr,
-      [&](int64_t q) {
-        return padded + q / g.in[0] * v.unit() + (q % g.in[0] + first[0]) * v.plane() + first[1] * v.ext[2] + first[2];
-      },
-      dx.emit, &cnt);
+  runPaddedRead(planeRead(v, g.in[1], g.in[2], 1, 1, tapOffsets(v, g, g.cog, origin, -1)), g.groups * g.n * g.in[0],
+                padded, bp, g.cig, g.n * g.in[0], nullptr, dx.emit, &cnt, [&](int64_t q) {
+                  return padded + q / g.in[0] * v.unit() + (q % g.in[0] + first[0]) * v.plane() + first[1] * v.ext[2] +
+                         first[2];
+                });
   dx.finish(call.outputs[0]);
   reportOverflow(call, overflow, cnt);
 }
@@ -282,7 +254,7 @@ void conv3dBackpropFilterOnCube(const OpCall& call, const Geom3d& g) {
     activationPanelsFromLogical(loadRounded(call.inputs[1], g.n * g.co * ov, ScratchSlot::kIn1, rnd, &overflow), g.n,
                                 g.groups, g.cog, ov, bp);
   float* ct = threadScratch(ScratchSlot::kResult, g.groups * kc * g.cog);  // per group [kc][Co/G]
-  const convutil::ProductTasks tasks(g.groups, ceilDiv(kc, convutil::kRowBand), panels, kMinTasks);
+  const convutil::ProductTasks tasks(g.groups, ceilDiv(kc, convutil::kRowBand), panels, kMinFilterTasks);
   std::vector<UnitCounters> cnt(static_cast<size_t>(tasks.count()));
   parallelFor(tasks.count(), [&](int64_t t) {
     const auto [gi, band, p0, p1] = tasks[t];

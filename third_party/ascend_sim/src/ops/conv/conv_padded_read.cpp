@@ -80,11 +80,16 @@ const float* paddedUnits(const TensorArg& t, const PaddedRead& read, int64_t gro
 }
 
 void runPaddedRead(const PaddedRead& read, int64_t units, const float* padded, const float* bpanels, int64_t ncols,
-                   int64_t unit_group_div, const float* bias, const EmitFn& emit, std::vector<UnitCounters>* counters) {
+                   int64_t unit_group_div, const float* bias, const EmitFn& emit, std::vector<UnitCounters>* counters,
+                   const UnitBaseFn& unit_base) {
   const int64_t wp = read.wp(), plane = read.channels * read.hp() * wp;
   const int64_t rows = read.out_h * read.out_w, k = static_cast<int64_t>(read.k_offset.size());
   const int64_t band_rows = read.bandRows(), bands = ceilDiv(rows, band_rows), panels = ceilDiv(ncols, kTile);
   const int64_t bsize = panels * k * kTile;
+  const bool strided_read = cubeUnit().implicit_takes_stride(read.sw);
+  std::vector<int64_t> row_table;
+  if (!strided_read)
+    for (int64_t r = 0; r < rows; ++r) row_table.push_back(r / read.out_w * read.sh * wp + r % read.out_w * read.sw);
   const convutil::ProductTasks tasks(units, bands, panels, kPaddedInputMinTasks);
   float* cbuf = threadScratch(ScratchSlot::kResult, units * rows * ncols);
   const size_t base = counters->size();
@@ -94,13 +99,20 @@ void runPaddedRead(const PaddedRead& read, int64_t units, const float* padded, c
     const int64_t r0 = band * band_rows, r1 = std::min(rows, r0 + band_rows);
     if (p0 == p1) return;
     const int64_t grp = u / unit_group_div;
-    const CubeImplicitA a{padded + u * plane, read.k_offset.data(), wp, read.out_w, read.sh, read.sw};
+    CubeImplicitA a{
+        unit_base ? unit_base(u) : padded + u * plane, read.k_offset.data(), wp, read.out_w, read.sh, read.sw};
+    if (!strided_read) a.row_offset = row_table.data();
     float* c = cbuf + u * rows * ncols;
     UnitCounters* uc = &(*counters)[base + static_cast<size_t>(t)];
     cubeUnit().mmad_f32_implicit(a, bpanels + grp * bsize, ncols, k, bias ? bias + grp * ncols : nullptr, r0, r1, p0,
                                  p1, c, uc);
     emit(u, r0, r1, p0 * kTile, std::min(ncols, p1 * kTile), c, uc);
   });
+}
+
+void reportOverflow(const OpCall& call, bool overflow, const std::vector<UnitCounters>& counters) {
+  for (const UnitCounters& u : counters) overflow = overflow || u.fp16_overflow;
+  if (overflow && call.ctx.overflow) *call.ctx.overflow = true;
 }
 
 std::vector<InputGradPhase> inputGradPhases(int64_t cog, int64_t h, int64_t w, int64_t ho, int64_t wo,

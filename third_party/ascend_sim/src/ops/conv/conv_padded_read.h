@@ -49,11 +49,23 @@ const float* paddedUnits(const TensorArg& t, const PaddedRead& read, int64_t gro
 using EmitFn = std::function<void(int64_t u, int64_t r0, int64_t r1, int64_t j0, int64_t j1, const float* c,
                                   UnitCounters* uc)>;
 
+// Where unit u's padded copy starts, for products whose units are not whole padded units (Conv3D's
+// (group, sample, plane) products, Note [3-D convolution on the 2-D Cube path] in conv3d_cube.cpp).
+using UnitBaseFn = std::function<const float*(int64_t u)>;
+
 // Products of `units` (group, sample) units of `padded` (paddedUnits) read through `read`, against
 // the panels of group u / unit_group_div: bands of whole product rows (and groups of panels, when
-// the bands make few tasks: convutil::ProductTasks) per task, each handed to `emit`.
+// the bands make few tasks: convutil::ProductTasks) per task, each handed to `emit`. With
+// `unit_base`, unit u starts there instead of at padded + u * (one padded unit). A row width step
+// the host's strided read does not take (implicit_takes_stride) reads through a table of row
+// offsets instead, with the same values.
 void runPaddedRead(const PaddedRead& read, int64_t units, const float* padded, const float* bpanels, int64_t ncols,
-                   int64_t unit_group_div, const float* bias, const EmitFn& emit, std::vector<UnitCounters>* counters);
+                   int64_t unit_group_div, const float* bias, const EmitFn& emit, std::vector<UnitCounters>* counters,
+                   const UnitBaseFn& unit_base = {});
+
+// Reports to the launch an overflow of the operands' rounding (`overflow`) or of any task's result
+// rounding (its counters).
+void reportOverflow(const OpCall& call, bool overflow, const std::vector<UnitCounters>& counters);
 
 // Note [Strided input gradient by phases]
 // With a stride s > 1, Conv2DBackpropInput's A (the img2col of the stride-dilated dy) is mostly
