@@ -13,6 +13,7 @@ namespace native {
 namespace {
 
 using torch_npu::AttrSetter;
+using torch_npu::noAttrs;
 using torch_npu::OpCommand;
 using torch_npu::pointwiseInto;
 
@@ -42,7 +43,6 @@ AttrSetter eluAttrs(const at::Scalar& alpha, const at::Scalar& scale, const at::
   const float a = toFloat(alpha), s = toFloat(scale), i = toFloat(input_scale);
   return [a, s, i](OpCommand& cmd) { cmd.Attr("alpha", a).Attr("scale", s).Attr("input_scale", i); };
 }
-void noAttrs(OpCommand&) {}
 
 }  // namespace
 

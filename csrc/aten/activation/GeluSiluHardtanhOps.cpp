@@ -1,15 +1,14 @@
 // hardtanh (relu6), hardswish, silu, gelu, leaky_relu and their gradients on
 // the format-agnostic Vector ops of OPS.md ("More elementwise").
 #include "PrivateUse1NativeFunctions.h"
-#include "csrc/aten/pointwise/ElementwiseOps.h"
+#include "csrc/aten/pointwise/PointwiseMath.h"
 
 namespace at_npu {
 namespace native {
 namespace {
 
-using AttrSetter = std::function<void(torch_npu::OpCommand&)>;
-
-void noAttrs(torch_npu::OpCommand&) {}
+using torch_npu::AttrSetter;
+using torch_npu::noAttrs;
 
 void checkFloating(const char* op, const at::Tensor& t) {
   TORCH_CHECK(at::isFloatingType(t.scalar_type()), op, " expects a floating point tensor, got ", t.scalar_type());

@@ -18,6 +18,8 @@
 namespace torch_npu {
 
 using AttrSetter = std::function<void(OpCommand&)>;
+// The attribute setter of an op without attributes.
+inline void noAttrs(OpCommand&) {}
 
 // The common dtype of a TensorIterator over `inputs` (at::result_type
 // rules, CPU scalars included); with `to_float`, integral/bool results
