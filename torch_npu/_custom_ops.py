@@ -5,8 +5,9 @@ The operators are registered by the backend (yaml/npu_native_functions.yaml,
 `custom:`); most are compositions of aten operators with their autograd
 (Note [Composite custom ops] in csrc/aten/fused/CompositeCustomOps.cpp); fast_gelu, npu_rms_norm,
 npu_rotary_mul and npu_softmax_cross_entropy_with_logits are one fused simulator kernel each way
-(csrc/aten/fused/FusedLlmOps.cpp), and so is npu_fusion_attention (Note [Fused attention] in
-csrc/aten/fused/FusionAttentionOps.cpp).
+(csrc/aten/fused/FusedLlmOps.cpp), and so are npu_fusion_attention (Note [Fused attention] in
+csrc/aten/fused/FusionAttentionOps.cpp) and the inference attention (Note [Inference attention] in
+csrc/aten/fused/InferenceAttentionOps.cpp).
 """
 import torch
 
@@ -20,7 +21,7 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              "npu_fusion_attention_grad", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_rms_norm_backward",
              "npu_rotary_mul_backward", "npu_softmax_cross_entropy_with_logits_backward", "npu_slice",
              "npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_scaled_masked_softmax",
-             "npu_scaled_masked_softmax_backward",
+             "npu_scaled_masked_softmax_backward", "npu_prompt_flash_attention", "npu_incre_flash_attention",
              # detection and the helpers detection ports use (csrc/aten/detection/, index/NpuFillOps.cpp,
              # sort/SortOps.cpp, random/RandomSamplingOps.cpp)
              "npu_nms_v4", "npu_nms_with_mask", "npu_batch_nms", "npu_iou", "npu_ptiou", "npu_roi_align",

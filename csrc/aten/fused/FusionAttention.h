@@ -16,6 +16,7 @@ namespace native {
 // The arguments both passes take, as torch_npu names them.
 struct FusionAttentionArgs {
   int64_t head_num = 1;
+  const char* heads_name = "head_num";  // what the op calls head_num in errors (num_heads)
   std::string input_layout;
   double scale = 1.0, keep_prob = 1.0;
   int64_t pre_tockens = 2147483647, next_tockens = 2147483647, inner_precise = 0, sparse_mode = 0;

@@ -46,22 +46,22 @@ FusionAttentionDims dimsOf(const char* op, const at::Tensor& query, const at::Te
   const std::string& layout = args.input_layout;
   TORCH_CHECK(std::find(kLayouts.begin(), kLayouts.end(), layout) != kLayouts.end(), op,
               ": input_layout must be one of BSH, SBH, BNSD, BSND, got '", layout, "'");
-  TORCH_CHECK(args.head_num > 0, op, ": head_num must be positive, got ", args.head_num);
+  TORCH_CHECK(args.head_num > 0, op, ": ", args.heads_name, " must be positive, got ", args.head_num);
   const auto q = splitOf(op, query, "query", layout), k = splitOf(op, key, "key", layout);
   TORCH_CHECK(value.sizes() == key.sizes(), op, ": value of shape ", value.sizes(), " must have key's shape ",
               key.sizes());
   FusionAttentionDims g;
   g.b = q[0], g.sq = q[1], g.skv = k[1], g.n = args.head_num;
   if (isRank3(layout)) {
-    TORCH_CHECK(q[3] % args.head_num == 0, op, ": head_num ", args.head_num, " does not divide the hidden size ",
-                q[3], " of query ", query.sizes());
+    TORCH_CHECK(q[3] % args.head_num == 0, op, ": ", args.heads_name, " ", args.head_num,
+                " does not divide the hidden size ", q[3], " of query ", query.sizes());
     g.d = q[3] / args.head_num;
     TORCH_CHECK(g.d > 0 && k[3] % g.d == 0, op, ": the hidden size ", k[3], " of key ", key.sizes(),
                 " is not a multiple of the head size ", g.d);
     g.n_kv = k[3] / g.d;
   } else {
-    TORCH_CHECK(q[2] == args.head_num, op, ": query of shape ", query.sizes(), " has ", q[2],
-                " heads but head_num is ", args.head_num);
+    TORCH_CHECK(q[2] == args.head_num, op, ": query of shape ", query.sizes(), " has ", q[2], " heads but ",
+                args.heads_name, " is ", args.head_num);
     TORCH_CHECK(k[3] == q[3], op, ": key of shape ", key.sizes(), " must have the head size ", q[3], " of query");
     g.d = q[3];
     g.n_kv = k[2];

@@ -59,3 +59,16 @@ def test_llama_decoder_on_the_fused_ops_trains_like_plain_pytorch_on_the_cpu(dty
     assert re.search(r"[0-9]+ tokens/s on this host, [0-9]+ tokens/s on the simulated device", out), out
     for kernel in ("RmsNormGrad", "RotaryMulGrad", "FlashAttentionScoreGrad", "SwiGluGrad"):
         assert kernel in out, out
+
+
+def test_llama_generation_with_a_kv_cache_gives_the_tokens_of_plain_pytorch():
+    """Prefill on npu_prompt_flash_attention, decode on npu_incre_flash_attention over a KV cache, prompts of
+    different lengths: in fp32 every greedy token equals the cache-less CPU model's, and one decode attention
+    costs what its filled rows cost."""
+    out = _run("llama_generate.py", "--train-steps", "20", "--new-tokens", "6", "--batch-size", "3")
+    match = re.search(r"tokens equal to plain PyTorch on the CPU: ([0-9]+) of ([0-9]+); largest logit difference "
+                      r"([0-9.e+-]+)", out)
+    assert match and match.group(1) == match.group(2) == "18" and float(match.group(3)) < 1e-4, out
+    assert re.search(r"prefill [0-9.]+ ms \([0-9]+ prompt tokens/s\), 5 decode steps", out), out
+    read = re.search(r"cache of 10 filled positions: ([0-9.]+) us, 256 filled positions: ([0-9.]+) us", out)
+    assert read and float(read.group(1)) < float(read.group(2)), out

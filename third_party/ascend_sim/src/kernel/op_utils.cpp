@@ -242,6 +242,9 @@ std::vector<int64_t> attrInts(const OpCall& call, const char* name) {
   if (auto* i = std::get_if<int64_t>(v)) return {*i};
   wrongType(call, name, "list of int");
 }
+std::vector<int64_t> attrInts(const OpCall& call, const char* name, const std::vector<int64_t>& fallback) {
+  return findAttr(call, name, false) ? attrInts(call, name) : fallback;
+}
 std::string attrString(const OpCall& call, const char* name, const std::string& fallback) {
   const AttrValue* v = findAttr(call, name, false);
   if (!v) return fallback;

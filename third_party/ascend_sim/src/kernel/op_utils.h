@@ -90,6 +90,7 @@ int64_t attrInt(const OpCall& call, const char* name);
 int64_t attrInt(const OpCall& call, const char* name, int64_t fallback);
 bool attrBool(const OpCall& call, const char* name, bool fallback);
 std::vector<int64_t> attrInts(const OpCall& call, const char* name);
+std::vector<int64_t> attrInts(const OpCall& call, const char* name, const std::vector<int64_t>& fallback);
 std::string attrString(const OpCall& call, const char* name, const std::string& fallback);
 
 // Bytes of a tensor's buffer as seen by the cost model.

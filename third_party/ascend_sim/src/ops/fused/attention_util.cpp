@@ -51,12 +51,15 @@ Split splitOf(const OpCall& call, AttnLayout l, const TensorArg& t, const char* 
   return {};
 }
 
-AttentionDims dimsOf(const OpCall& call) {
+}  // namespace
+
+AttentionDims attentionDimsOf(const OpCall& call, const char* heads_attr) {
   AttentionDims g;
   g.layout = layoutOf(call);
-  const int64_t head_num = attrInt(call, "head_num");
+  const int64_t head_num = attrInt(call, heads_attr);
   if (head_num <= 0)
-    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'head_num' must be positive, got " + std::to_string(head_num));
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         std::string("attribute '") + heads_attr + "' must be positive, got " + std::to_string(head_num));
   const Split q = splitOf(call, g.layout, call.inputs[0], "query");
   const Split k = splitOf(call, g.layout, call.inputs[1], "key");
   checkShapeEq(call, call.inputs[2], "input value", call.inputs[1].shape, "key shape");
@@ -64,8 +67,8 @@ AttentionDims dimsOf(const OpCall& call) {
   if (isRank3(g.layout)) {
     if (q.hidden % head_num != 0)
       fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-           "head_num " + std::to_string(head_num) + " does not divide the hidden size " + std::to_string(q.hidden) +
-               " of query " + shapeToString(call.inputs[0].shape));
+           std::string(heads_attr) + " " + std::to_string(head_num) + " does not divide the hidden size " +
+               std::to_string(q.hidden) + " of query " + shapeToString(call.inputs[0].shape));
     g.d = q.hidden / head_num;
     if (g.d == 0 || k.hidden % g.d != 0)
       fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
@@ -75,8 +78,8 @@ AttentionDims dimsOf(const OpCall& call) {
   } else {
     if (q.heads != head_num)
       fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-           "query " + shapeToString(call.inputs[0].shape) + " has " + std::to_string(q.heads) +
-               " heads but head_num is " + std::to_string(head_num));
+           "query " + shapeToString(call.inputs[0].shape) + " has " + std::to_string(q.heads) + " heads but " +
+               heads_attr + " is " + std::to_string(head_num));
     if (k.hidden != q.hidden)
       fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
            "key " + shapeToString(call.inputs[1].shape) + " must have the head size " + std::to_string(q.hidden) +
@@ -95,6 +98,8 @@ AttentionDims dimsOf(const OpCall& call) {
   return g;
 }
 
+namespace {
+
 AttentionAttrs attrsOf(const OpCall& call) {
   AttentionAttrs a;
   a.scale = attrFloat(call, "scale_value", 1.0f);
@@ -109,6 +114,7 @@ AttentionAttrs attrsOf(const OpCall& call) {
     fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
          "sparse_mode " + std::to_string(a.sparse_mode) +
              " is not supported (0: atten_mask and the pre_tockens/next_tockens band, 1: atten_mask only)");
+  a.band = a.sparse_mode == 0;
   a.seed = static_cast<uint64_t>(attrInt(call, "seed", 0));
   a.offset = static_cast<uint64_t>(attrInt(call, "offset", 0));
   a.has_pse = attrBool(call, "has_pse", false);
@@ -117,8 +123,8 @@ AttentionAttrs attrsOf(const OpCall& call) {
   return a;
 }
 
-// The broadcast view of a [B|1, N|1, Sq|1, Skv|1] operand (or, with
-// allow_2d, [Sq|1, Skv|1]).
+}  // namespace
+
 Broadcast4 broadcastOf(const OpCall& call, const TensorArg& t, const std::string& name, const AttentionDims& g,
                        bool allow_2d) {
   const Shape full = {g.b, g.n, g.sq, g.skv};
@@ -142,8 +148,6 @@ Broadcast4 broadcastOf(const OpCall& call, const TensorArg& t, const std::string
   return v;
 }
 
-}  // namespace
-
 size_t optionalInputCount(const AttentionAttrs& a) { return (a.has_pse ? 1 : 0) + (a.has_mask ? 1 : 0); }
 
 AttentionProblem attentionProblemOf(const OpCall& call, size_t first_optional) {
@@ -153,7 +157,7 @@ AttentionProblem attentionProblemOf(const OpCall& call, size_t first_optional) {
   checkDtype(call, q, "input query", kFloatTypes);
   checkSameDtype(call, q, "query", call.inputs[1], "input key");
   checkSameDtype(call, q, "query", call.inputs[2], "input value");
-  p.dims = dimsOf(call);
+  p.dims = attentionDimsOf(call, "head_num");
   size_t next = first_optional;
   if (call.inputs.size() < first_optional + optionalInputCount(p.attrs))
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
@@ -193,8 +197,9 @@ Shape layoutShape(const AttentionDims& g, int64_t heads, int64_t seq) {
   return {};
 }
 
-void scoreRow(const AttentionProblem& p, int64_t bi, int64_t ni, int64_t i, const float* s, float* score) {
-  const int64_t n = p.dims.skv;
+void scoreRow(const AttentionProblem& p, int64_t bi, int64_t ni, int64_t i, const float* s, float* score,
+              int64_t cols) {
+  const int64_t n = cols;
   const float scale = p.attrs.scale;
   if (p.pse.data) {
     loadFloat(p.pse.dtype, p.pse.data, bi * p.pse.sb + ni * p.pse.sn + i * p.pse.si, p.pse.sj, n, score);
@@ -208,7 +213,7 @@ void scoreRow(const AttentionProblem& p, int64_t bi, int64_t ni, int64_t i, cons
     for (int64_t j = 0; j < n; ++j)
       if (m[j * p.mask.sj] != 0) score[j] = kMasked;
   }
-  if (p.attrs.sparse_mode == 0) {
+  if (p.attrs.band) {
     // Kept: i - pre_tockens <= j <= i + next_tockens.
     const int64_t lo = std::max<int64_t>(0, i - p.attrs.pre_tockens);
     const int64_t hi = std::min<int64_t>(n, i + p.attrs.next_tockens + 1);
@@ -240,15 +245,15 @@ void probabilitiesRow(float* row, int64_t n, const RowStats& stats) {
   for (int64_t j = 0; j < n; ++j) row[j] = std::exp(row[j] - stats.max) / stats.sum;
 }
 
-void dropoutRow(const AttentionProblem& p, int64_t bi, int64_t ni, int64_t i, float* factor) {
-  const int64_t n = p.dims.skv;
+void dropoutRow(const AttentionProblem& p, int64_t bi, int64_t ni, int64_t i, float* factor, int64_t cols) {
+  const int64_t n = cols;
   const float keep = p.attrs.keep_prob;
   if (keep >= 1.0f) {
     std::fill(factor, factor + n, 1.0f);
     return;
   }
   const float inv = 1.0f / keep;
-  const uint64_t x0 = static_cast<uint64_t>(((bi * p.dims.n + ni) * p.dims.sq + i) * n);
+  const uint64_t x0 = static_cast<uint64_t>(((bi * p.dims.n + ni) * p.dims.sq + i) * p.dims.skv);
   uint32_t block[4] = {0, 0, 0, 0};
   for (int64_t j = 0; j < n; ++j) {
     const uint64_t x = x0 + static_cast<uint64_t>(j);

@@ -1,6 +1,7 @@
-// What FlashAttentionScore and FlashAttentionScoreGrad share (OPS.md "Fused
-// attention"): the layouts of q/k/v, the attributes, the scores with their
-// masks, the softmax rows, the dropout mask and the cost.
+// What the fused attention kernels share (OPS.md "Fused attention"):
+// FlashAttentionScore(Grad) and the inference kernels PromptFlashAttention /
+// IncreFlashAttention: the layouts of q/k/v, the attributes, the scores with
+// their masks, the softmax rows, the dropout mask and the cost.
 //
 // Note [Attention layouts]
 // input_layout says how q, k, v (and attention_out, dy, dq, dk, dv) store
@@ -19,8 +20,10 @@
 //   score_ij = scale * (S_ij + pse_ij),   S = q k^T on the Cube (fp32)
 // (torch_npu's default pse_type 1: the positional bias is added before the
 // scale), in fp32, or -inf when j is masked out for i: atten_mask is nonzero
-// at (b, n, i, j) (broadcast), or, with sparse_mode 0, j - i > next_tockens or
-// i - j > pre_tockens (the band). Softmax per row: m = the max of the scores
+// at (b, n, i, j) (broadcast), or, with the band on (FlashAttentionScore's
+// sparse_mode 0), j - i > next_tockens or i - j > pre_tockens. The inference
+// kernels add per-batch valid lengths (Note [Valid lengths of inference
+// attention]): only key positions j < kv_len[b] are scored at all. Softmax per row: m = the max of the scores
 // (-inf when every position is masked), p_j = exp(score_j - m), l = the sum of
 // p (Note [Pairwise blocks], fp32 block size), P_j = p_j / l. A row with no
 // position left has m = -inf, l = 0 and P = 0, so its output (and gradient)
@@ -73,6 +76,7 @@ struct Broadcast4 {
 struct AttentionAttrs {
   float scale = 1.0f, keep_prob = 1.0f;
   int64_t pre_tockens = 0, next_tockens = 0, sparse_mode = 0;
+  bool band = false;  // mask i - j > pre_tockens and j - i > next_tockens
   uint64_t seed = 0, offset = 0;
   bool has_pse = false, has_mask = false;
 };
@@ -82,7 +86,19 @@ struct AttentionProblem {
   AttentionDims dims;
   AttentionAttrs attrs;
   Broadcast4 pse, mask;  // data null when absent (or during validate)
+  // Valid query / key positions per batch (empty: all Sq / Skv).
+  std::vector<int64_t> q_len, kv_len;
+  int64_t queryLen(int64_t bi) const { return q_len.empty() ? dims.sq : q_len[static_cast<size_t>(bi)]; }
+  int64_t keyLen(int64_t bi) const { return kv_len.empty() ? dims.skv : kv_len[static_cast<size_t>(bi)]; }
 };
+
+// The dims of q, k, v (inputs 0..2) in the call's input_layout, with
+// `heads_attr` naming the query head count (head_num, num_heads).
+AttentionDims attentionDimsOf(const OpCall& call, const char* heads_attr);
+// The broadcast view of a [B|1, N|1, Sq|1, Skv|1] operand (or, with
+// allow_2d, [Sq|1, Skv|1]); `name` appears in errors.
+Broadcast4 broadcastOf(const OpCall& call, const TensorArg& t, const std::string& name, const AttentionDims& g,
+                       bool allow_2d);
 
 // Validates the attributes and q, k, v (inputs 0..2, one float dtype, one
 // layout) plus the optional pse / atten_mask at inputs `first_optional`..
@@ -92,9 +108,10 @@ AttentionProblem attentionProblemOf(const OpCall& call, size_t first_optional);
 // Inputs taken by the optional operands (0, 1 or 2).
 size_t optionalInputCount(const AttentionAttrs& a);
 
-// Row i of head (b, n): score[j] = scale * (s[j] + pse) or -inf where masked
-// (Note [Attention scores]). score must not overlap s.
-void scoreRow(const AttentionProblem& p, int64_t bi, int64_t ni, int64_t i, const float* s, float* score);
+// Row i of head (b, n) over key positions j < cols: score[j] = scale * (s[j]
+// + pse) or -inf where masked (Note [Attention scores]). score must not
+// overlap s.
+void scoreRow(const AttentionProblem& p, int64_t bi, int64_t ni, int64_t i, const float* s, float* score, int64_t cols);
 
 // Softmax stats of a score row.
 struct RowStats {
@@ -106,9 +123,10 @@ RowStats softmaxRow(float* row, int64_t n, float* tmp);
 // The same probabilities from stats saved by the forward pass.
 void probabilitiesRow(float* row, int64_t n, const RowStats& stats);
 
-// factor[j] = 1 / keep_prob if position j of row i of head (b, n) is kept
-// by the dropout, else 0 (all 1 when keep_prob == 1). Note [Attention dropout].
-void dropoutRow(const AttentionProblem& p, int64_t bi, int64_t ni, int64_t i, float* factor);
+// factor[j] = 1 / keep_prob if position j < cols of row i of head (b, n) is
+// kept by the dropout, else 0 (all 1 when keep_prob == 1). Note [Attention
+// dropout].
+void dropoutRow(const AttentionProblem& p, int64_t bi, int64_t ni, int64_t i, float* factor, int64_t cols);
 
 // Rounds v[0..n) to the input dtype dt (fp16 / bf16) before a Cube product,
 // saturating fp16 on a saturation-mode chip; fp32 is left to the precision

@@ -15,18 +15,15 @@
 // input dtype before the second product; the running-max rescaling of a
 // tiled kernel is not modelled. Every task writes its own output rows and
 // stats, so results do not depend on the host's threads.
-#include <algorithm>
+#include <string>
 #include <vector>
 
-#include "aicore/thread_pool.h"
-#include "ops/fused/attention_util.h"
-#include "ops/linalg/cube_gemm.h"
+#include "ops/fused/attention_forward.h"
 
 namespace ascend_sim {
 namespace {
 
 constexpr int64_t kStatsLanes = 8;  // softmax_max / softmax_sum: [B, N, Sq, 8]
-constexpr int64_t kRowsPerTask = 128;
 // fp32 Vector passes over each [Sq, Skv] score matrix: scale (+ pse), mask
 // select, row max, exp, row sum, normalise and cast for the Cube; dropout
 // adds the Philox draw and the select.
@@ -54,43 +51,7 @@ void validateFlashAttention(const OpCall& call) {
 
 void computeFlashAttention(const OpCall& call) {
   const AttentionProblem p = attentionProblemOf(call, 3);
-  const AttentionDims& g = p.dims;
-  const TensorArg &q = call.inputs[0], &k = call.inputs[1], &v = call.inputs[2];
-  const TensorArg &max_out = call.outputs[0], &sum_out = call.outputs[1], &out = call.outputs[2];
-  const int64_t tiles = (g.sq + kRowsPerTask - 1) / kRowsPerTask;
-  const int64_t tasks = g.b * g.n * tiles;
-  const CubeRounding rnd = cubeRoundingOf(call);
-  std::vector<UnitCounters> cnt(static_cast<size_t>(tasks));
-  parallelFor(tasks, [&](int64_t t) {
-    const int64_t bi = t / (g.n * tiles), ni = t / tiles % g.n, i0 = t % tiles * kRowsPerTask;
-    const int64_t rows = std::min(kRowsPerTask, g.sq - i0);
-    const HeadMatrix qh = headOf(g, g.n, g.sq, bi, ni), kvh = headOf(g, g.n_kv, g.skv, bi, ni / g.group());
-    std::vector<float> s(static_cast<size_t>(rows * g.skv)), score(g.skv), tmp(g.skv), factor(g.skv), o(rows * g.d);
-    const GmMatrix q_blk{q.dtype, q.data, qh.offset + i0 * qh.row_stride, qh.row_stride, 1};
-    const GmMatrix k_t{k.dtype, k.data, kvh.offset, 1, kvh.row_stride};  // (d, j) = k[j][d]
-    cubeGemm(q_blk, k_t, rows, g.skv, g.d, rnd, s.data(), &cnt[t]);
-    finishProduct(call, s.data(), rows * g.skv, &cnt[t]);
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t i = i0 + r;
-      float* row = s.data() + r * g.skv;
-      scoreRow(p, bi, ni, i, row, score.data());
-      const RowStats st = softmaxRow(score.data(), g.skv, tmp.data());
-      dropoutRow(p, bi, ni, i, factor.data());
-      for (int64_t j = 0; j < g.skv; ++j) row[j] = score[j] * factor[j];
-      const std::vector<float> mx(kStatsLanes, st.max), sm(kStatsLanes, st.sum);
-      const int64_t at = ((bi * g.n + ni) * g.sq + i) * kStatsLanes;
-      storeFloat(ACL_FLOAT, max_out.data, at, kStatsLanes, mx.data());
-      storeFloat(ACL_FLOAT, sum_out.data, at, kStatsLanes, sm.data());
-    }
-    if (roundLikeInput(q.dtype, call.ctx.fp16_saturation, s.data(), rows * g.skv)) cnt[t].fp16_overflow = true;
-    const GmMatrix probs{ACL_FLOAT, s.data(), 0, g.skv, 1};
-    const GmMatrix v_head{v.dtype, v.data, kvh.offset, kvh.row_stride, 1};
-    cubeGemm(probs, v_head, rows, g.d, g.skv, rnd, o.data(), &cnt[t]);
-    finishProduct(call, o.data(), rows * g.d, &cnt[t]);
-    for (int64_t r = 0; r < rows; ++r)
-      storeFloat(out.dtype, out.data, qh.offset + (i0 + r) * qh.row_stride, g.d, o.data() + r * g.d);
-  });
-  reportOverflow(call, cnt);
+  fusedAttentionForward(call, p, call.outputs[2], &call.outputs[0], &call.outputs[1]);
 }
 
 KernelCost costFlashAttention(const OpCall& call) {

@@ -113,13 +113,13 @@ struct HeadGrad {
     finishProduct(call, dpd.data(), ss, cnt);
     for (int64_t i = 0; i < g.sq; ++i) {
       float* pr = probs.data() + i * g.skv;
-      scoreRow(p, bi, ni, i, dpd.data() + i * g.skv, pr);
+      scoreRow(p, bi, ni, i, dpd.data() + i * g.skv, pr, g.skv);
       const int64_t at = ((bi * g.n + ni) * g.sq + i) * kStatsLanes;
       RowStats st;
       loadFloat(ACL_FLOAT, call.inputs[ops.max_in].data, at, 1, 1, &st.max);
       loadFloat(ACL_FLOAT, call.inputs[ops.sum_in].data, at, 1, 1, &st.sum);
       probabilitiesRow(pr, g.skv, st);
-      dropoutRow(p, bi, ni, i, z.data() + i * g.skv);
+      dropoutRow(p, bi, ni, i, z.data() + i * g.skv, g.skv);
     }
     std::vector<float> pd(ss);  // Pd = P * Z, as the forward's second product saw it
     for (int64_t e = 0; e < ss; ++e) pd[e] = probs[e] * z[e];
