@@ -2,6 +2,8 @@
 // kernels whose backward is ONE fused gradient kernel each.
 //   fast_gelu, npu_fast_gelu      -> FastGeluGrad
 //   npu_rms_norm                  -> RmsNormGrad (rstd is an output, not differentiable)
+//   npu_add_rms_norm              -> RmsNormGrad on the sum x, plus x's own gradient, to both
+//                                    addends (rstd not differentiable)
 //   npu_rotary_mul                -> RotaryMulGrad (dr1/dr2 only when a table requires grad;
 //                                    summed back to each table's own shape)
 //   npu_softmax_cross_entropy_with_logits -> a Mul of the saved backprop (the forward
@@ -53,6 +55,30 @@ class RmsNormFunction : public torch::autograd::Function<RmsNormFunction> {
   }
 };
 
+class AddRmsNormFunction : public torch::autograd::Function<AddRmsNormFunction> {
+ public:
+  static variable_list forward(AutogradContext* ctx, const at::Tensor& x1, const at::Tensor& x2,
+                               const at::Tensor& gamma, double epsilon) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    auto [y, rstd, x] = NPUCustomFunctions::npu_add_rms_norm(x1, x2, gamma, epsilon);
+    ctx->save_for_backward({x, gamma, rstd});
+    ctx->mark_non_differentiable({rstd});
+    ctx->set_materialize_grads(false);
+    return {y, rstd, x};
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor &x = saved[0], &gamma = saved[1];
+    at::Tensor dx = grads[2], dgamma;
+    if (grads[0].defined()) {
+      auto [dx_norm, dgamma_norm] = NPUCustomFunctions::npu_rms_norm_backward(grads[0], x, gamma, saved[2]);
+      dx = dx.defined() ? dx_norm + dx : dx_norm;
+      dgamma = dgamma_norm.to(gamma.scalar_type());
+    }
+    return {dx, dx, dgamma, at::Tensor()};
+  }
+};
+
 class RotaryMulFunction : public torch::autograd::Function<RotaryMulFunction> {
  public:
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& self, const at::Tensor& r1,
@@ -101,12 +127,19 @@ std::tuple<at::Tensor, at::Tensor> rmsNormWithAutograd(const at::Tensor& self, c
   return {outs[0], outs[1]};
 }
 
+std::tuple<at::Tensor, at::Tensor, at::Tensor> addRmsNormWithAutograd(const at::Tensor& x1, const at::Tensor& x2,
+                                                                      const at::Tensor& gamma, double epsilon) {
+  auto outs = AddRmsNormFunction::apply(x1, x2, gamma, epsilon);
+  return {outs[0], outs[1], outs[2]};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) {
   m.impl("fast_gelu", [](const at::Tensor& self) { return FastGeluFunction<fastGeluV1>::apply(self); });
   m.impl("npu_fast_gelu", [](const at::Tensor& self) { return FastGeluFunction<fastGeluV2>::apply(self); });
   m.impl("npu_rms_norm", TORCH_FN(rmsNormWithAutograd));
+  m.impl("npu_add_rms_norm", TORCH_FN(addRmsNormWithAutograd));
   m.impl("npu_rotary_mul", [](const at::Tensor& self, const at::Tensor& r1, const at::Tensor& r2) {
     return RotaryMulFunction::apply(self, r1, r2);
   });

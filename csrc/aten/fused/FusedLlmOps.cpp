@@ -3,6 +3,7 @@
 // four to six Vector ops:
 //   fast_gelu / npu_fast_gelu            FastGelu         (backward FastGeluGrad)
 //   npu_rms_norm                         RmsNorm          (backward RmsNormGrad)
+//   npu_add_rms_norm                     AddRmsNorm       (backward RmsNormGrad)
 //   npu_rotary_mul                       RotaryMul        (backward RotaryMulGrad)
 //   npu_softmax_cross_entropy_with_logits SoftmaxCrossEntropyWithLogits
 // Their autograd is in FusedLlmAutograd.cpp.
@@ -100,6 +101,33 @@ std::tuple<at::Tensor, at::Tensor> NPUCustomFunctions::npu_rms_norm_backward(con
       .Output(dgamma)
       .Run();
   return {dx, dgamma};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::npu_add_rms_norm(const at::Tensor& x1,
+                                                                                    const at::Tensor& x2,
+                                                                                    const at::Tensor& gamma,
+                                                                                    double epsilon) {
+  constexpr const char* op = "npu_add_rms_norm";
+  TORCH_CHECK(x1.sizes() == x2.sizes() && x1.scalar_type() == x2.scalar_type(), op,
+              ": x1 and x2 must have one shape and dtype, got ", x1.scalar_type(), " ", x1.sizes(), " and ",
+              x2.scalar_type(), " ", x2.sizes());
+  TORCH_CHECK(x2.device() == x1.device() && gamma.device() == x1.device(), op,
+              ": x1, x2 and gamma must be on one device, got ", x1.device(), ", ", x2.device(), " and ",
+              gamma.device());
+  const std::vector<int64_t> stat_shape = rmsStatShape(x1, gamma, op);
+  at::Tensor y = torch_npu::emptyNpuLike(x1), x = torch_npu::emptyNpuLike(x1);
+  at::Tensor rstd = torch_npu::emptyNpu(stat_shape, at::kFloat, x1.device());
+  if (x1.numel() == 0) return {y, gamma.numel() == 0 ? rstd.fill_(NAN) : rstd, x};  // rms of nothing: NaN
+  OpCommand("AddRmsNorm")
+      .Input(x1)
+      .Input(x2)
+      .Input(gamma)
+      .Output(y)
+      .Output(rstd)
+      .Output(x)
+      .Attr("epsilon", static_cast<float>(epsilon))
+      .Run();
+  return {y, rstd, x};
 }
 
 namespace {

@@ -146,6 +146,49 @@ TEST(NpuCustomOps, ActivationsAndNorms) {
   expectClose(ln.call(x.to(npu()), {8}, g.to(npu()), b.to(npu()), 1e-5), (x - mean) / at::sqrt(var + 1e-5) * g + b);
 }
 
+// npu_add_rms_norm: the residual sum x and its RMS norm from one AddRmsNorm
+// kernel, y bit for bit npu_rms_norm's of that x, differentiable through both
+// y and x (the residual stream a LLaMA block carries on).
+TEST(NpuCustomOps, AddRmsNormIsTheResidualSumAndItsNorm) {
+  using AddRms =
+      std::tuple<at::Tensor, at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, const at::Tensor&, double);
+  const auto add_rms = npuOp<AddRms>("npu::npu_add_rms_norm");
+  const auto rms =
+      npuOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, double)>("npu::npu_rms_norm");
+  for (auto dtype : floatAndHalf()) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const double rtol = rtolTwoRoundings(dtype), atol = atolTwoRoundings(dtype);
+    expectSameAutograd(
+        npuOrRef(
+            [&](const auto& in) {
+              const auto [y, rstd, x] = add_rms.call(in[0], in[1], in[2], 1e-6);
+              return y + 0.5 * x;
+            },
+            [](const auto& in) {
+              const at::Tensor x = in[0] + in[1];
+              return x / at::sqrt(x.square().mean(-1, true) + 1e-6) * in[2] + 0.5 * x;
+            }),
+        {at::randn({2, 3, 16}).to(dtype), at::randn({2, 3, 16}).to(dtype), at::rand({16}).add(0.5).to(dtype)}, rtol,
+        atol);
+    const at::Tensor x1 = at::randn({4, 32}).to(dtype).to(npu()), x2 = at::randn({4, 32}).to(dtype).to(npu());
+    const at::Tensor g = at::rand({32}).to(dtype).to(npu());
+    OpRecorder rec;
+    const auto [y, rstd, x] = add_rms.call(x1, x2, g, 1e-5);
+    EXPECT_EQ(rec.count("AddRmsNorm"), 1) << rec.summary();
+    EXPECT_TRUE(x.cpu().equal((x1 + x2).cpu()));
+    const auto [y_ref, rstd_ref] = rms.call(x, g, 1e-5);
+    EXPECT_TRUE(y.cpu().equal(y_ref.cpu()));
+    EXPECT_TRUE(rstd.cpu().equal(rstd_ref.cpu()));
+    EXPECT_EQ(rstd.sizes(), (std::vector<int64_t>{4, 1}));
+  }
+  const at::Tensor x = at::randn({4, 8}).to(npu());
+  EXPECT_THROW_WITH(add_rms.call(x, x.to(at::kHalf), at::ones({8}).to(npu()), 1e-6),
+                    "npu_add_rms_norm: x1 and x2 must have one shape and dtype");
+  EXPECT_THROW_WITH(add_rms.call(x, x, at::ones({7}).to(npu()), 1e-6), "must match the trailing dims");
+  const auto [y0, r0, x0] = add_rms.call(x.slice(0, 0, 0), x.slice(0, 0, 0), at::ones({8}).to(npu()), 1e-6);
+  EXPECT_EQ(x0.sizes(), (std::vector<int64_t>{0, 8}));
+}
+
 namespace {
 
 at::Tensor rotaryRef(const std::vector<at::Tensor>& in) {

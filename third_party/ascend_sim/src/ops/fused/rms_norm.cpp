@@ -1,6 +1,9 @@
-// RmsNorm and RmsNormGrad (OPS.md "Fused LLM kernels"), on the Vector unit:
-// the root-mean-square normalisation of LLaMA-style models, one kernel each
-// way where an unfused graph runs Pow, ReduceMean, Add, Rsqrt, Mul, Mul.
+// RmsNorm, RmsNormGrad and AddRmsNorm (OPS.md "Fused LLM kernels"), on the
+// Vector unit: the root-mean-square normalisation of LLaMA-style models, one
+// kernel each way where an unfused graph runs Pow, ReduceMean, Add, Rsqrt,
+// Mul, Mul; AddRmsNorm adds the residual first (x = x1 + x2, rounded to the
+// inputs' dtype, is an output too, and y is RmsNorm of that rounded x, bit
+// for bit).
 //
 // Note [RMS norm rows]
 // gamma's shape is the trailing dims of x: x is seen as [M, N] with N =
@@ -62,9 +65,19 @@ void validateRmsNorm(const OpCall& call) {
   attrFloat(call, "epsilon", 1e-6f);
 }
 
+// One row of Note [RMS norm rows]: writes y's row i and rstd[i]. `sq` and
+// `out` are scratch of n floats.
+void normRow(const TensorArg& y, const TensorArg& rstd_out, int64_t i, const float* row, const float* g, int64_t n,
+             int64_t block, float eps, float* sq, float* out) {
+  for (int64_t j = 0; j < n; ++j) sq[j] = row[j] * row[j];
+  const float rstd = 1.0f / std::sqrt(pairwiseSum(sq, n, block) / static_cast<float>(n) + eps);
+  for (int64_t j = 0; j < n; ++j) out[j] = row[j] * rstd * g[j];
+  storeFloat(y.dtype, y.data, i * n, n, out);
+  storeFloat(rstd_out.dtype, rstd_out.data, i, 1, &rstd);
+}
+
 void computeRmsNorm(const OpCall& call) {
   const TensorArg &x = call.inputs[0], &gamma = call.inputs[1];
-  const TensorArg &y = call.outputs[0], &rstd_out = call.outputs[1];
   const Rows rows = rowsOf(call, x, gamma);
   const float eps = attrFloat(call, "epsilon", 1e-6f);
   const int64_t n = rows.n, block = reduceBlockElems(x.dtype);
@@ -72,12 +85,49 @@ void computeRmsNorm(const OpCall& call) {
   loadFloat(gamma.dtype, gamma.data, 0, 1, n, g.data());
   for (int64_t i = 0; i < rows.m; ++i) {
     loadFloat(x.dtype, x.data, i * n, 1, n, row.data());
-    for (int64_t j = 0; j < n; ++j) sq[j] = row[j] * row[j];
-    const float rstd = 1.0f / std::sqrt(pairwiseSum(sq.data(), n, block) / static_cast<float>(n) + eps);
-    for (int64_t j = 0; j < n; ++j) out[j] = row[j] * rstd * g[j];
-    storeFloat(y.dtype, y.data, i * n, n, out.data());
-    storeFloat(rstd_out.dtype, rstd_out.data, i, 1, &rstd);
+    normRow(call.outputs[0], call.outputs[1], i, row.data(), g.data(), n, block, eps, sq.data(), out.data());
   }
+}
+
+// inputs: x1, x2, gamma; outputs: y, rstd, x.
+void validateAddRmsNorm(const OpCall& call) {
+  checkArity(call, 3, 3, 3);
+  const TensorArg &x1 = call.inputs[0], &x2 = call.inputs[1], &gamma = call.inputs[2];
+  checkDtype(call, x1, "input x1", kFloatTypes);
+  checkSameDtype(call, x1, "x1", x2, "input x2");
+  checkShapeEq(call, x2, "input x2", x1.shape, "x1 shape");
+  checkDtype(call, gamma, "input gamma", kFloatTypes);
+  const Rows rows = rowsOf(call, x1, gamma);
+  for (size_t k : {size_t{0}, size_t{2}}) {
+    const std::string name = k == 0 ? "output y" : "output x";
+    checkSameDtype(call, x1, "x1", call.outputs[k], name);
+    checkShapeEq(call, call.outputs[k], name, x1.shape, "x1 shape");
+  }
+  checkRstd(call, call.outputs[1], "output rstd", rows);
+  attrFloat(call, "epsilon", 1e-6f);
+}
+
+void computeAddRmsNorm(const OpCall& call) {
+  const TensorArg &x1 = call.inputs[0], &x2 = call.inputs[1], &gamma = call.inputs[2], &x_out = call.outputs[2];
+  const Rows rows = rowsOf(call, x1, gamma);
+  const float eps = attrFloat(call, "epsilon", 1e-6f);
+  const int64_t n = rows.n, block = reduceBlockElems(x1.dtype);
+  std::vector<float> g(n), row(n), other(n), sq(n), out(n);
+  loadFloat(gamma.dtype, gamma.data, 0, 1, n, g.data());
+  for (int64_t i = 0; i < rows.m; ++i) {
+    loadFloat(x1.dtype, x1.data, i * n, 1, n, row.data());
+    loadFloat(x2.dtype, x2.data, i * n, 1, n, other.data());
+    for (int64_t j = 0; j < n; ++j) row[j] += other[j];
+    storeFloat(x_out.dtype, x_out.data, i * n, n, row.data());
+    loadFloat(x_out.dtype, x_out.data, i * n, 1, n, row.data());  // x as stored (rounded to its dtype)
+    normRow(call.outputs[0], call.outputs[1], i, row.data(), g.data(), n, block, eps, sq.data(), out.data());
+  }
+}
+
+KernelCost costAddRmsNorm(const OpCall& call) {
+  KernelCost c = vectorCost(call);
+  c.flops = 5.0 * static_cast<double>(call.inputs[0].numel());
+  return c;
 }
 
 KernelCost costRmsNorm(const OpCall& call) {
@@ -138,6 +188,7 @@ KernelCost costRmsNormGrad(const OpCall& call) {
 
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"RmsNorm", &validateRmsNorm, &computeRmsNorm, &costRmsNorm});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"RmsNormGrad", &validateRmsNormGrad, &computeRmsNormGrad, &costRmsNormGrad});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"AddRmsNorm", &validateAddRmsNorm, &computeAddRmsNorm, &costAddRmsNorm});
 
 }  // namespace
 }  // namespace ascend_sim

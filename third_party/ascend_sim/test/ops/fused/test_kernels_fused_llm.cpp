@@ -98,6 +98,34 @@ TEST(KernelRmsNorm, EmptyAndBadInputs) {
   EXPECT_KERNEL_ERROR(makeCall("RmsNorm", {&xi, &g}, {&yi, &r2}), ACL_ERROR_OP_UNSUPPORTED_DTYPE, "int32");
 }
 
+// AddRmsNorm: x = x1 + x2 rounded to the dtype (against a double sum rounded
+// once), and y / rstd equal RmsNorm's of that x bit for bit.
+TEST(KernelAddRmsNorm, TheSumIsRoundedOnceAndTheNormIsRmsNormsBits) {
+  const Shape shape = {3, 5, 48};
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    SCOPED_TRACE(dtypeName(dt));
+    const std::vector<float> a = stored(dt, randomFloats(720, -3, 3, 11)), b = stored(dt, randomFloats(720, -3, 3, 12));
+    HostTensor x1 = HostTensor::floats(dt, shape, a), x2 = HostTensor::floats(dt, shape, b),
+               g = HostTensor::floats(dt, {48}, stored(dt, randomFloats(48, 0.5, 1.5, 13)));
+    HostTensor y(dt, shape), rstd(ACL_FLOAT, {3, 5, 1}), x(dt, shape);
+    run(makeCall("AddRmsNorm", {&x1, &x2, &g}, {&y, &rstd, &x}, attrs({{"epsilon", 1e-5f}})));
+    std::vector<float> want_x;  // the exact sum of two fp32-representable values, rounded once
+    for (size_t i = 0; i < a.size(); ++i) want_x.push_back(roundTo(dt, static_cast<float>(double(a[i]) + b[i])));
+    expectSameBits(x.toFloats(), want_x, "x");
+    HostTensor y_ref(dt, shape), rstd_ref(ACL_FLOAT, {3, 5, 1});
+    run(makeCall("RmsNorm", {&x, &g}, {&y_ref, &rstd_ref}, attrs({{"epsilon", 1e-5f}})));
+    expectSameBits(y.toFloats(), y_ref.toFloats(), "y");
+    expectSameBits(rstd.toFloats(), rstd_ref.toFloats(), "rstd");
+  }
+  HostTensor e(ACL_FLOAT, {0, 4}), g4(ACL_FLOAT, {4}), r0(ACL_FLOAT, {0, 1});
+  run(makeCall("AddRmsNorm", {&e, &e, &g4}, {&e, &r0, &e}));
+  HostTensor x1(ACL_FLOAT, {2, 4}), x2(ACL_FLOAT, {2, 5}), h2(ACL_FLOAT16, {2, 4}), r2(ACL_FLOAT, {2, 1});
+  EXPECT_KERNEL_ERROR(makeCall("AddRmsNorm", {&x1, &x2, &g4}, {&x1, &r2, &x1}), ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      "input x2 shape [2,5]");
+  EXPECT_KERNEL_ERROR(makeCall("AddRmsNorm", {&x1, &h2, &g4}, {&x1, &r2, &x1}), ACL_ERROR_OP_INPUT_NOT_MATCH,
+                      "input x2 dtype float16 does not match x1 dtype float32");
+}
+
 // y = x * r1 + rotate_half(x) * r2 with r1/r2 broadcast over x's leading dims.
 struct RotaryCase {
   Shape x, r;
