@@ -1,6 +1,6 @@
 """A LLaMA-style decoder written the way Ascend's model ports write it, trained on the simulated NPU.
 
-    python3 examples/llama_decoder.py [--steps 10] [--dtype fp32|bf16|fp16] [--layers 2] [--dim 128]
+    python3 examples/llama_decoder.py [--steps 10] [--dtype fp32|bf16|fp16] [--layers 2] [--dim 128] [--compare-unfused]
 
 The fused LLM operators below are Atlas A2 (910B) operators in torch_npu, so the example runs the
 Ascend910B2 preset unless ASCEND_SIM_SOC_VERSION says otherwise (on the 910A preset, fp16 loss scaling
@@ -8,12 +8,14 @@ sees the saturation-mode overflow flag that the masked attention raises, and ski
 
 Each block is RMSNorm -> attention with rotary position embeddings -> RMSNorm -> SwiGLU feed-forward,
 with tied input / output embeddings. On the NPU the block runs torch_npu's fused operators, one kernel
-each way: torch_npu.npu_rms_norm, npu_rotary_mul, npu_fusion_attention (causal mask, BSND layout) and
-npu_swiglu. The same model with the same weights also runs as plain PyTorch on the CPU, in fp32, and
-with --dtype fp16 / bf16 the NPU trains in mixed precision (autocast, and a GradScaler for fp16). The
-script prints both losses per step, the NPU's tokens/s on the host's wall clock and on the
-simulated device's clock (what the chip preset would do), and the share of the device time per
-fused kernel. The corpus is generated (examples/lm_common.py).
+each way: torch_npu.npu_rms_norm, npu_rotary_mul, npu_fusion_attention (causal mask, BSND layout),
+npu_add_rms_norm (the residual add fused into the second norm) and npu_swiglu. The same model with
+the same weights also runs as plain PyTorch on the CPU, in fp32, and with --dtype fp16 / bf16 the NPU
+trains in mixed precision (autocast, and a GradScaler for fp16). The script prints both losses per
+step, the NPU's tokens/s on the host's wall clock and on the simulated device's clock (what the chip
+preset would do), and the share of the device time per fused kernel. With --compare-unfused it also
+trains the same model on the NPU written in plain PyTorch ops (no torch_npu fused operator) and
+prints both simulated step times. The corpus is generated (examples/lm_common.py).
 """
 import argparse
 import math
@@ -30,6 +32,12 @@ from lm_common import Corpus, StepTimer, windows  # noqa: E402
 from torch_npu.npu.op_records import summarize  # noqa: E402
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+USE_FUSED_OPS = True  # False: the NPU runs the plain PyTorch formulation too (--compare-unfused)
+
+
+def fused(x):
+    """Whether x's computation takes torch_npu's fused operators."""
+    return x.device.type == "npu" and USE_FUSED_OPS
 
 
 class RMSNorm(nn.Module):
@@ -39,7 +47,7 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(dim))
 
     def forward(self, x):
-        if x.device.type == "npu":
+        if fused(x):
             return torch_npu.npu_rms_norm(x, self.weight, self.eps)[0]
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
@@ -52,7 +60,7 @@ def rotate_half(x):
 def rotary(x, cos, sin):
     """x [batch, seq, heads, head_dim]; cos, sin [1, seq, 1, head_dim] (used in x's dtype)."""
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)
-    if x.device.type == "npu":
+    if fused(x):
         return torch_npu.npu_rotary_mul(x, cos, sin)
     return x * cos + rotate_half(x) * sin
 
@@ -69,7 +77,7 @@ class Attention(nn.Module):
         q, k, v = self.qkv(x).view(b, s, 3, self.heads, self.head_dim).unbind(2)  # BSND each
         q, k = rotary(q, cos, sin), rotary(k, cos, sin)
         scale = 1 / math.sqrt(self.head_dim)
-        if x.device.type == "npu":
+        if fused(x):
             o = torch_npu.npu_fusion_attention(q, k, v, self.heads, "BSND", atten_mask=causal, scale=scale)[0]
         else:
             scores = (q.transpose(1, 2) @ k.transpose(1, 2).transpose(-1, -2)) * scale
@@ -85,7 +93,7 @@ class SwiGLU(nn.Module):
 
     def forward(self, x):
         h = self.gate_up(x)
-        if x.device.type == "npu":
+        if fused(x):
             return self.down(torch_npu.npu_swiglu(h, dim=-1))
         gate, up = h.chunk(2, dim=-1)
         return self.down(F.silu(gate) * up)
@@ -98,8 +106,13 @@ class Block(nn.Module):
         self.ffn_norm, self.ffn = RMSNorm(dim), SwiGLU(dim, hidden)
 
     def forward(self, x, cos, sin, causal):
-        x = x + self.attn(self.attn_norm(x), cos, sin, causal)
-        return x + self.ffn(self.ffn_norm(x))
+        h = self.attn(self.attn_norm(x), cos, sin, causal)
+        if fused(x):  # the residual add fused into the next norm: (norm(x + h), x + h) from one kernel
+            normed, _, x = torch_npu.npu_add_rms_norm(x, h.to(x.dtype), self.ffn_norm.weight, self.ffn_norm.eps)
+        else:
+            x = x + h
+            normed = self.ffn_norm(x)
+        return x + self.ffn(normed)
 
 
 class LlamaDecoder(nn.Module):
@@ -126,6 +139,38 @@ class LlamaDecoder(nn.Module):
         return self.norm(x) @ self.embed.weight.t()  # tied output embedding
 
 
+def npu_step(model, opt, scaler, inputs, targets, dtype, device):
+    """One mixed-precision (or fp32) training step on the NPU; returns the loss and its StepTimer."""
+    mixed = dtype != torch.float32
+    opt.zero_grad()
+    with StepTimer(device) as timer:
+        with torch.npu.amp.autocast(enabled=mixed, dtype=dtype if mixed else torch.float16):
+            logits = model(inputs.to(device))
+            loss = F.cross_entropy(logits.flatten(0, 1).float(), targets.flatten().to(device))
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+    return loss, timer
+
+
+def simulated_step_ms(args, vocab, batches, use_fused):
+    """The mean simulated time of the training steps after the first (which compiles every kernel's plan),
+    with or without torch_npu's fused operators, same model and data."""
+    global USE_FUSED_OPS
+    USE_FUSED_OPS = use_fused
+    try:
+        torch.manual_seed(0)
+        dtype = DTYPES[args.dtype]
+        model = LlamaDecoder(vocab, args.dim, args.heads, args.layers).to(args.device)
+        opt = torch.optim.AdamW(model.parameters(), lr=args.lr)
+        scaler = torch.npu.amp.GradScaler(init_scale=2.0 ** 10, enabled=dtype == torch.float16)
+        times = [npu_step(model, opt, scaler, inputs, targets, dtype, args.device)[1].sim_ms
+                 for inputs, targets in batches]
+        return sum(times[1:]) / max(1, len(times) - 1)
+    finally:
+        USE_FUSED_OPS = True
+
+
 def train(args):
     torch.manual_seed(0)
     corpus = Corpus()
@@ -140,29 +185,23 @@ def train(args):
     # Mixed precision as the porting guide has it: fp32 weights, the step's math in fp16 / bf16
     # under autocast, and for fp16 a dynamic loss scale.
     scaler = torch.npu.amp.GradScaler(init_scale=2.0 ** 10, enabled=dtype == torch.float16)
-    mixed = dtype != torch.float32
     data = corpus.batchify(corpus.train, args.batch_size)  # [stream, batch]
     params = sum(p.numel() for p in cpu_model.parameters())
     print(f"LLaMA-style decoder: {args.layers} layers, dim {args.dim}, {args.heads} heads, {params} parameters, "
           f"{args.dtype} on {args.device} ({torch.npu.get_device_name(0)}) against fp32 on the CPU")
     rows, sim_ms, wall_s, tokens = [], 0.0, 0.0, 0
     windows_iter = windows(data, args.seq)
+    batches = []
     with torch.npu.op_records() as records:
         for step in range(args.steps):
             inputs, targets = next(windows_iter)
             inputs, targets = inputs.t().contiguous(), targets.t().contiguous()  # [batch, seq]
+            batches.append((inputs, targets))
             cpu_opt.zero_grad()
             cpu_loss = F.cross_entropy(cpu_model(inputs).flatten(0, 1), targets.flatten())
             cpu_loss.backward()
             cpu_opt.step()
-            npu_opt.zero_grad()
-            with StepTimer(args.device) as timer:
-                with torch.npu.amp.autocast(enabled=mixed, dtype=dtype if mixed else torch.float16):
-                    logits = npu_model(inputs.to(args.device))
-                    loss = F.cross_entropy(logits.flatten(0, 1).float(), targets.flatten().to(args.device))
-                scaler.scale(loss).backward()
-                scaler.step(npu_opt)
-                scaler.update()
+            loss, timer = npu_step(npu_model, npu_opt, scaler, inputs, targets, dtype, args.device)
             if step > 0:  # the first step compiles every kernel's plan
                 sim_ms, wall_s, tokens = sim_ms + timer.sim_ms, wall_s + timer.wall_s, tokens + inputs.numel()
             rows.append((step, cpu_loss.item(), loss.item()))
@@ -171,11 +210,16 @@ def train(args):
     if tokens:
         print(f"throughput: {tokens / wall_s:.0f} tokens/s on this host, {tokens / (sim_ms / 1e3):.0f} tokens/s "
               "on the simulated device")
-    fused = ("RmsNorm", "RotaryMul", "FlashAttentionScore", "SwiGlu")
+    fused = ("RmsNorm", "AddRmsNorm", "RotaryMul", "FlashAttentionScore", "SwiGlu")
     share = {op: total_share for op, _, _, total_share in summarize(records.records)
              if any(op.startswith(f) for f in fused)}
     print("device time in the fused kernels (both directions): " +
           ", ".join(f"{op} {s:.1%}" for op, s in sorted(share.items())))
+    if args.compare_unfused:
+        fused_ms = simulated_step_ms(args, len(corpus.vocab), batches, True)
+        plain_ms = simulated_step_ms(args, len(corpus.vocab), batches, False)
+        print(f"simulated step with torch_npu's fused operators {fused_ms:.3f} ms, the same model in plain "
+              f"PyTorch ops on the NPU {plain_ms:.3f} ms ({plain_ms / fused_ms:.2f}x)")
     return rows, records.records
 
 
@@ -190,6 +234,8 @@ def main(argv=None):
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--dtype", default="fp32", choices=sorted(DTYPES))
+    parser.add_argument("--compare-unfused", action="store_true",
+                        help="also time the same model without torch_npu's fused operators on the NPU")
     return train(parser.parse_args(argv))
 
 
