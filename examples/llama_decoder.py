@@ -236,7 +236,11 @@ def main(argv=None):
     parser.add_argument("--dtype", default="fp32", choices=sorted(DTYPES))
     parser.add_argument("--compare-unfused", action="store_true",
                         help="also time the same model without torch_npu's fused operators on the NPU")
-    return train(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    if args.compare_unfused and args.steps < 2:
+        parser.error("--compare-unfused times the steps after the first (which compiles the kernels): "
+                     "use --steps 2 or more")
+    return train(args)
 
 
 if __name__ == "__main__":

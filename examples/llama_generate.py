@@ -212,7 +212,13 @@ def main(argv=None):
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--train-steps", type=int, default=150)
     parser.add_argument("--dtype", default="fp32", choices=sorted(DTYPES))
-    return generate(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    if args.new_tokens < 2:
+        parser.error("--new-tokens must be at least 2 (one from the prompt, then decode steps)")
+    if args.prompt_len + args.new_tokens > args.max_len:
+        parser.error(f"--prompt-len {args.prompt_len} + --new-tokens {args.new_tokens} exceed the KV cache's "
+                     f"--max-len {args.max_len}")
+    return generate(args)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ c10::DeviceIndex targetDeviceIndex(c10::optional<c10::Device> device);
 // A new contiguous NPU tensor (on `device`, or the current device).
 at::Tensor emptyNpu(at::IntArrayRef sizes, c10::ScalarType dtype, c10::optional<c10::Device> device = c10::nullopt);
 at::Tensor emptyNpuLike(const at::Tensor& t, c10::optional<c10::ScalarType> dtype = c10::nullopt);
+// A 0-element NPU tensor of t's dtype and device, for an out= path to resize.
+inline at::Tensor emptyNpuToResize(const at::Tensor& t) { return emptyNpu({0}, t.scalar_type(), t.device()); }
 
 // The output of an elementwise op whose first tensor operand is `first`:
 // with torch.npu.config.allow_internal_format, a private storage format of

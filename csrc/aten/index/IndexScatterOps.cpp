@@ -29,8 +29,8 @@ const char* reductionFor(c10::string_view reduce) {
 // out = self with src scattered along dim (index of self's rank, or empty);
 // a 0-d src is broadcast to the index's shape. As PyTorch, a 0-d self or
 // index counts as 1-D of one element.
-at::Tensor& scatterInto(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
-                        const char* reduction, bool include_self, at::Tensor& out) {
+at::Tensor& scatterReduceInto(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                              const char* reduction, bool include_self, at::Tensor& out) {
   TORCH_CHECK(index.scalar_type() == at::kLong || index.scalar_type() == at::kInt,
               "scatter(): Expected dtype int32/int64 for index, got ", index.scalar_type());
   if (index.numel() == 0) {
@@ -80,7 +80,7 @@ at::Tensor& indexFillWith(at::Tensor& self, int64_t dim, const at::Tensor& index
   const at::Tensor idx = wrapNegative(index.to(self.device()), size);
   const auto src_sizes = withDimSize(self.sizes(), dim, index.numel());
   const at::Tensor src = value.to(self.device()).to(self.scalar_type()).expand(src_sizes);
-  return scatterInto(self, dim, expandIndex(idx, dim, src_sizes), src, "none", true, self);
+  return scatterReduceInto(self, dim, expandIndex(idx, dim, src_sizes), src, "none", true, self);
 }
 
 }  // namespace
@@ -89,7 +89,7 @@ at::Tensor& indexFillWith(at::Tensor& self, int64_t dim, const at::Tensor& index
 
 at::Tensor& NPUNativeFunctions::scatter_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                             const at::Tensor& src, at::Tensor& out) {
-  return scatterInto(self, dim, index, src, "none", true, out);
+  return scatterReduceInto(self, dim, index, src, "none", true, out);
 }
 at::Tensor NPUNativeFunctions::scatter(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                        const at::Tensor& src) {
@@ -102,7 +102,7 @@ at::Tensor& NPUNativeFunctions::scatter_(at::Tensor& self, int64_t dim, const at
 }
 at::Tensor& NPUNativeFunctions::scatter_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                             const at::Scalar& value, at::Tensor& out) {
-  return scatterInto(self, dim, index, at::scalar_tensor(value, self.options()), "none", true, out);
+  return scatterReduceInto(self, dim, index, at::scalar_tensor(value, self.options()), "none", true, out);
 }
 at::Tensor NPUNativeFunctions::scatter(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                        const at::Scalar& value) {
@@ -115,7 +115,7 @@ at::Tensor& NPUNativeFunctions::scatter_(at::Tensor& self, int64_t dim, const at
 }
 at::Tensor& NPUNativeFunctions::scatter_add_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                                 const at::Tensor& src, at::Tensor& out) {
-  return scatterInto(self, dim, index, src, "add", true, out);
+  return scatterReduceInto(self, dim, index, src, "add", true, out);
 }
 at::Tensor NPUNativeFunctions::scatter_add(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                            const at::Tensor& src) {
@@ -131,16 +131,16 @@ at::Tensor& NPUNativeFunctions::scatter_add_(at::Tensor& self, int64_t dim, cons
 
 at::Tensor& NPUNativeFunctions::scatter_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                             const at::Tensor& src, c10::string_view reduce, at::Tensor& out) {
-  return scatterInto(self, dim, index, src, reductionFor(reduce), true, out);
+  return scatterReduceInto(self, dim, index, src, reductionFor(reduce), true, out);
 }
 at::Tensor& NPUNativeFunctions::scatter_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                             const at::Scalar& value, c10::string_view reduce, at::Tensor& out) {
-  return scatterInto(self, dim, index, at::scalar_tensor(value, self.options()), reductionFor(reduce), true, out);
+  return scatterReduceInto(self, dim, index, at::scalar_tensor(value, self.options()), reductionFor(reduce), true, out);
 }
 at::Tensor& NPUNativeFunctions::scatter_reduce_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                                    const at::Tensor& src, c10::string_view reduce, bool include_self,
                                                    at::Tensor& out) {
-  return scatterInto(self, dim, index, src, reductionFor(reduce), include_self, out);
+  return scatterReduceInto(self, dim, index, src, reductionFor(reduce), include_self, out);
 }
 
 // ---- index_copy / index_reduce (structured), index_fill_ --------------------------------------
@@ -148,15 +148,15 @@ at::Tensor& NPUNativeFunctions::scatter_reduce_out(const at::Tensor& self, int64
 at::Tensor& NPUNativeFunctions::index_copy_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                                const at::Tensor& source, at::Tensor& out) {
   dim = at::maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  return scatterInto(self, dim, expandIndex(index, dim, source.sizes()), source, "none", true, out);
+  return scatterReduceInto(self, dim, expandIndex(index, dim, source.sizes()), source, "none", true, out);
 }
 
 at::Tensor& NPUNativeFunctions::index_reduce_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                                  const at::Tensor& source, c10::string_view reduce,
                                                  bool include_self, at::Tensor& out) {
   dim = at::maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  return scatterInto(self, dim, expandIndex(index, dim, source.sizes()), source, reductionFor(reduce), include_self,
-                     out);
+  return scatterReduceInto(self, dim, expandIndex(index, dim, source.sizes()), source, reductionFor(reduce),
+                           include_self, out);
 }
 
 at::Tensor& NPUNativeFunctions::index_fill_(at::Tensor& self, int64_t dim, const at::Tensor& index,

@@ -83,8 +83,6 @@ void checkPadGrad(const char* op, int64_t spatial, const at::Tensor& grad_output
               ", got ", grad_output.sizes());
 }
 
-at::Tensor newLike(const at::Tensor& t) { return torch_npu::emptyNpu({0}, t.scalar_type(), t.device()); }
-
 }  // namespace
 
 // ---- structured upstream ----------------------------------------------------------------------
@@ -130,7 +128,7 @@ at::Tensor& NPUNativeFunctions::reflection_pad2d_out(const at::Tensor& self, at:
   return padForward("reflect", self, padding, out);
 }
 at::Tensor NPUNativeFunctions::reflection_pad2d(const at::Tensor& self, at::IntArrayRef padding) {
-  at::Tensor out = newLike(self);
+  at::Tensor out = torch_npu::emptyNpuToResize(self);
   return reflection_pad2d_out(self, padding, out);
 }
 at::Tensor& NPUNativeFunctions::reflection_pad2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
@@ -140,7 +138,7 @@ at::Tensor& NPUNativeFunctions::reflection_pad2d_backward_out(const at::Tensor& 
 }
 at::Tensor NPUNativeFunctions::reflection_pad2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
                                                          at::IntArrayRef padding) {
-  at::Tensor grad_input = newLike(grad_output);
+  at::Tensor grad_input = torch_npu::emptyNpuToResize(grad_output);
   return reflection_pad2d_backward_out(grad_output, self, padding, grad_input);
 }
 at::Tensor& NPUNativeFunctions::replication_pad2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
@@ -150,7 +148,7 @@ at::Tensor& NPUNativeFunctions::replication_pad2d_backward_out(const at::Tensor&
 }
 at::Tensor NPUNativeFunctions::replication_pad2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
                                                           at::IntArrayRef padding) {
-  at::Tensor grad_input = newLike(grad_output);
+  at::Tensor grad_input = torch_npu::emptyNpuToResize(grad_output);
   return replication_pad2d_backward_out(grad_output, self, padding, grad_input);
 }
 at::Tensor& NPUNativeFunctions::replication_pad3d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
@@ -160,7 +158,7 @@ at::Tensor& NPUNativeFunctions::replication_pad3d_backward_out(const at::Tensor&
 }
 at::Tensor NPUNativeFunctions::replication_pad3d_backward(const at::Tensor& grad_output, const at::Tensor& self,
                                                           at::IntArrayRef padding) {
-  at::Tensor grad_input = newLike(grad_output);
+  at::Tensor grad_input = torch_npu::emptyNpuToResize(grad_output);
   return replication_pad3d_backward_out(grad_output, self, padding, grad_input);
 }
 

@@ -17,7 +17,7 @@ namespace at_npu {
 namespace native {
 namespace {
 
-at::Tensor batched(const at::Tensor& t, bool unbatched) { return unbatched ? t.unsqueeze(0) : t; }
+at::Tensor withBatchDim(const at::Tensor& t, bool unbatched) { return unbatched ? t.unsqueeze(0) : t; }
 
 // `op` from `inputs` into `outputs` (any strides / dtypes, prepared and
 // finished here); every operand gets a batch of one when `unbatched`.
@@ -28,8 +28,8 @@ void runPool(const char* op, std::initializer_list<at::Tensor> inputs, std::init
   auto dtype = out_dtypes.begin();
   for (at::Tensor* out : outputs) results.push_back(torch_npu::prepareOut(op, *out, out->sizes(), *dtype++));
   torch_npu::OpCommand cmd(op);
-  for (const at::Tensor& in : inputs) cmd.Input(batched(in, unbatched));
-  for (const at::Tensor& r : results) cmd.Output(batched(r, unbatched));
+  for (const at::Tensor& in : inputs) cmd.Input(withBatchDim(in, unbatched));
+  for (const at::Tensor& r : results) cmd.Output(withBatchDim(r, unbatched));
   attrs(cmd);
   cmd.Run();
   size_t i = 0;
@@ -175,7 +175,7 @@ at::Tensor NPUNativeFunctions::_adaptive_avg_pool3d_backward(const at::Tensor& g
               "the input, got ", grad_output.sizes(), " and ", self.sizes());
   at::Tensor grad_input = torch_npu::emptyNpu(self.sizes(), grad_output.scalar_type(), self.device());
   const bool unbatched = self.dim() == 4;
-  const at::Tensor batched_self = batched(self, unbatched);
+  const at::Tensor batched_self = withBatchDim(self, unbatched);
   runPool("AdaptiveAvgPool3dGrad", {grad_output}, {&grad_input}, {grad_output.scalar_type()}, unbatched,
           [&](torch_npu::OpCommand& cmd) {
             cmd.Attr("output_size", grad_output.sizes().slice(grad_output.dim() - 3));
@@ -213,7 +213,7 @@ at::Tensor& NPUNativeFunctions::avg_pool3d_backward_out(const at::Tensor& grad_o
                                                         at::Tensor& grad_input) {
   const Window3d w = window3d("avg_pool3d_backward", kernel_size, stride, padding, {1});
   const bool unbatched = self.dim() == 4;
-  const at::Tensor batched_self = batched(self, unbatched);
+  const at::Tensor batched_self = withBatchDim(self, unbatched);
   runPool("AvgPool3DGrad", {grad_output}, {&grad_input}, {grad_output.scalar_type()}, unbatched,
           [&](torch_npu::OpCommand& cmd) {
             avgAttrs(cmd, w, ceil_mode, count_include_pad, divisor_override);

@@ -25,19 +25,17 @@ void reduceStd(const char* name, const at::Tensor& self, at::OptionalIntArrayRef
   torch_npu::finishOut(mean, mean_res);
 }
 
-at::Tensor newLike(const at::Tensor& self) { return torch_npu::emptyNpu({0}, self.scalar_type(), self.device()); }
-
 at::Tensor& statOut(const char* name, const at::Tensor& self, at::OptionalIntArrayRef dim,
                     c10::optional<int64_t> correction, bool keepdim, bool if_std, at::Tensor& out) {
-  at::Tensor mean = newLike(self);
+  at::Tensor mean = torch_npu::emptyNpuToResize(self);
   reduceStd(name, self, dim, correction, keepdim, if_std, out, mean);
   return out;
 }
 
 std::tuple<at::Tensor, at::Tensor> statMean(const char* name, const at::Tensor& self, at::OptionalIntArrayRef dim,
                                             c10::optional<int64_t> correction, bool keepdim, bool if_std) {
-  at::Tensor y = newLike(self);
-  at::Tensor mean = newLike(self);
+  at::Tensor y = torch_npu::emptyNpuToResize(self);
+  at::Tensor mean = torch_npu::emptyNpuToResize(self);
   reduceStd(name, self, dim, correction, keepdim, if_std, y, mean);
   return {y, mean};
 }
@@ -50,7 +48,7 @@ at::Tensor& NPUNativeFunctions::var_out(const at::Tensor& self, at::OptionalIntA
 }
 at::Tensor NPUNativeFunctions::var(const at::Tensor& self, at::OptionalIntArrayRef dim,
                                    c10::optional<int64_t> correction, bool keepdim) {
-  at::Tensor out = newLike(self);
+  at::Tensor out = torch_npu::emptyNpuToResize(self);
   return statOut("var", self, dim, correction, keepdim, false, out);
 }
 at::Tensor& NPUNativeFunctions::std_out(const at::Tensor& self, at::OptionalIntArrayRef dim,
@@ -59,7 +57,7 @@ at::Tensor& NPUNativeFunctions::std_out(const at::Tensor& self, at::OptionalIntA
 }
 at::Tensor NPUNativeFunctions::std(const at::Tensor& self, at::OptionalIntArrayRef dim,
                                    c10::optional<int64_t> correction, bool keepdim) {
-  at::Tensor out = newLike(self);
+  at::Tensor out = torch_npu::emptyNpuToResize(self);
   return statOut("std", self, dim, correction, keepdim, true, out);
 }
 std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::var_mean(const at::Tensor& self, at::OptionalIntArrayRef dim,

@@ -17,8 +17,8 @@ constexpr int64_t kDefaultTockens = 2147483647;
 // are clamped so that i +- tockens cannot overflow.
 constexpr int64_t kTockensLimit = int64_t{1} << 40;
 
-AttnLayout layoutOf(const OpCall& call) {
-  const std::string s = attrString(call, "input_layout", "");
+AttnLayout layoutOf(const OpCall& call, const char* fallback) {
+  const std::string s = attrString(call, "input_layout", fallback);
   if (s == "BSH") return AttnLayout::kBSH;
   if (s == "SBH") return AttnLayout::kSBH;
   if (s == "BNSD") return AttnLayout::kBNSD;
@@ -53,9 +53,9 @@ Split splitOf(const OpCall& call, AttnLayout l, const TensorArg& t, const char* 
 
 }  // namespace
 
-AttentionDims attentionDimsOf(const OpCall& call, const char* heads_attr) {
+AttentionDims attentionDimsOf(const OpCall& call, const char* heads_attr, const char* default_layout) {
   AttentionDims g;
-  g.layout = layoutOf(call);
+  g.layout = layoutOf(call, default_layout);
   const int64_t head_num = attrInt(call, heads_attr);
   if (head_num <= 0)
     fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
@@ -157,7 +157,7 @@ AttentionProblem attentionProblemOf(const OpCall& call, size_t first_optional) {
   checkDtype(call, q, "input query", kFloatTypes);
   checkSameDtype(call, q, "query", call.inputs[1], "input key");
   checkSameDtype(call, q, "query", call.inputs[2], "input value");
-  p.dims = attentionDimsOf(call, "head_num");
+  p.dims = attentionDimsOf(call, "head_num", "");
   size_t next = first_optional;
   if (call.inputs.size() < first_optional + optionalInputCount(p.attrs))
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,

@@ -92,9 +92,10 @@ struct AttentionProblem {
   int64_t keyLen(int64_t bi) const { return kv_len.empty() ? dims.skv : kv_len[static_cast<size_t>(bi)]; }
 };
 
-// The dims of q, k, v (inputs 0..2) in the call's input_layout, with
-// `heads_attr` naming the query head count (head_num, num_heads).
-AttentionDims attentionDimsOf(const OpCall& call, const char* heads_attr);
+// The dims of q, k, v (inputs 0..2) in the call's input_layout (attribute
+// absent: default_layout; "" makes it required), with `heads_attr` naming the
+// query head count (head_num, num_heads).
+AttentionDims attentionDimsOf(const OpCall& call, const char* heads_attr, const char* default_layout);
 // The broadcast view of a [B|1, N|1, Sq|1, Skv|1] operand (or, with
 // allow_2d, [Sq|1, Skv|1]); `name` appears in errors.
 Broadcast4 broadcastOf(const OpCall& call, const TensorArg& t, const std::string& name, const AttentionDims& g,

@@ -69,7 +69,7 @@ AttentionProblem inferenceProblemOf(const OpCall& call) {
   checkSameDtype(call, q, "query", call.inputs[2], "input value");
   const std::string layout = attrString(call, "input_layout", "BSH");
   if (layout == "SBH") fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "input_layout SBH is not supported (BSH, BSND or BNSD)");
-  p.dims = attentionDimsOf(call, "num_heads");
+  p.dims = attentionDimsOf(call, "num_heads", "BSH");
   const AttentionDims& g = p.dims;
   const int64_t kv_heads = attrInt(call, "num_key_value_heads", 0);
   if (kv_heads != 0 && kv_heads != g.n_kv)

@@ -126,6 +126,7 @@ void computeAddRmsNorm(const OpCall& call) {
 
 KernelCost costAddRmsNorm(const OpCall& call) {
   KernelCost c = vectorCost(call);
+  c.vector_bytes += tensorBytes(call.outputs[2]);  // the sum-of-squares pass reads x once more
   c.flops = 5.0 * static_cast<double>(call.inputs[0].numel());
   return c;
 }
