@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "csrc/core/NPUGenerator.h"
+#include "attention_layout_util.h"
 #include "npu_test_util.h"
 
 using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
@@ -39,20 +40,6 @@ Result run(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const 
            const c10::optional<at::Tensor>& padding_mask = c10::nullopt) {
   return fusionAttention().call(q, k, v, o.heads, o.layout, pse, padding_mask, mask, o.scale, o.keep_prob, o.pre,
                                 o.next, 0, c10::nullopt, o.sparse_mode, true, false);
-}
-
-// [B, N, S, D] views of a q/k/v-shaped tensor in `layout` with `heads` heads, and back.
-at::Tensor toBnsd(const at::Tensor& t, const std::string& layout, int64_t heads) {
-  if (layout == "BNSD") return t;
-  if (layout == "BSND") return t.transpose(1, 2);
-  if (layout == "BSH") return t.view({t.size(0), t.size(1), heads, -1}).transpose(1, 2);
-  return t.view({t.size(0), t.size(1), heads, -1}).permute({1, 2, 0, 3});  // SBH
-}
-at::Tensor fromBnsd(const at::Tensor& t, const std::string& layout) {
-  if (layout == "BNSD") return t;
-  if (layout == "BSND") return t.transpose(1, 2);
-  if (layout == "BSH") return t.transpose(1, 2).reshape({t.size(0), t.size(2), -1});
-  return t.permute({2, 0, 1, 3}).reshape({t.size(2), t.size(0), -1});  // SBH
 }
 
 // The masked, scaled scores [B, N, Sq, Skv] of the composition (-inf where masked).
@@ -93,14 +80,6 @@ TensorFn fusedOrReference(const Options& o, bool has_pse, bool has_mask) {
     if (in[0].device() == npu()) return std::get<0>(run(in[0], in[1], in[2], o, pse, mask));
     return reference(in[0], in[1], in[2], o, pse, mask);
   };
-}
-
-// q/k/v shapes for a layout: B batches, N (query) heads, S positions, D channels.
-std::vector<int64_t> layoutShape(const std::string& layout, int64_t b, int64_t n, int64_t s, int64_t d) {
-  if (layout == "BSH") return {b, s, n * d};
-  if (layout == "SBH") return {s, b, n * d};
-  if (layout == "BNSD") return {b, n, s, d};
-  return {b, s, n, d};
 }
 
 // fp16: P and dS are rounded to fp16 before the Cube, the outputs once more.

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 
+#include "attention_layout_util.h"
 #include "npu_test_util.h"
 
 using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
@@ -41,23 +42,6 @@ at::Tensor prompt(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
 at::Tensor incremental(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                        const std::map<std::string, c10::IValue>& kw) {
   return callWithKeywords("npu::npu_incre_flash_attention", {q, k, v}, kw);
-}
-
-// [B, N, S, D] of a q/k/v tensor in `layout`, and back.
-at::Tensor toBnsd(const at::Tensor& t, const std::string& layout, int64_t heads) {
-  if (layout == "BNSD") return t;
-  if (layout == "BSND") return t.transpose(1, 2);
-  return t.view({t.size(0), t.size(1), heads, -1}).transpose(1, 2);  // BSH
-}
-at::Tensor fromBnsd(const at::Tensor& t, const std::string& layout) {
-  if (layout == "BNSD") return t;
-  if (layout == "BSND") return t.transpose(1, 2);
-  return t.transpose(1, 2).reshape({t.size(0), t.size(2), -1});  // BSH
-}
-std::vector<int64_t> layoutShape(const std::string& layout, int64_t b, int64_t n, int64_t s, int64_t d) {
-  if (layout == "BSH") return {b, s, n * d};
-  if (layout == "BNSD") return {b, n, s, d};
-  return {b, s, n, d};
 }
 
 // The composition on one batch's valid part: q [N, sq, D], k/v [N_kv, skv, D];
