@@ -72,10 +72,15 @@ class Attention(nn.Module):
         self.qkv = nn.Linear(dim, 3 * dim, bias=False)
         self.out = nn.Linear(dim, dim, bias=False)
 
+    def project(self, x, cos, sin):
+        """q, k, v [batch, seq, heads, head_dim] (BSND) of x, q and k with their rotary embedding."""
+        b, s, _ = x.shape
+        q, k, v = self.qkv(x).view(b, s, 3, self.heads, self.head_dim).unbind(2)
+        return rotary(q, cos, sin), rotary(k, cos, sin), v
+
     def forward(self, x, cos, sin, causal):
         b, s, _ = x.shape
-        q, k, v = self.qkv(x).view(b, s, 3, self.heads, self.head_dim).unbind(2)  # BSND each
-        q, k = rotary(q, cos, sin), rotary(k, cos, sin)
+        q, k, v = self.project(x, cos, sin)
         scale = 1 / math.sqrt(self.head_dim)
         if fused(x):
             o = torch_npu.npu_fusion_attention(q, k, v, self.heads, "BSND", atten_mask=causal, scale=scale)[0]
@@ -106,7 +111,10 @@ class Block(nn.Module):
         self.ffn_norm, self.ffn = RMSNorm(dim), SwiGLU(dim, hidden)
 
     def forward(self, x, cos, sin, causal):
-        h = self.attn(self.attn_norm(x), cos, sin, causal)
+        return self.feed_forward(x, self.attn(self.attn_norm(x), cos, sin, causal))
+
+    def feed_forward(self, x, h):
+        """The attention output h's residual add, then the block's feed-forward half."""
         if fused(x):  # the residual add fused into the next norm: (norm(x + h), x + h) from one kernel
             normed, _, x = torch_npu.npu_add_rms_norm(x, h.to(x.dtype), self.ffn_norm.weight, self.ffn_norm.eps)
         else:
@@ -136,6 +144,9 @@ class LlamaDecoder(nn.Module):
         causal = torch.ones(s, s, dtype=torch.bool, device=tokens.device).triu(1)  # True: masked out
         for block in self.blocks:
             x = block(x, cos, sin, causal)
+        return self.logits(x)
+
+    def logits(self, x):
         return self.norm(x) @ self.embed.weight.t()  # tied output embedding
 
 

@@ -25,7 +25,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import torch_npu  # noqa: E402
-from llama_decoder import DTYPES, LlamaDecoder, rotary  # noqa: E402
+from llama_decoder import DTYPES, LlamaDecoder  # noqa: E402
 from lm_common import Corpus, StepTimer, windows  # noqa: E402
 
 
@@ -59,18 +59,11 @@ class CachedDecoder:
         self.cache = [(weight.new_zeros(batch, max_len, dim), weight.new_zeros(batch, max_len, dim))
                       for _ in model.blocks]
 
-    def _qkv(self, block, h, cos, sin):
+    @staticmethod
+    def _qkv(block, h, cos, sin):
+        """The block's q, k, v of h in BSH."""
         b, s, _ = h.shape
-        q, k, v = block.attn.qkv(h).view(b, s, 3, self.heads, self.head_dim).unbind(2)
-        q, k = rotary(q, cos, sin), rotary(k, cos, sin)
-        return q.reshape(b, s, -1), k.reshape(b, s, -1), v.reshape(b, s, -1)
-
-    def _finish(self, block, x, o):
-        x = x + block.attn.out(o)
-        return x + block.ffn(block.ffn_norm(x))
-
-    def _logits(self, x):
-        return self.model.norm(x) @ self.model.embed.weight.t()
+        return (t.reshape(b, s, -1) for t in block.attn.project(h, cos, sin))
 
     def prefill(self, tokens, lengths):
         """tokens [B, P] (each row valid up to its length) -> the logits after each prompt [B, vocab]."""
@@ -85,9 +78,9 @@ class CachedDecoder:
             o = torch_npu.npu_prompt_flash_attention(
                 q, k, v, atten_mask=causal, actual_seq_lengths=lengths, num_heads=self.heads,
                 scale_value=1 / math.sqrt(self.head_dim), input_layout="BSH")
-            x = self._finish(block, x, o)
+            x = block.feed_forward(x, block.attn.out(o))
         last = torch.tensor([n - 1 for n in lengths], device=tokens.device)
-        return self._logits(x[torch.arange(b, device=tokens.device), last])
+        return self.model.logits(x[torch.arange(b, device=tokens.device), last])
 
     def decode(self, token, positions):
         """token [B] at positions[b] of each sequence -> the logits of the next token [B, vocab]."""
@@ -104,8 +97,8 @@ class CachedDecoder:
             o = torch_npu.npu_incre_flash_attention(
                 q, k_cache, v_cache, actual_seq_lengths=filled, num_heads=self.heads,
                 scale_value=1 / math.sqrt(self.head_dim), input_layout="BSH")
-            x = self._finish(block, x, o)
-        return self._logits(x[:, 0])
+            x = block.feed_forward(x, block.attn.out(o))
+        return self.model.logits(x[:, 0])
 
 
 def cache_read_cost(runner, device, fills):
