@@ -212,3 +212,39 @@ def test_eval_mode_transformer_with_padding_matches_the_cpu(npu):
         actual = model.to(npu)(x.to(npu), src_key_padding_mask=padding.to(npu))
     keep = ~padding  # the CPU fast path writes zeros at padded positions; compare the real tokens
     torch.testing.assert_close(actual.cpu()[keep], expected[keep], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_nn_lstm_is_one_dynamic_rnn_per_layer_and_direction(npu, packed):
+    """Note [nn.LSTM on DynamicRNN]: a 2-layer bidirectional nn.LSTM over 10 steps launches 4
+    DynamicRNNs forward and 4 DynamicRNNGrads backward (PyTorch's decomposition: 972 launches
+    forward), and its output, final state and every gradient equal the CPU's."""
+    torch.manual_seed(5)
+    cpu_lstm = nn.LSTM(8, 16, num_layers=2, bidirectional=True)
+    npu_lstm = nn.LSTM(8, 16, num_layers=2, bidirectional=True).to(npu)
+    npu_lstm.load_state_dict(cpu_lstm.state_dict())
+    x = torch.randn(10, 4, 8)
+    lengths = torch.tensor([10, 7, 7, 2])
+
+    def run(lstm, inp):
+        if packed:
+            inp = nn.utils.rnn.pack_padded_sequence(inp, lengths)
+        out, (h, c) = lstm(inp)
+        if packed:
+            out, _ = nn.utils.rnn.pad_packed_sequence(out)
+        return out, h, c
+
+    want = run(cpu_lstm, x)
+    sum(t.square().sum() for t in want).backward()
+    with torch.npu.op_records() as forward:
+        got = run(npu_lstm, x.to(npu))
+    loss = sum(t.square().sum() for t in got)
+    with torch.npu.op_records() as backward:
+        loss.backward()
+    launched = [r.op_type for r in forward.records]
+    assert launched.count("DynamicRNN") == 4 and "MatMul" not in launched and "Sigmoid" not in launched, launched
+    assert [r.op_type for r in backward.records].count("DynamicRNNGrad") == 4
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g.cpu(), w, rtol=1e-4, atol=1e-5)
+    for (name, p), q in zip(npu_lstm.named_parameters(), cpu_lstm.parameters()):
+        torch.testing.assert_close(p.grad.cpu(), q.grad, rtol=1e-4, atol=1e-5, msg=name)

@@ -31,6 +31,8 @@ double CostModel::mteUs(const KernelCost& c) const {
 
 double CostModel::opUs(const KernelCost& c) const {
   if (c.core == CoreType::kAiCpu) return aiCpuUs(c);
+  if (c.serial_steps > 0)  // Cube and Vector wait on each other step by step
+    return kLaunchUs + std::max(cubeUs(c) + vectorUs(c) + c.serial_steps * kStepBarrierUs, mteUs(c));
   return kLaunchUs + std::max({cubeUs(c), vectorUs(c), mteUs(c)});
 }
 

@@ -9,6 +9,11 @@
 // ceil(vector_bytes / 256), and cores used = KernelCost::block_dim capped at
 // the engine's core count (0 = all cores). t_fill is taken as 0.
 //   T_mte  = mte_bytes / HBM bandwidth
+// A recurrent kernel (KernelCost::serial_steps = S > 0, DynamicRNN) cannot
+// overlap its units: step t's Vector work needs step t's Cube product, and
+// step t+1's product needs step t's h. Its time is
+//   T = t_launch + max(T_cube + T_vec + S x t_barrier, T_mte)
+// with t_barrier the cores' synchronisation at the end of a step.
 // With efficiency 1.0 the model meets the spec's sanity targets on 910B2
 // (fp16 4096^3 matmul ~388 us, fp16 add of 64 Mi elements ~252 us) and the
 // ridge point ~220 FLOP/byte on both presets. Copies: host<->device at the
@@ -55,6 +60,10 @@ class ASCEND_SIM_API CostModel {
  public:
   // Kernel launch overhead [us] (assumed; order of a real aclopExecute launch).
   static constexpr double kLaunchUs = 3.0;
+  // Synchronisation of the cores at the end of one step of a recurrent
+  // kernel [us] (assumed: a cross-core flag wait plus refilling the L0
+  // buffers with the next step's operands).
+  static constexpr double kStepBarrierUs = 1.0;
   // Fraction of peak Cube throughput reached [1] (1.0 matches the spec's
   // 388 us sanity target; lower it to model tiling losses).
   static constexpr double kCubeEfficiency = 1.0;

@@ -137,6 +137,11 @@ struct KernelCost {
   // Simulated cores the work is split over (block dim); 0 = all cores of the
   // engine. The cost model divides by the cores actually used.
   uint32_t block_dim = 0;
+  // Dependent steps of a recurrent kernel (DynamicRNN): each step's Cube
+  // product needs the previous step's Vector result, so the Cube and Vector
+  // times add up instead of overlapping, plus one core barrier per step
+  // (Note [Op cost] in cost/cost_model.h). 0 = independent work.
+  uint32_t serial_steps = 0;
 };
 
 struct KernelDef {

@@ -166,3 +166,17 @@ TEST(CostModel, SanityTargets) {
   EXPECT_NEAR(a.cubeUs(mm), 4096.0 * 4096 * 4096 / (4096.0 * 32 * 1e9) * 1e6, 1e-6);
   EXPECT_NEAR(a.memcpyUs(25000000, ACL_MEMCPY_HOST_TO_DEVICE), 1000.0 + CostModel::kDmaSetupUs, 1e-6);
 }
+
+TEST(CostModel, RecurrentStepsAddTheUnitsAndABarrierPerStep) {
+  const CostModel b2(ChipConfig::preset("Ascend910B2"));
+  KernelCost c;
+  c.core = CoreType::kAiCore;
+  c.cube_macs = 1e9;
+  c.vector_repeats = 1e5;
+  c.mte_bytes = 1e6;
+  const double overlapped = b2.opUs(c);
+  EXPECT_NEAR(overlapped, CostModel::kLaunchUs + std::max(b2.cubeUs(c), b2.vectorUs(c)), 1e-9);
+  c.serial_steps = 32;
+  EXPECT_NEAR(b2.opUs(c), CostModel::kLaunchUs + b2.cubeUs(c) + b2.vectorUs(c) + 32 * CostModel::kStepBarrierUs,
+              1e-9);
+}
