@@ -13,18 +13,12 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-void addRnnAttrs(torch_npu::OpCommand& cmd, bool reverse) {
-  cmd.Attr("direction", reverse ? "REDIRECTIONAL" : "UNIDIRECTIONAL").Attr("gate_order", "ifjo");
-}
-
-// The state after the last step run: a [1, B, H] slice of output_h / output_c
-// (T == 0: no step ran, the initial state).
-at::Tensor finalState(const at::Tensor& states, const at::Tensor& initial, bool reverse) {
-  if (states.size(0) == 0) return initial.clone();
-  return states.narrow(0, reverse ? 0 : states.size(0) - 1, 1);
-}
-
-class LstmLayerFunction : public torch::autograd::Function<LstmLayerFunction> {
+// One LSTM layer direction with autograd. kEverySteps: the outputs are
+// DynamicRNN's eight (npu_lstm; the gate outputs not differentiable), the
+// gradients of every step's h and c count; otherwise (y, h_n, c_n), the state
+// after the last step (nn.LSTM's layers).
+template <bool kEverySteps>
+class LstmLayerFunction : public torch::autograd::Function<LstmLayerFunction<kEverySteps>> {
  public:
   // seq_len is an optional (not a tensor argument): autograd's input records need defined tensors.
   static variable_list forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
@@ -36,20 +30,34 @@ class LstmLayerFunction : public torch::autograd::Function<LstmLayerFunction> {
     ctx->save_for_backward({x, w, b, h0, c0, o.y, o.h, o.c, o.i, o.j, o.f, o.o, o.tanhc});
     ctx->saved_data["reverse"] = reverse;
     ctx->saved_data["seq_len"] = lengths;
-    return {o.y, finalState(o.h, h0, reverse), finalState(o.c, c0, reverse)};
+    if (!kEverySteps) return {o.y, rnnFinalState(o.h, h0, reverse), rnnFinalState(o.c, c0, reverse)};
+    ctx->mark_non_differentiable({o.i, o.j, o.f, o.o, o.tanhc});
+    return {o.y, o.h, o.c, o.i, o.j, o.f, o.o, o.tanhc};
   }
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const variable_list s = ctx->get_saved_variables();
     const DynamicRnnOutputs fwd{s[5], s[6], s[7], s[8], s[9], s[10], s[11], s[12]};
     const at::Tensor lengths = ctx->saved_data["seq_len"].toTensor();
-    auto [dx, dw, db, dh0, dc0] = dynamicRnnGrad(s[0], s[1], s[2], s[3], s[4], lengths,
-                                                 ctx->saved_data["reverse"].toBool(), fwd, grads[0], grads[1],
-                                                 grads[2]);
+    auto [dx, dw, db, dh0, dc0] = dynamicRnnGrad(
+        s[0], s[1], s[2], s[3], s[4], lengths, ctx->saved_data["reverse"].toBool(), fwd, grads[0], grads[1], grads[2]);
     return {dx, dw, db, dh0, dc0, at::Tensor(), at::Tensor()};
   }
 };
 
 }  // namespace
+
+void addRnnAttrs(torch_npu::OpCommand& cmd, bool reverse, const char* gate_order) {
+  cmd.Attr("direction", reverse ? "REDIRECTIONAL" : "UNIDIRECTIONAL").Attr("gate_order", gate_order);
+}
+
+at::Tensor rnnFinalState(const at::Tensor& states, const at::Tensor& initial, bool reverse) {
+  if (states.size(0) == 0) return initial.clone();
+  return states.narrow(0, reverse ? 0 : states.size(0) - 1, 1);
+}
+
+c10::optional<at::Tensor> optionalLengths(const at::Tensor& seq_len) {
+  return seq_len.defined() ? c10::make_optional(seq_len) : c10::nullopt;
+}
 
 DynamicRnnOutputs dynamicRnn(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, const at::Tensor& h0,
                              const at::Tensor& c0, const at::Tensor& seq_len, bool reverse) {
@@ -62,7 +70,7 @@ DynamicRnnOutputs dynamicRnn(const at::Tensor& x, const at::Tensor& w, const at:
   cmd.Input(x).Input(w).Input(b).Input(h0).Input(c0);
   if (seq_len.defined()) cmd.Input(seq_len);
   for (const at::Tensor* t : {&o.y, &o.h, &o.c, &o.i, &o.j, &o.f, &o.o, &o.tanhc}) cmd.Output(*t);
-  addRnnAttrs(cmd, reverse);
+  addRnnAttrs(cmd, reverse, "ifjo");
   cmd.Run();
   return o;
 }
@@ -79,7 +87,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> dynamicRn
   cmd.Input(dy).Input(dh).Input(dc).Input(fwd.i).Input(fwd.j).Input(fwd.f).Input(fwd.o).Input(fwd.tanhc);
   if (seq_len.defined()) cmd.Input(seq_len);
   cmd.Output(dw).Output(db).Output(dx).Output(dh0).Output(dc0);
-  addRnnAttrs(cmd, reverse);
+  addRnnAttrs(cmd, reverse, "ifjo");
   cmd.Run();
   return {dx, dw, db, dh0, dc0};
 }
@@ -87,9 +95,14 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> dynamicRn
 std::tuple<at::Tensor, at::Tensor, at::Tensor> lstmLayer(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
                                                          const at::Tensor& h0, const at::Tensor& c0,
                                                          const at::Tensor& seq_len, bool reverse) {
-  const c10::optional<at::Tensor> lengths = seq_len.defined() ? c10::make_optional(seq_len) : c10::nullopt;
-  variable_list out = LstmLayerFunction::apply(x, w, b, h0, c0, lengths, reverse);
+  variable_list out = LstmLayerFunction<false>::apply(x, w, b, h0, c0, optionalLengths(seq_len), reverse);
   return {out[0], out[1], out[2]};
+}
+
+std::vector<at::Tensor> lstmLayerSteps(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                                       const at::Tensor& h0, const at::Tensor& c0, const at::Tensor& seq_len,
+                                       bool reverse) {
+  return LstmLayerFunction<true>::apply(x, w, b, h0, c0, optionalLengths(seq_len), reverse);
 }
 
 }  // namespace native

@@ -5,52 +5,24 @@
 #include <gtest/gtest.h>
 
 #include "npu_test_util.h"
+#include "rnn/rnn_test_util.h"
 
 namespace torch_npu_test {
 namespace {
 
-struct LstmConfig {
-  int64_t layers;
-  bool bidirectional, batch_first, biases;
-};
-
-// [w_ih, w_hh, (b_ih, b_hh)] per layer and direction, as nn.LSTM flattens them.
-std::vector<at::Tensor> lstmParams(const LstmConfig& c, int64_t input_size, int64_t hidden) {
-  std::vector<at::Tensor> params;
-  const int64_t dirs = c.bidirectional ? 2 : 1;
-  for (int64_t l = 0; l < c.layers; ++l)
-    for (int64_t d = 0; d < dirs; ++d) {
-      const int64_t in = l == 0 ? input_size : dirs * hidden;
-      params.push_back(at::rand({4 * hidden, in}) - 0.5);
-      params.push_back(at::rand({4 * hidden, hidden}) - 0.5);
-      if (c.biases) {
-        params.push_back(at::rand({4 * hidden}) - 0.5);
-        params.push_back(at::rand({4 * hidden}) - 0.5);
-      }
-    }
-  return params;
-}
+using LstmConfig = RnnConfig;
 
 // output, h_n and c_n of at::lstm as one tensor (so one backward covers all three).
 at::Tensor flatLstm(const std::vector<at::Tensor>& in, const LstmConfig& c, bool train = false) {
   const std::vector<at::Tensor> params(in.begin() + 3, in.end());
-  auto [y, h, c_n] = at::lstm(in[0], {in[1], in[2]}, params, c.biases, c.layers, 0.0, train, c.bidirectional,
-                              c.batch_first);
+  auto [y, h, c_n] =
+      at::lstm(in[0], {in[1], in[2]}, params, c.biases, c.layers, 0.0, train, c.bidirectional, c.batch_first);
   return at::cat({y.flatten(), h.flatten(), c_n.flatten()});
 }
 
 std::vector<at::Tensor> lstmInputs(const LstmConfig& c, int64_t steps, int64_t batch, int64_t input_size,
                                    int64_t hidden) {
-  const int64_t states = c.layers * (c.bidirectional ? 2 : 1);
-  std::vector<at::Tensor> in = {c.batch_first ? at::randn({batch, steps, input_size}) : at::randn({steps, batch, input_size}),
-                                at::randn({states, batch, hidden}) * 0.5, at::randn({states, batch, hidden}) * 0.5};
-  for (const at::Tensor& p : lstmParams(c, input_size, hidden)) in.push_back(p);
-  return in;
-}
-
-std::string describe(const LstmConfig& c) {
-  return std::to_string(c.layers) + " layer(s)" + (c.bidirectional ? ", bidirectional" : "") +
-         (c.batch_first ? ", batch_first" : "") + (c.biases ? "" : ", no biases");
+  return rnnInputs(c, 4, 2, steps, batch, input_size, hidden);
 }
 
 TEST(LstmOps, MatchesTheCpuForwardAndBackward) {
@@ -58,8 +30,8 @@ TEST(LstmOps, MatchesTheCpuForwardAndBackward) {
   for (const LstmConfig& c : {LstmConfig{1, false, false, true}, LstmConfig{2, true, false, true},
                               LstmConfig{2, false, true, false}, LstmConfig{3, true, true, true}}) {
     SCOPED_TRACE(describe(c));
-    expectSameAutograd([&](const std::vector<at::Tensor>& in) { return flatLstm(in, c); },
-                       lstmInputs(c, 6, 3, 5, 7), 1e-4, 1e-5);
+    expectSameAutograd([&](const std::vector<at::Tensor>& in) { return flatLstm(in, c); }, lstmInputs(c, 6, 3, 5, 7),
+                       1e-4, 1e-5);
   }
 }
 
@@ -109,13 +81,14 @@ TEST(LstmOps, WhatDynamicRnnDoesNotTakeRunsTheDecomposition) {
   at::manual_seed(4);
   // An LSTM with projections (proj_size 3): w_hh is [4H, 3], h is 3 wide.
   const int64_t hidden = 5, proj = 3;
-  std::vector<at::Tensor> in = {at::randn({4, 2, 6}), at::randn({1, 2, proj}), at::randn({1, 2, hidden}),
+  std::vector<at::Tensor> in = {at::randn({4, 2, 6}),       at::randn({1, 2, proj}),       at::randn({1, 2, hidden}),
                                 at::randn({4 * hidden, 6}), at::randn({4 * hidden, proj}), at::randn({4 * hidden}),
-                                at::randn({4 * hidden}), at::randn({proj, hidden})};
+                                at::randn({4 * hidden}),    at::randn({proj, hidden})};
   OpRecorder rec;
   expectSameAutograd(
       [&](const std::vector<at::Tensor>& v) {
-        auto [y, h, c] = at::lstm(v[0], {v[1], v[2]}, {v[3], v[4], v[5], v[6], v[7]}, true, 1, 0.0, false, false, false);
+        auto [y, h, c] =
+            at::lstm(v[0], {v[1], v[2]}, {v[3], v[4], v[5], v[6], v[7]}, true, 1, 0.0, false, false, false);
         return at::cat({y.flatten(), h.flatten(), c.flatten()});
       },
       in, 1e-4, 1e-5);

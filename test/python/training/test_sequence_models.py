@@ -215,36 +215,38 @@ def test_eval_mode_transformer_with_padding_matches_the_cpu(npu):
 
 
 @pytest.mark.parametrize("packed", [False, True])
-def test_nn_lstm_is_one_dynamic_rnn_per_layer_and_direction(npu, packed):
-    """Note [nn.LSTM on DynamicRNN]: a 2-layer bidirectional nn.LSTM over 10 steps launches 4
-    DynamicRNNs forward and 4 DynamicRNNGrads backward (PyTorch's decomposition: 972 launches
-    forward), and its output, final state and every gradient equal the CPU's."""
+@pytest.mark.parametrize("cell,kernel", [(nn.LSTM, "DynamicRNN"), (nn.GRU, "DynamicGRUV2")])
+def test_nn_lstm_and_gru_are_one_fused_kernel_per_layer_and_direction(npu, cell, kernel, packed):
+    """Note [nn.LSTM on DynamicRNN]: a 2-layer bidirectional nn.LSTM / nn.GRU over 10 steps launches 4
+    DynamicRNNs / DynamicGRUV2s forward and 4 of their gradient kernels backward (PyTorch's
+    decomposition: ~970 launches forward), and its output, final state and every gradient equal the
+    CPU's."""
     torch.manual_seed(5)
-    cpu_lstm = nn.LSTM(8, 16, num_layers=2, bidirectional=True)
-    npu_lstm = nn.LSTM(8, 16, num_layers=2, bidirectional=True).to(npu)
-    npu_lstm.load_state_dict(cpu_lstm.state_dict())
+    cpu_rnn = cell(8, 16, num_layers=2, bidirectional=True)
+    npu_rnn = cell(8, 16, num_layers=2, bidirectional=True).to(npu)
+    npu_rnn.load_state_dict(cpu_rnn.state_dict())
     x = torch.randn(10, 4, 8)
     lengths = torch.tensor([10, 7, 7, 2])
 
-    def run(lstm, inp):
+    def run(rnn, inp):
         if packed:
             inp = nn.utils.rnn.pack_padded_sequence(inp, lengths)
-        out, (h, c) = lstm(inp)
+        out, state = rnn(inp)
         if packed:
             out, _ = nn.utils.rnn.pad_packed_sequence(out)
-        return out, h, c
+        return (out,) + (state if isinstance(state, tuple) else (state,))
 
-    want = run(cpu_lstm, x)
+    want = run(cpu_rnn, x)
     sum(t.square().sum() for t in want).backward()
     with torch.npu.op_records() as forward:
-        got = run(npu_lstm, x.to(npu))
+        got = run(npu_rnn, x.to(npu))
     loss = sum(t.square().sum() for t in got)
     with torch.npu.op_records() as backward:
         loss.backward()
     launched = [r.op_type for r in forward.records]
-    assert launched.count("DynamicRNN") == 4 and "MatMul" not in launched and "Sigmoid" not in launched, launched
-    assert [r.op_type for r in backward.records].count("DynamicRNNGrad") == 4
+    assert launched.count(kernel) == 4 and "MatMul" not in launched and "Sigmoid" not in launched, launched
+    assert [r.op_type for r in backward.records].count(kernel + "Grad") == 4
     for g, w in zip(got, want):
         torch.testing.assert_close(g.cpu(), w, rtol=1e-4, atol=1e-5)
-    for (name, p), q in zip(npu_lstm.named_parameters(), cpu_lstm.parameters()):
+    for (name, p), q in zip(npu_rnn.named_parameters(), cpu_rnn.parameters()):
         torch.testing.assert_close(p.grad.cpu(), q.grad, rtol=1e-4, atol=1e-5, msg=name)

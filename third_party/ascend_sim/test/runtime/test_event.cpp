@@ -177,6 +177,5 @@ TEST(CostModel, RecurrentStepsAddTheUnitsAndABarrierPerStep) {
   const double overlapped = b2.opUs(c);
   EXPECT_NEAR(overlapped, CostModel::kLaunchUs + std::max(b2.cubeUs(c), b2.vectorUs(c)), 1e-9);
   c.serial_steps = 32;
-  EXPECT_NEAR(b2.opUs(c), CostModel::kLaunchUs + b2.cubeUs(c) + b2.vectorUs(c) + 32 * CostModel::kStepBarrierUs,
-              1e-9);
+  EXPECT_NEAR(b2.opUs(c), CostModel::kLaunchUs + b2.cubeUs(c) + b2.vectorUs(c) + 32 * CostModel::kStepBarrierUs, 1e-9);
 }

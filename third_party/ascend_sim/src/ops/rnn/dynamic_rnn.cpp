@@ -15,8 +15,6 @@ enum RnnOutput : int { kY = 0, kH, kC, kI, kJ, kF, kO, kTanhC, kOutputs };
 const char* const kOutputNames[kOutputs] = {"output y", "output output_h", "output output_c", "output i",
                                             "output j", "output f",        "output o",        "output tanhc"};
 
-float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
-
 // inputs: x, w, b, init_h, init_c [, seq_length]; outputs: kOutputs, each [T, B, H].
 void validateDynamicRnn(const OpCall& call) {
   checkArity(call, 5, 6, kOutputs);
@@ -49,7 +47,7 @@ void computeDynamicRnn(const OpCall& call) {
   std::vector<std::vector<float>> out(kOutputs, std::vector<float>(static_cast<size_t>(bh)));
   const LoadedCubeB w_h(GmMatrix{w.dtype, w.data, d.i * n4, n4, 1}, d.h, n4, rnd, &cnt);  // once for all steps
   for (int64_t s = 0; s < d.t; ++s) {
-    const int64_t t = rnnStepAt(d, a, s);
+    const int64_t t = rnnStepAt(d, a.reverse, s);
     if (d.h > 0) w_h.multiply(GmMatrix{ACL_FLOAT, h.data(), 0, d.h, 1}, d.b, hw.data(), &cnt);
     for (int64_t bi = 0; bi < d.b; ++bi) {
       const bool runs = rnnRowRuns(len, bi, t);
@@ -66,8 +64,8 @@ void computeDynamicRnn(const OpCall& call) {
           out[kC][e] = c[e];
           continue;
         }
-        const float gi = sigmoid(pre[kGateI]), gj = std::tanh(pre[kGateJ]), gf = sigmoid(pre[kGateF]),
-                    go = sigmoid(pre[kGateO]);
+        const float gi = rnnSigmoid(pre[kGateI]), gj = std::tanh(pre[kGateJ]), gf = rnnSigmoid(pre[kGateF]),
+                    go = rnnSigmoid(pre[kGateO]);
         out[kI][e] = gi, out[kJ][e] = gj, out[kF][e] = gf, out[kO][e] = go;
         out[kC][e] = gf * c[e] + gi * gj;
       }

@@ -4,7 +4,8 @@
 //
 // Note [DynamicRNN gradient]
 // Steps run in the reverse of the forward's order, carrying dh and dc (from
-// the inputs dh, dc: the gradient of the final state, [1, B, H]):
+// the inputs dh, dc: the gradient of the final state, [1, B, H], or of every
+// step's state, Note [State gradients of the recurrent kernels]):
 //   dh_t = dy_t + dh;  dc_t = dc + dh_t * o * (1 - tanhc^2)
 //   dg_o = dh_t * tanhc * o (1 - o);   dg_i = dc_t * j * i (1 - i)
 //   dg_j = dc_t * i * (1 - j^2);       dg_f = dc_t * c_prev * f (1 - f)
@@ -47,27 +48,13 @@ void validateDynamicRnnGrad(const OpCall& call) {
                                                     {kDy, "input dy"}, {kI, "input i"}, {kJ, "input j"},
                                                     {kF, "input f"},   {kO, "input o"}, {kTanhC, "input tanhct"}};
   for (const auto& [k, name] : seq_inputs) checkRnnTensor(call, call.inputs[k], name, x, seq);
-  checkRnnTensor(call, call.inputs[kDh], "input dh", x, state);
-  checkRnnTensor(call, call.inputs[kDc], "input dc", x, state);
+  checkStateGradient(call, call.inputs[kDh], "input dh", x, d);
+  checkStateGradient(call, call.inputs[kDc], "input dc", x, d);
   checkRnnTensor(call, call.outputs[kDw], "output dw", x, call.inputs[kW].shape);
   checkRnnTensor(call, call.outputs[kDb], "output db", x, {4 * d.h});
   checkRnnTensor(call, call.outputs[kDx], "output dx", x, x.shape);
   checkRnnTensor(call, call.outputs[kDhPrev], "output dh_prev", x, state);
   checkRnnTensor(call, call.outputs[kDcPrev], "output dc_prev", x, state);
-}
-
-std::vector<float> loadAll(const TensorArg& t) {
-  std::vector<float> v(static_cast<size_t>(t.numel()));
-  loadFloat(t.dtype, t.data, 0, 1, t.numel(), v.data());
-  return v;
-}
-
-// Rounds v to dtype dt (fp32: unchanged).
-void roundTo(aclDataType dt, std::vector<float>& v, int64_t at, int64_t n) {
-  if (dt == ACL_FLOAT || n == 0) return;
-  std::vector<uint16_t> tmp(static_cast<size_t>(n));
-  storeFloat(dt, tmp.data(), 0, n, v.data() + at);
-  loadFloat(dt, tmp.data(), 0, 1, n, v.data() + at);
 }
 
 void computeDynamicRnnGrad(const OpCall& call) {
@@ -79,15 +66,18 @@ void computeDynamicRnnGrad(const OpCall& call) {
   const int64_t n4 = 4 * d.h, bh = d.b * d.h, rows = d.t * d.b;
   const CubeRounding rnd = cubeRoundingOf(call);
   UnitCounters cnt;
-  const std::vector<float> hs = loadAll(in[kH]), cs = loadAll(in[kC]), dy = loadAll(in[kDy]), gi = loadAll(in[kI]),
-                           gj = loadAll(in[kJ]), gf = loadAll(in[kF]), go = loadAll(in[kO]),
-                           tanhc = loadAll(in[kTanhC]), init_h = loadAll(in[kInitH]), init_c = loadAll(in[kInitC]);
-  std::vector<float> dh = loadAll(in[kDh]), dc = loadAll(in[kDc]), rec(static_cast<size_t>(bh));
+  const std::vector<float> hs = rnnLoad(in[kH]), cs = rnnLoad(in[kC]), dy = rnnLoad(in[kDy]), gi = rnnLoad(in[kI]),
+                           gj = rnnLoad(in[kJ]), gf = rnnLoad(in[kF]), go = rnnLoad(in[kO]),
+                           tanhc = rnnLoad(in[kTanhC]), init_h = rnnLoad(in[kInitH]), init_c = rnnLoad(in[kInitC]);
+  std::vector<float> dh = initialStateGradient(in[kDh], d), dc = initialStateGradient(in[kDc], d),
+                     rec(static_cast<size_t>(bh));
   std::vector<float> dg(static_cast<size_t>(rows * n4), 0.0f), h_prev(static_cast<size_t>(rows * d.h), 0.0f);
   // W_h^T: element (k, n) = w[(I + n) * 4H + k], loaded once for all steps.
   const LoadedCubeB w_h_t(GmMatrix{w.dtype, w.data, d.i * n4, 1, n4}, n4, d.h, rnd, &cnt);
   for (int64_t s = d.t - 1; s >= 0; --s) {
-    const int64_t t = rnnStepAt(d, a, s);
+    const int64_t t = rnnStepAt(d, a.reverse, s);
+    addStepGradient(in[kDh], d, t, dh);
+    addStepGradient(in[kDc], d, t, dc);
     const bool first = s == 0;
     const int64_t prev = a.reverse ? t + 1 : t - 1;
     for (int64_t bi = 0; bi < d.b; ++bi) {
@@ -106,7 +96,7 @@ void computeDynamicRnnGrad(const OpCall& call) {
         dc[e] = dc_t * gf[at];
       }
     }
-    roundTo(x.dtype, dg, t * d.b * n4, d.b * n4);
+    rnnRoundTo(x.dtype, dg.data() + t * d.b * n4, d.b * n4);
     if (bh == 0) continue;
     w_h_t.multiply(GmMatrix{ACL_FLOAT, dg.data(), t * d.b * n4, n4, 1}, d.b, rec.data(), &cnt);
     for (int64_t bi = 0; bi < d.b; ++bi)

@@ -12,12 +12,12 @@ namespace {
 constexpr DtypeMask kRnnTypes = dtBit(ACL_FLOAT) | dtBit(ACL_FLOAT16);
 constexpr int64_t kHiddenTile = 16;  // hidden units per core: all 4 gates of a tile stay on one core
 
+}  // namespace
+
 void rejectAttr(const OpCall& call, const char* name, const std::string& value, const std::string& supported) {
   fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
        std::string("attr ") + name + " = " + value + " is not supported (only " + supported + ")");
 }
-
-}  // namespace
 
 void checkRnnTensor(const OpCall& call, const TensorArg& t, const std::string& name, const TensorArg& x,
                     const Shape& want) {
@@ -43,28 +43,35 @@ RnnDims rnnDimsOf(const OpCall& call, const TensorArg& x, const TensorArg& w, co
   return d;
 }
 
-RnnAttrs rnnAttrsOf(const OpCall& call) {
-  const std::string cell = attrString(call, "cell_type", "LSTM"), act = attrString(call, "activation", "tanh");
-  if (cell != "LSTM") rejectAttr(call, "cell_type", cell, "LSTM");
+bool rnnReverseOf(const OpCall& call) {
+  const std::string act = attrString(call, "activation", "tanh");
   if (act != "tanh") rejectAttr(call, "activation", act, "tanh");
-  if (attrBool(call, "use_peephole", false)) rejectAttr(call, "use_peephole", "true", "false");
-  if (attrInt(call, "num_proj", 0) != 0) rejectAttr(call, "num_proj", std::to_string(attrInt(call, "num_proj", 0)), "0");
+  if (attrInt(call, "num_proj", 0) != 0)
+    rejectAttr(call, "num_proj", std::to_string(attrInt(call, "num_proj", 0)), "0");
   if (!attrBool(call, "time_major", true)) rejectAttr(call, "time_major", "false", "true");
   const float clip = attrFloat(call, "cell_clip", -1.0f), keep = attrFloat(call, "keep_prob", 1.0f);
   if (clip > 0.0f) rejectAttr(call, "cell_clip", std::to_string(clip), "-1: no clipping");
   if (keep > 0.0f && keep < 1.0f) rejectAttr(call, "keep_prob", std::to_string(keep), "1: no dropout");
-  RnnAttrs a;
   const std::string dir = attrString(call, "direction", "UNIDIRECTIONAL");
   if (dir != "UNIDIRECTIONAL" && dir != "REDIRECTIONAL")
     rejectAttr(call, "direction", dir, "UNIDIRECTIONAL or REDIRECTIONAL");
-  a.reverse = dir == "REDIRECTIONAL";
-  const std::string order = attrString(call, "gate_order", "ijfo");
-  if (order == "ifjo") {
-    a.gate_of[kGateF] = 1;
-    a.gate_of[kGateJ] = 2;
-  } else if (order != "ijfo") {
-    rejectAttr(call, "gate_order", order, "ijfo or ifjo");
-  }
+  return dir == "REDIRECTIONAL";
+}
+
+void rnnGateOrder(const OpCall& call, const std::string& fallback, const std::string& alternative,
+                  const std::string& gates, int64_t* gate_of) {
+  const std::string order = attrString(call, "gate_order", fallback);
+  if (order != fallback && order != alternative) rejectAttr(call, "gate_order", order, fallback + " or " + alternative);
+  for (size_t g = 0; g < gates.size(); ++g) gate_of[g] = static_cast<int64_t>(order.find(gates[g]));
+}
+
+RnnAttrs rnnAttrsOf(const OpCall& call) {
+  const std::string cell = attrString(call, "cell_type", "LSTM");
+  if (cell != "LSTM") rejectAttr(call, "cell_type", cell, "LSTM");
+  if (attrBool(call, "use_peephole", false)) rejectAttr(call, "use_peephole", "true", "false");
+  RnnAttrs a;
+  a.reverse = rnnReverseOf(call);
+  rnnGateOrder(call, "ijfo", "ifjo", "ijfo", a.gate_of);
   a.forget_bias = attrFloat(call, "forget_bias", 0.0f);
   return a;
 }
@@ -82,11 +89,46 @@ std::vector<int64_t> rnnLengthsOf(const OpCall& call, size_t index, const RnnDim
   for (int64_t bi = 0; bi < d.b; ++bi) {
     if (v[bi] < 0 || v[bi] > d.t)  // data the validation cannot see: a device fault
       throw KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, call.op_type + ": seq_length[" + std::to_string(bi) +
-                                                           "] = " + std::to_string(v[bi]) + " lies outside [0, T = " +
-                                                           std::to_string(d.t) + "]");
+                                                           "] = " + std::to_string(v[bi]) +
+                                                           " lies outside [0, T = " + std::to_string(d.t) + "]");
     len[bi] = v[bi];
   }
   return len;
+}
+
+std::vector<float> rnnLoad(const TensorArg& t) {
+  std::vector<float> v(static_cast<size_t>(t.numel()));
+  loadFloat(t.dtype, t.data, 0, 1, t.numel(), v.data());
+  return v;
+}
+
+void rnnRoundTo(aclDataType dt, float* v, int64_t n) {
+  if (dt == ACL_FLOAT || n == 0) return;
+  std::vector<uint16_t> tmp(static_cast<size_t>(n));
+  storeFloat(dt, tmp.data(), 0, n, v);
+  loadFloat(dt, tmp.data(), 0, 1, n, v);
+}
+
+void checkStateGradient(const OpCall& call, const TensorArg& t, const std::string& name, const TensorArg& x,
+                        const RnnDims& d) {
+  checkSameDtype(call, x, "x", t, name);
+  if (t.shape != Shape{1, d.b, d.h} && t.shape != Shape{d.t, d.b, d.h})
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         name + " must be [1, B, H] (the final state's gradient) or [T, B, H] (every step's), got " +
+             shapeToString(t.shape));
+}
+
+std::vector<float> initialStateGradient(const TensorArg& t, const RnnDims& d) {
+  if (t.shape[0] == 1) return rnnLoad(t);
+  return std::vector<float>(static_cast<size_t>(d.b * d.h), 0.0f);
+}
+
+void addStepGradient(const TensorArg& t, const RnnDims& d, int64_t step, std::vector<float>& carry) {
+  if (t.shape[0] == 1) return;
+  const int64_t bh = d.b * d.h;
+  std::vector<float> g(static_cast<size_t>(bh));
+  loadFloat(t.dtype, t.data, step * bh, 1, bh, g.data());
+  for (int64_t e = 0; e < bh; ++e) carry[e] += g[e];
 }
 
 KernelCost rnnCost(const OpCall& call, const RnnDims& d, const std::vector<std::vector<int64_t>>& products,

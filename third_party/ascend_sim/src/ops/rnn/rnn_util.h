@@ -32,8 +32,18 @@
 // direction's output_h[0], for every row (what a packed sequence needs).
 // DynamicRNNGrad follows the same rule: padded steps pass the state's
 // gradient through and take nothing from dy.
+//
+// Note [State gradients of the recurrent kernels]
+// CANN's gradient kernels take dh (and dc) as the gradient of the final
+// state, [1, B, H]. They also take it here as [T, B, H], the gradient of
+// every step's output_h (output_c) — what torch_npu's npu_lstm / npu_gru
+// return, and what a caller who uses the intermediate states differentiates.
+// The backward pass then starts from 0 and adds step t's gradient to the
+// carried one when it reaches step t (padded rows included: their output_h[t]
+// is the carried state).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,8 +57,8 @@ struct RnnDims {
 };
 
 struct RnnAttrs {
-  bool reverse = false;                   // direction == "REDIRECTIONAL"
-  int64_t gate_of[4] = {0, 1, 2, 3};      // column block of gate i, j, f, o
+  bool reverse = false;               // direction == "REDIRECTIONAL"
+  int64_t gate_of[4] = {0, 1, 2, 3};  // column block of gate i, j, f, o
   float forget_bias = 0.0f;
 };
 
@@ -58,10 +68,20 @@ enum RnnGate : int { kGateI = 0, kGateJ = 1, kGateF = 2, kGateO = 3 };
 // the float dtypes (fp32 / fp16, one dtype for all).
 RnnDims rnnDimsOf(const OpCall& call, const TensorArg& x, const TensorArg& w, const TensorArg& b,
                   const TensorArg& init_h, const TensorArg& init_c);
-// Reads and checks the attributes; the ones CANN has but this kernel does not
-// model (peephole, clipping, projection, batch-major, dropout, other cells or
-// activations) are rejected when set.
+// Reads and checks DynamicRNN's attributes; the ones CANN has but this kernel
+// does not model (peephole, clipping, projection, batch-major, dropout, other
+// cells or activations) are rejected when set.
 RnnAttrs rnnAttrsOf(const OpCall& call);
+// The attributes both recurrent kernels read: `direction` (true:
+// REDIRECTIONAL), after rejecting the unmodelled ones they share.
+bool rnnReverseOf(const OpCall& call);
+// gate_of[g] = the column block of gates[g] under attr `gate_order` (one of
+// `fallback`, CANN's default, and `alternative`, torch's), e.g. gates "ijfo".
+void rnnGateOrder(const OpCall& call, const std::string& fallback, const std::string& alternative,
+                  const std::string& gates, int64_t* gate_of);
+// ACL_ERROR_OP_ATTR_NOT_MATCH: "attr <name> = <value> is not supported (only <supported>)".
+[[noreturn]] void rejectAttr(const OpCall& call, const char* name, const std::string& value,
+                             const std::string& supported);
 // The optional seq_length input at `index`: its dtype and shape (validate),
 // its values (compute; absent: every row runs T steps; a length outside
 // [0, T] is a device fault).
@@ -72,13 +92,29 @@ void checkRnnTensor(const OpCall& call, const TensorArg& t, const std::string& n
                     const Shape& want);
 
 // The step index of the s-th step run (s = 0 first).
-inline int64_t rnnStepAt(const RnnDims& d, const RnnAttrs& a, int64_t s) { return a.reverse ? d.t - 1 - s : s; }
+inline int64_t rnnStepAt(const RnnDims& d, bool reverse, int64_t s) { return reverse ? d.t - 1 - s : s; }
 // Whether row `bi` runs step t (Note [Sequence lengths of DynamicRNN]).
 inline bool rnnRowRuns(const std::vector<int64_t>& len, int64_t bi, int64_t t) { return t < len[bi]; }
 
+// A state gradient input of the gradient kernels (Note [State gradients of the
+// recurrent kernels]): [1, B, H] (the final state's) or [T, B, H] (every
+// step's output_h / output_c).
+void checkStateGradient(const OpCall& call, const TensorArg& t, const std::string& name, const TensorArg& x,
+                        const RnnDims& d);
+// The carried gradient a state gradient input starts from: the final state's,
+// or 0 when it holds every step's (those are added by addStepGradient).
+std::vector<float> initialStateGradient(const TensorArg& t, const RnnDims& d);
+// carry += t's step `step` when t holds every step's gradient.
+void addStepGradient(const TensorArg& t, const RnnDims& d, int64_t step, std::vector<float>& carry);
+
+inline float rnnSigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+// All of t's values as floats.
+std::vector<float> rnnLoad(const TensorArg& t);
+// Rounds v[0, n) to dtype dt as a store to GM would (fp32: unchanged).
+void rnnRoundTo(aclDataType dt, float* v, int64_t n);
+
 // The cost both kernels share: `products` Cube products {m, n, k, count}, `passes`
 // Vector passes over each step's B x H values, every tensor moved once.
-KernelCost rnnCost(const OpCall& call, const RnnDims& d, const std::vector<std::vector<int64_t>>& products,
-                   int passes);
+KernelCost rnnCost(const OpCall& call, const RnnDims& d, const std::vector<std::vector<int64_t>>& products, int passes);
 
 }  // namespace ascend_sim

@@ -4,7 +4,7 @@
 // algebra with).
 #include <cmath>
 
-#include "kernel_test_util.h"
+#include "ops/rnn/rnn_test_util.h"
 
 namespace ascend_sim {
 namespace test {
@@ -66,20 +66,6 @@ LstmOut forward(const Lstm& m) {
   return r;
 }
 
-std::vector<double> widen(const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); }
-
-// Values of dtype dt in [lo, hi), as stored.
-std::vector<float> stored(aclDataType dt, size_t n, float lo, float hi, uint32_t seed) {
-  std::vector<float> v = randomFloats(n, lo, hi, seed);
-  for (float& e : v) e = roundTo(dt, e);
-  return v;
-}
-
-std::function<double(double)> tol(aclDataType dt, double scale) {
-  const double rel = dt == ACL_FLOAT16 ? 1e-2 : 2e-5, abs = dt == ACL_FLOAT16 ? 4e-3 : 2e-5;
-  return [=](double ref) { return scale * (rel * std::fabs(ref) + abs); };
-}
-
 struct Case {
   aclDataType dt;
   bool reverse, torch_order, lengths;
@@ -90,15 +76,16 @@ const int kGateOutput[4] = {3, 4, 5, 6};  // outputs i, j, f, o
 
 TEST(KernelDynamicRnn, ForwardAndGradientMatchTheDoubleLstm) {
   const int64_t T = 5, B = 3, I = 7, H = 5;
-  for (const Case& k : {Case{ACL_FLOAT, false, true, false}, Case{ACL_FLOAT, true, true, true},
-                        Case{ACL_FLOAT, false, false, true}, Case{ACL_FLOAT16, false, true, false},
-                        Case{ACL_FLOAT16, true, true, true}}) {
+  for (const Case& k :
+       {Case{ACL_FLOAT, false, true, false}, Case{ACL_FLOAT, true, true, true}, Case{ACL_FLOAT, false, false, true},
+        Case{ACL_FLOAT16, false, true, false}, Case{ACL_FLOAT16, true, true, true}}) {
     SCOPED_TRACE(std::string(dtypeName(k.dt)) + (k.reverse ? " REDIRECTIONAL" : " UNIDIRECTIONAL") +
                  (k.torch_order ? " ifjo" : " ijfo") + (k.lengths ? " with seq_length" : ""));
-    const std::vector<float> xv = stored(k.dt, T * B * I, -1, 1, 1), wv = stored(k.dt, (I + H) * 4 * H, -0.5, 0.5, 2),
-                             bv = stored(k.dt, 4 * H, -0.5, 0.5, 3), h0v = stored(k.dt, B * H, -1, 1, 4),
-                             c0v = stored(k.dt, B * H, -1, 1, 5), dyv = stored(k.dt, T * B * H, -1, 1, 6),
-                             dhv = stored(k.dt, B * H, -1, 1, 7), dcv = stored(k.dt, B * H, -1, 1, 8);
+    const std::vector<float> xv = storedFloats(k.dt, T * B * I, -1, 1, 1),
+                             wv = storedFloats(k.dt, (I + H) * 4 * H, -0.5, 0.5, 2),
+                             bv = storedFloats(k.dt, 4 * H, -0.5, 0.5, 3), h0v = storedFloats(k.dt, B * H, -1, 1, 4),
+                             c0v = storedFloats(k.dt, B * H, -1, 1, 5), dyv = storedFloats(k.dt, T * B * H, -1, 1, 6),
+                             dhv = storedFloats(k.dt, B * H, -1, 1, 7), dcv = storedFloats(k.dt, B * H, -1, 1, 8);
     Lstm m{T, B, I, H, widen(xv), widen(wv), widen(bv), widen(h0v), widen(c0v), {T, T, T}};
     if (k.lengths) m.len = {T, 3, 0};  // a packed batch: one full row, one short, one empty
     m.reverse = k.reverse, m.torch_order = k.torch_order, m.forget_bias = k.torch_order ? 0.0 : 1.0;
@@ -111,25 +98,26 @@ TEST(KernelDynamicRnn, ForwardAndGradientMatchTheDoubleLstm) {
     const AttrMap at = attrs({{"direction", std::string(k.reverse ? "REDIRECTIONAL" : "UNIDIRECTIONAL")},
                               {"gate_order", std::string(k.torch_order ? "ifjo" : "ijfo")},
                               {"forget_bias", static_cast<float>(m.forget_bias)}});
-    OpCall fwd = makeCall("DynamicRNN", {&x, &w, &b, &h0, &c0}, {&out[0], &out[1], &out[2], &out[3], &out[4], &out[5],
-                                                                 &out[6], &out[7]}, at);
+    OpCall fwd = makeCall("DynamicRNN", {&x, &w, &b, &h0, &c0},
+                          {&out[0], &out[1], &out[2], &out[3], &out[4], &out[5], &out[6], &out[7]}, at);
     if (k.lengths) fwd.inputs.push_back(seq.arg());
     run(fwd);
-    expectNearReference(out[0].toFloats(), want.y, tol(k.dt, 1), "y");
-    expectNearReference(out[1].toFloats(), want.hs, tol(k.dt, 1), "output_h");
-    expectNearReference(out[2].toFloats(), want.cs, tol(k.dt, 1), "output_c");
-    for (int g = 0; g < 4; ++g) expectNearReference(out[kGateOutput[g]].toFloats(), want.gates[g], tol(k.dt, 1), "gate");
-    expectNearReference(out[7].toFloats(), want.tanhc, tol(k.dt, 1), "tanhc");
+    expectNearReference(out[0].toFloats(), want.y, rnnTol(k.dt, 1), "y");
+    expectNearReference(out[1].toFloats(), want.hs, rnnTol(k.dt, 1), "output_h");
+    expectNearReference(out[2].toFloats(), want.cs, rnnTol(k.dt, 1), "output_c");
+    for (int g = 0; g < 4; ++g)
+      expectNearReference(out[kGateOutput[g]].toFloats(), want.gates[g], rnnTol(k.dt, 1), "gate");
+    expectNearReference(out[7].toFloats(), want.tanhc, rnnTol(k.dt, 1), "tanhc");
 
     // The gradient of L = sum(dy * y) + sum(dh * h_last) + sum(dc * c_last).
     HostTensor dy = HostTensor::floats(k.dt, {T, B, H}, dyv), dh = HostTensor::floats(k.dt, {1, B, H}, dhv),
                dc = HostTensor::floats(k.dt, {1, B, H}, dcv);
     HostTensor dw(k.dt, {I + H, 4 * H}), db(k.dt, {4 * H}), dx(k.dt, {T, B, I}), dh_prev(k.dt, {1, B, H}),
         dc_prev(k.dt, {1, B, H});
-    OpCall bwd = makeCall("DynamicRNNGrad",
-                          {&x, &w, &b, &out[0], &h0, &c0, &out[1], &out[2], &dy, &dh, &dc, &out[3], &out[4], &out[5],
-                           &out[6], &out[7]},
-                          {&dw, &db, &dx, &dh_prev, &dc_prev}, at);
+    OpCall bwd = makeCall(
+        "DynamicRNNGrad",
+        {&x, &w, &b, &out[0], &h0, &c0, &out[1], &out[2], &dy, &dh, &dc, &out[3], &out[4], &out[5], &out[6], &out[7]},
+        {&dw, &db, &dx, &dh_prev, &dc_prev}, at);
     if (k.lengths) bwd.inputs.push_back(seq.arg());
     run(bwd);
     auto loss = [&](const Lstm& p) {
@@ -139,22 +127,62 @@ TEST(KernelDynamicRnn, ForwardAndGradientMatchTheDoubleLstm) {
       for (size_t e = 0; e < r.h_last.size(); ++e) l += dhv[e] * r.h_last[e] + dcv[e] * r.c_last[e];
       return l;
     };
-    auto numeric = [&](std::vector<double> Lstm::*field) {
-      std::vector<double> g((m.*field).size());
-      for (size_t e = 0; e < g.size(); ++e) {
-        Lstm p = m, q = m;
-        (p.*field)[e] += 1e-6;
-        (q.*field)[e] -= 1e-6;
-        g[e] = (loss(p) - loss(q)) / 2e-6;
-      }
-      return g;
-    };
+    const std::function<double(const Lstm&)> loss_of = loss;
+    auto numeric = [&](std::vector<double> Lstm::*field) { return centralDifferences(m, field, loss_of); };
     const double scale = k.dt == ACL_FLOAT16 ? 2.0 : 10.0;  // sums over the steps
-    expectNearReference(dx.toFloats(), numeric(&Lstm::x), tol(k.dt, scale), "dx");
-    expectNearReference(dw.toFloats(), numeric(&Lstm::w), tol(k.dt, scale), "dw");
-    expectNearReference(db.toFloats(), numeric(&Lstm::bias), tol(k.dt, scale), "db");
-    expectNearReference(dh_prev.toFloats(), numeric(&Lstm::h0), tol(k.dt, scale), "dh_prev");
-    expectNearReference(dc_prev.toFloats(), numeric(&Lstm::c0), tol(k.dt, scale), "dc_prev");
+    expectNearReference(dx.toFloats(), numeric(&Lstm::x), rnnTol(k.dt, scale), "dx");
+    expectNearReference(dw.toFloats(), numeric(&Lstm::w), rnnTol(k.dt, scale), "dw");
+    expectNearReference(db.toFloats(), numeric(&Lstm::bias), rnnTol(k.dt, scale), "db");
+    expectNearReference(dh_prev.toFloats(), numeric(&Lstm::h0), rnnTol(k.dt, scale), "dh_prev");
+    expectNearReference(dc_prev.toFloats(), numeric(&Lstm::c0), rnnTol(k.dt, scale), "dc_prev");
+  }
+}
+
+TEST(KernelDynamicRnn, GradientOfEveryStepsStateMatchesTheDoubleLstm) {
+  // Note [State gradients of the recurrent kernels]: dh, dc as [T, B, H].
+  const int64_t T = 4, B = 3, I = 3, H = 4;
+  for (bool reverse : {false, true}) {
+    SCOPED_TRACE(reverse ? "REDIRECTIONAL" : "UNIDIRECTIONAL");
+    const std::vector<float> xv = storedFloats(ACL_FLOAT, T * B * I, -1, 1, 21),
+                             wv = storedFloats(ACL_FLOAT, (I + H) * 4 * H, -0.5, 0.5, 22),
+                             bv = storedFloats(ACL_FLOAT, 4 * H, -0.5, 0.5, 23),
+                             h0v = storedFloats(ACL_FLOAT, B * H, -1, 1, 24),
+                             c0v = storedFloats(ACL_FLOAT, B * H, -1, 1, 25),
+                             dyv = storedFloats(ACL_FLOAT, T * B * H, -1, 1, 26),
+                             dhv = storedFloats(ACL_FLOAT, T * B * H, -1, 1, 27),
+                             dcv = storedFloats(ACL_FLOAT, T * B * H, -1, 1, 28);
+    Lstm m{T, B, I, H, widen(xv), widen(wv), widen(bv), widen(h0v), widen(c0v), {T, 2, 0}};
+    m.reverse = reverse;
+    HostTensor x = HostTensor::floats(ACL_FLOAT, {T, B, I}, xv), w = HostTensor::floats(ACL_FLOAT, {I + H, 4 * H}, wv),
+               b = HostTensor::floats(ACL_FLOAT, {4 * H}, bv), h0 = HostTensor::floats(ACL_FLOAT, {1, B, H}, h0v),
+               c0 = HostTensor::floats(ACL_FLOAT, {1, B, H}, c0v), seq = HostTensor::ints(ACL_INT32, {B}, m.len),
+               dy = HostTensor::floats(ACL_FLOAT, {T, B, H}, dyv), dh = HostTensor::floats(ACL_FLOAT, {T, B, H}, dhv),
+               dc = HostTensor::floats(ACL_FLOAT, {T, B, H}, dcv);
+    std::vector<HostTensor> out(8, HostTensor(ACL_FLOAT, {T, B, H}));
+    const AttrMap at = attrs({{"direction", std::string(reverse ? "REDIRECTIONAL" : "UNIDIRECTIONAL")},
+                              {"gate_order", std::string("ifjo")}});
+    OpCall fwd = makeCall("DynamicRNN", {&x, &w, &b, &h0, &c0},
+                          {&out[0], &out[1], &out[2], &out[3], &out[4], &out[5], &out[6], &out[7]}, at);
+    fwd.inputs.push_back(seq.arg());
+    run(fwd);
+    HostTensor dw(ACL_FLOAT, {I + H, 4 * H}), db(ACL_FLOAT, {4 * H}), dx(ACL_FLOAT, {T, B, I}),
+        dh_prev(ACL_FLOAT, {1, B, H}), dc_prev(ACL_FLOAT, {1, B, H});
+    OpCall bwd = makeCall(
+        "DynamicRNNGrad",
+        {&x, &w, &b, &out[0], &h0, &c0, &out[1], &out[2], &dy, &dh, &dc, &out[3], &out[4], &out[5], &out[6], &out[7]},
+        {&dw, &db, &dx, &dh_prev, &dc_prev}, at);
+    bwd.inputs.push_back(seq.arg());
+    run(bwd);
+    const std::function<double(const Lstm&)> loss = [&](const Lstm& p) {
+      const LstmOut r = forward(p);
+      double l = 0;
+      for (size_t e = 0; e < r.y.size(); ++e) l += dyv[e] * r.y[e] + dhv[e] * r.hs[e] + dcv[e] * r.cs[e];
+      return l;
+    };
+    expectNearReference(dx.toFloats(), centralDifferences(m, &Lstm::x, loss), rnnTol(ACL_FLOAT, 10), "dx");
+    expectNearReference(dw.toFloats(), centralDifferences(m, &Lstm::w, loss), rnnTol(ACL_FLOAT, 10), "dw");
+    expectNearReference(dh_prev.toFloats(), centralDifferences(m, &Lstm::h0, loss), rnnTol(ACL_FLOAT, 10), "dh_prev");
+    expectNearReference(dc_prev.toFloats(), centralDifferences(m, &Lstm::c0, loss), rnnTol(ACL_FLOAT, 10), "dc_prev");
   }
 }
 
