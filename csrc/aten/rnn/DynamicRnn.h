@@ -25,7 +25,7 @@ DynamicRnnOutputs dynamicRnn(const at::Tensor& x, const at::Tensor& w, const at:
 
 // The gradients (dx, dw, db, dh0, dc0) of one dynamicRnn call from its
 // inputs, its outputs `fwd` and the gradients of y ([T, B, H]) and of the
-// final state (dh, dc: [1, B, H]).
+// state (dh, dc: [1, B, H], the final state's, or [T, B, H], every step's).
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> dynamicRnnGrad(
     const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, const at::Tensor& h0, const at::Tensor& c0,
     const at::Tensor& seq_len, bool reverse, const DynamicRnnOutputs& fwd, const at::Tensor& dy, const at::Tensor& dh,

@@ -27,13 +27,6 @@ std::vector<at::Tensor> gruLayerOf(const at::Tensor& x, const at::Tensor* p, boo
   return {y, h};
 }
 
-RnnLayerFn gruLayers(const RnnStack& s) {
-  const bool biases = s.per_direction == 4;
-  return
-      [biases](const at::Tensor& x, const at::Tensor* p, const std::vector<at::Tensor>& initial,
-               const at::Tensor& seq_len, bool reverse) { return gruLayerOf(x, p, biases, initial, seq_len, reverse); };
-}
-
 }  // namespace
 
 at::Tensor NPUNativeFunctions::gru_cell(const at::Tensor& input, const at::Tensor& hx, const at::Tensor& w_ih,
@@ -58,7 +51,7 @@ std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::gru(const at::Tensor& inp
   if (!runsOnFusedRnn(input, 3, batch, {hx}, params, s))
     return at::native::gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
   const at::Tensor x = batch_first ? input.transpose(0, 1) : input;
-  std::vector<at::Tensor> r = stackedRnn(x, at::Tensor(), {hx}, params, s, dropout, train, gruLayers(s));
+  std::vector<at::Tensor> r = stackedRnn(x, at::Tensor(), {hx}, params, s, dropout, train, rnnLayers(s, gruLayerOf));
   return {batch_first ? r[0].transpose(0, 1) : r[0], r[1]};
 }
 
@@ -70,7 +63,8 @@ std::tuple<at::Tensor, at::Tensor> NPUNativeFunctions::gru(const at::Tensor& dat
   if (!runsOnFusedRnn(data, 2, packedBatch(batch_sizes), {hx}, params, s))
     return at::native::gru(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
   const PackedLayout p = packedLayout(batch_sizes, data.size(0), data.device());
-  std::vector<at::Tensor> r = stackedRnn(padPacked(data, p), p.lengths, {hx}, params, s, dropout, train, gruLayers(s));
+  std::vector<at::Tensor> r =
+      stackedRnn(padPacked(data, p), p.lengths, {hx}, params, s, dropout, train, rnnLayers(s, gruLayerOf));
   return {packPadded(r[0], p), r[1]};
 }
 

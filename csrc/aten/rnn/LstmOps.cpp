@@ -47,13 +47,6 @@ std::vector<at::Tensor> lstmLayerOf(const at::Tensor& x, const at::Tensor* p, bo
   return {y, h, c};
 }
 
-RnnLayerFn lstmLayers(const RnnStack& s) {
-  const bool biases = s.per_direction == 4;
-  return [biases](const at::Tensor& x, const at::Tensor* p, const std::vector<at::Tensor>& initial,
-                  const at::Tensor& seq_len,
-                  bool reverse) { return lstmLayerOf(x, p, biases, initial, seq_len, reverse); };
-}
-
 // Whether lstm_cell's operands are what one DynamicRNN step takes.
 bool cellRunsOnDynamicRnn(const at::Tensor& input, at::TensorList hx, const at::Tensor& w_ih, const at::Tensor& w_hh,
                           const c10::optional<at::Tensor>& b_ih, const c10::optional<at::Tensor>& b_hh) {
@@ -89,7 +82,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUNativeFunctions::lstm(const at
   if (hx.size() != 2 || !runsOnFusedRnn(input, 3, batch, hx, params, s))
     return at::native::lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
   const at::Tensor x = batch_first ? input.transpose(0, 1) : input;
-  std::vector<at::Tensor> r = stackedRnn(x, at::Tensor(), hx, params, s, dropout, train, lstmLayers(s));
+  std::vector<at::Tensor> r = stackedRnn(x, at::Tensor(), hx, params, s, dropout, train, rnnLayers(s, lstmLayerOf));
   return {batch_first ? r[0].transpose(0, 1) : r[0], r[1], r[2]};
 }
 
@@ -100,7 +93,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUNativeFunctions::lstm(
   if (hx.size() != 2 || !runsOnFusedRnn(data, 2, packedBatch(batch_sizes), hx, params, s))
     return at::native::lstm(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
   const PackedLayout p = packedLayout(batch_sizes, data.size(0), data.device());
-  std::vector<at::Tensor> r = stackedRnn(padPacked(data, p), p.lengths, hx, params, s, dropout, train, lstmLayers(s));
+  std::vector<at::Tensor> r =
+      stackedRnn(padPacked(data, p), p.lengths, hx, params, s, dropout, train, rnnLayers(s, lstmLayerOf));
   return {packPadded(r[0], p), r[1], r[2]};
 }
 

@@ -30,6 +30,13 @@ bool runsOnFusedRnn(const at::Tensor& input, int64_t input_rank, int64_t batch, 
   return true;
 }
 
+RnnLayerFn rnnLayers(const RnnStack& s, RnnLayerOf layer_of) {
+  const bool biases = s.per_direction == 4;
+  return [biases, layer_of](const at::Tensor& x, const at::Tensor* p, const std::vector<at::Tensor>& initial,
+                            const at::Tensor& seq_len,
+                            bool reverse) { return layer_of(x, p, biases, initial, seq_len, reverse); };
+}
+
 std::vector<at::Tensor> stackedRnn(const at::Tensor& x, const at::Tensor& seq_len, at::TensorList states,
                                    at::TensorList params, const RnnStack& s, double dropout, bool train,
                                    const RnnLayerFn& layer) {

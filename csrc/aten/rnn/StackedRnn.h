@@ -32,6 +32,13 @@ using RnnLayerFn = std::function<std::vector<at::Tensor>(const at::Tensor& x, co
                                                          const std::vector<at::Tensor>& initial,
                                                          const at::Tensor& seq_len, bool reverse)>;
 
+// A cell's layer direction with its biases flag (true: s.per_direction == 4).
+using RnnLayerOf = std::vector<at::Tensor> (*)(const at::Tensor& x, const at::Tensor* params, bool biases,
+                                               const std::vector<at::Tensor>& initial, const at::Tensor& seq_len,
+                                               bool reverse);
+// `layer_of` bound to whether the stack `s` has biases.
+RnnLayerFn rnnLayers(const RnnStack& s, RnnLayerOf layer_of);
+
 // Every layer of an rnn call on x [T, B, I]: {output [T, B, D*H], each state
 // stacked [L * D, B, H]}; dropout between layers in training, directions
 // concatenated on the last dim.

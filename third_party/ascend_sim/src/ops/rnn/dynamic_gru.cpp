@@ -52,20 +52,25 @@ GruAttrs gruAttrsOf(const OpCall& call) {
   return a;
 }
 
-// x, weight_input, weight_hidden, bias_input, bias_hidden, init_h at `in[0..5]`.
-RnnDims gruDimsOf(const OpCall& call, const TensorArg* in) {
-  const TensorArg &x = in[0], &wi = in[1], &wh = in[2];
-  checkDtype(call, x, "input x", dtBit(ACL_FLOAT) | dtBit(ACL_FLOAT16));
-  if (x.shape.size() != 3)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "input x must be [T, B, I] (time major), got " + shapeToString(x.shape));
+// The dimensions both directions read from x [T, B, I], weight_input [I, 3H],
+// weight_hidden [H, 3H] and init_h [1, B, H], checked.
+RnnDims gruWeightsOf(const OpCall& call, const TensorArg& x, const TensorArg& wi, const TensorArg& wh,
+                     const TensorArg& init_h) {
+  checkRnnInput(call, x);
   if (wh.shape.size() != 2 || wh.shape[1] != 3 * wh.shape[0])
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "input weight_hidden must be [H, 3H], got " + shapeToString(wh.shape));
   const RnnDims d{x.shape[0], x.shape[1], x.shape[2], wh.shape[0]};
   checkRnnTensor(call, wi, "input weight_input", x, {d.i, 3 * d.h});
   checkRnnTensor(call, wh, "input weight_hidden", x, {d.h, 3 * d.h});
-  checkRnnTensor(call, in[3], "input bias_input", x, {3 * d.h});
-  checkRnnTensor(call, in[4], "input bias_hidden", x, {3 * d.h});
-  checkRnnTensor(call, in[5], "input init_h", x, {1, d.b, d.h});
+  checkRnnTensor(call, init_h, "input init_h", x, {1, d.b, d.h});
+  return d;
+}
+
+// x, weight_input, weight_hidden, bias_input, bias_hidden, init_h at `in[0..5]`.
+RnnDims gruDimsOf(const OpCall& call, const TensorArg* in) {
+  const RnnDims d = gruWeightsOf(call, in[0], in[1], in[2], in[5]);
+  checkRnnTensor(call, in[3], "input bias_input", in[0], {3 * d.h});
+  checkRnnTensor(call, in[4], "input bias_hidden", in[0], {3 * d.h});
   return d;
 }
 
@@ -161,18 +166,7 @@ enum GruGradInput : int {
 enum GruGradOutput : int { kDwi = 0, kDwh, kDbi, kDbh, kDx, kDhPrev, kGruGradOutputs };
 
 RnnDims gruGradDimsOf(const OpCall& call) {
-  const TensorArg& x = call.inputs[kGX];
-  checkDtype(call, x, "input x", dtBit(ACL_FLOAT) | dtBit(ACL_FLOAT16));
-  const TensorArg& wh = call.inputs[kGWh];
-  if (x.shape.size() != 3 || wh.shape.size() != 2 || wh.shape[1] != 3 * wh.shape[0])
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         "x must be [T, B, I] and weight_hidden [H, 3H], got " + shapeToString(x.shape) + " and " +
-             shapeToString(wh.shape));
-  const RnnDims d{x.shape[0], x.shape[1], x.shape[2], wh.shape[0]};
-  checkRnnTensor(call, call.inputs[kGWi], "input weight_input", x, {d.i, 3 * d.h});
-  checkRnnTensor(call, wh, "input weight_hidden", x, {d.h, 3 * d.h});
-  checkRnnTensor(call, call.inputs[kGInitH], "input init_h", x, {1, d.b, d.h});
-  return d;
+  return gruWeightsOf(call, call.inputs[kGX], call.inputs[kGWi], call.inputs[kGWh], call.inputs[kGInitH]);
 }
 
 void validateDynamicGruGrad(const OpCall& call) {

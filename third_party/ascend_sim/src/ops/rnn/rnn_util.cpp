@@ -25,11 +25,15 @@ void checkRnnTensor(const OpCall& call, const TensorArg& t, const std::string& n
   checkShapeEq(call, t, name, want, "the layer's shape");
 }
 
-RnnDims rnnDimsOf(const OpCall& call, const TensorArg& x, const TensorArg& w, const TensorArg& b,
-                  const TensorArg& init_h, const TensorArg& init_c) {
+void checkRnnInput(const OpCall& call, const TensorArg& x) {
   checkDtype(call, x, "input x", kRnnTypes);
   if (x.shape.size() != 3)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "input x must be [T, B, I] (time major), got " + shapeToString(x.shape));
+}
+
+RnnDims rnnDimsOf(const OpCall& call, const TensorArg& x, const TensorArg& w, const TensorArg& b,
+                  const TensorArg& init_h, const TensorArg& init_c) {
+  checkRnnInput(call, x);
   if (w.shape.size() != 2 || w.shape[1] % 4 != 0 || w.shape[0] < x.shape[2] ||
       w.shape[0] - x.shape[2] != w.shape[1] / 4)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,

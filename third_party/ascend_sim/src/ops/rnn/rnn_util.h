@@ -64,6 +64,8 @@ struct RnnAttrs {
 
 enum RnnGate : int { kGateI = 0, kGateJ = 1, kGateF = 2, kGateO = 3 };
 
+// Checks a recurrent kernel's input x: [T, B, I], fp32 or fp16.
+void checkRnnInput(const OpCall& call, const TensorArg& x);
 // Sizes from x [T, B, I] and w [I + H, 4H]; checks b, init_h, init_c and
 // the float dtypes (fp32 / fp16, one dtype for all).
 RnnDims rnnDimsOf(const OpCall& call, const TensorArg& x, const TensorArg& w, const TensorArg& b,
