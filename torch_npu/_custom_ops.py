@@ -23,6 +23,9 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              "npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_scaled_masked_softmax",
              "npu_scaled_masked_softmax_backward", "npu_prompt_flash_attention", "npu_incre_flash_attention",
              "npu_add_rms_norm", "npu_lstm", "npu_lstm_backward", "npu_gru", "npu_gru_backward",
+             # mixture of experts (csrc/aten/moe/)
+             "npu_moe_gating_top_k_softmax", "npu_moe_init_routing", "npu_moe_compute_expert_tokens",
+             "npu_moe_finalize_routing", "npu_grouped_matmul",
              # detection and the helpers detection ports use (csrc/aten/detection/, index/NpuFillOps.cpp,
              # sort/SortOps.cpp, random/RandomSamplingOps.cpp)
              "npu_nms_v4", "npu_nms_with_mask", "npu_batch_nms", "npu_iou", "npu_ptiou", "npu_roi_align",

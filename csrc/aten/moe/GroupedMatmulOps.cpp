@@ -1,0 +1,277 @@
+// npu_grouped_matmul: the experts' products of a mixture-of-experts layer in
+// ONE GroupedMatmul launch on the Cube (Note [Grouped matmul operands] in the
+// simulator), with torch_npu's signature (the 2.1 line's, whose bias / scale /
+// ... lists are optional; the 1.11 line's calls, which pass them all, run
+// unchanged).
+//
+// Note [npu_grouped_matmul's groups]
+// x and weight are lists; y is one tensor per group (split_item 0 / 1) or one
+// tensor of the groups' rows stacked (2 / 3). One x with a group_list (its
+// cumulative row ends, e.g. npu_moe_compute_expert_tokens' result as a list)
+// is split by rows, one group per weight; otherwise there is an x per weight,
+// of any rank 2..6 (its leading dims kept in y). Float x / weight of one
+// dtype; bias (one per weight, [n]) of any float dtype. The int8 paths
+// (scale, offset, antiquant_*, output_dtype) are not modelled and raise.
+// Differentiable in x, weight and bias: the backward of a split x is three
+// GroupedMatmul launches (dx with the weights read transposed; every
+// dweight in one split-K product x_g^T dy_g; every dbias in one more, with a
+// column of ones for x); separate tensors take dx in one launch and a MatMul
+// (and a sum for the bias) per group.
+#include <torch/csrc/autograd/custom_function.h>
+#include <numeric>
+#include <torch/library.h>
+
+#include "MoeOps.h"
+#include "NPUCustomFunctions.h"
+#include "csrc/aten/common/NPUTensorUtils.h"
+#include "csrc/framework/OpCommand.h"
+
+namespace at_npu {
+namespace native {
+namespace {
+
+constexpr const char* kOp = "npu_grouped_matmul";
+
+bool isFloat(const at::Tensor& t) {
+  return t.scalar_type() == at::kFloat || t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16;
+}
+
+bool singleX(at::TensorList x, at::TensorList weight, at::IntArrayRef group_list) {
+  return x.size() == 1 && (weight.size() > 1 || !group_list.empty());
+}
+
+// The rows of every group's x, [m, k] each.
+std::vector<int64_t> groupRows(at::TensorList x, at::TensorList weight, at::IntArrayRef group_list) {
+  std::vector<int64_t> rows;
+  if (singleX(x, weight, group_list)) {
+    for (size_t g = 0; g < group_list.size(); ++g) rows.push_back(group_list[g] - (g ? group_list[g - 1] : 0));
+  } else {
+    for (const at::Tensor& t : x) rows.push_back(t.size(-1) == 0 ? 0 : t.numel() / t.size(-1));
+  }
+  return rows;
+}
+
+void checkGroups(at::TensorList x, at::TensorList weight, at::TensorList bias, at::IntArrayRef group_list,
+                 int64_t split_item) {
+  TORCH_CHECK(!x.empty() && !weight.empty() && x.size() <= 128 && weight.size() <= 128, kOp,
+              ": x and weight must be lists of 1 to 128 tensors, got ", x.size(), " and ", weight.size());
+  TORCH_CHECK(split_item >= 0 && split_item <= 3, kOp, ": split_item = ", split_item, " must be 0, 1, 2 or 3");
+  const bool single = singleX(x, weight, group_list);
+  TORCH_CHECK(single || x.size() == weight.size(), kOp, ": ", x.size(), " x for ", weight.size(),
+              " weights: give one x per weight, or one x split by group_list");
+  TORCH_CHECK(group_list.empty() || (x.size() == 1 && group_list.size() == weight.size()), kOp, ": group_list (",
+              group_list.size(), " row ends) splits one x into one group per weight (", weight.size(), ")");
+  TORCH_CHECK(bias.empty() || bias.size() == weight.size(), kOp, ": bias has ", bias.size(), " tensors for ",
+              weight.size(), " weights");
+  const at::Tensor& x0 = x[0];
+  TORCH_CHECK(isFloat(x0), kOp, ": x must be float32, float16 or bfloat16, got ", x0.scalar_type(),
+              " (int8 quantised products are not supported by the NPU backend)");
+  for (size_t g = 0; g < weight.size(); ++g) {
+    const at::Tensor& xg = x[single ? 0 : g];
+    const at::Tensor& w = weight[g];
+    TORCH_CHECK(xg.scalar_type() == x0.scalar_type() && w.scalar_type() == x0.scalar_type(), kOp, ": x[", g,
+                "] and weight[", g, "] must have x[0]'s dtype ", x0.scalar_type(), ", got ", xg.scalar_type(), " and ",
+                w.scalar_type());
+    TORCH_CHECK(w.dim() == 2 && xg.dim() >= 2 && xg.dim() <= 6 && (!single || xg.dim() == 2), kOp, ": weight[", g,
+                "] must be 2-D and x[", g, "] 2-D to 6-D (2-D when split by group_list), got ", w.sizes(), " and ",
+                xg.sizes());
+    TORCH_CHECK(xg.size(-1) == w.size(0), kOp, ": x[", single ? 0 : g, "] of shape ", xg.sizes(),
+                " does not multiply weight[", g, "] of shape ", w.sizes());
+    if (!bias.empty())
+      TORCH_CHECK(isFloat(bias[g]) && bias[g].dim() == 1 && bias[g].size(0) == w.size(1), kOp, ": bias[", g,
+                  "] must be a float [", w.size(1), "], got ", bias[g].scalar_type(), " ", bias[g].sizes());
+    if (split_item >= 2)
+      TORCH_CHECK(w.size(1) == weight[0].size(1) && (single || xg.dim() == 2), kOp, ": split_item ", split_item,
+                  " stacks the groups into one y: every weight needs weight[0]'s ", weight[0].size(1),
+                  " columns and every x 2 dims, got weight[", g, "] ", w.sizes(), " and x ", xg.sizes());
+  }
+  if (single) {
+    int64_t prev = 0;
+    for (int64_t e : group_list) {
+      TORCH_CHECK(e >= prev, kOp, ": group_list must be non-decreasing cumulative row ends, got ", group_list);
+      prev = e;
+    }
+    TORCH_CHECK(prev == x0.size(0), kOp, ": group_list's last row end ", prev, " must equal x's rows ", x0.size(0));
+  }
+}
+
+}  // namespace
+
+std::vector<at::Tensor> groupedMatmul(at::TensorList x, at::TensorList weight, at::TensorList bias,
+                                      at::IntArrayRef group_list, int64_t split_item, bool transpose_weight,
+                                      int64_t group_type) {
+  const at::Tensor& x0 = x[0];
+  std::vector<at::Tensor> y;
+  if (group_type == 2) {  // [groups, k, n]
+    y.push_back(torch_npu::emptyNpu({static_cast<int64_t>(group_list.size()), x0.size(1), weight[0].size(1)},
+                                    x0.scalar_type(), x0.device()));
+  } else {
+    const std::vector<int64_t> rows = groupRows(x, weight, group_list);
+    const bool single = singleX(x, weight, group_list);
+    int64_t total = 0;
+    for (size_t g = 0; g < weight.size(); ++g) {
+      const int64_t n = transpose_weight ? weight[g].size(0) : weight[g].size(1);
+      total += rows[g];
+      if (split_item >= 2) continue;
+      std::vector<int64_t> shape =
+          single ? std::vector<int64_t>{rows[g], n} : std::vector<int64_t>(x[g].sizes().begin(), x[g].sizes().end());
+      shape.back() = n;
+      y.push_back(torch_npu::emptyNpu(shape, x0.scalar_type(), x0.device()));
+    }
+    if (split_item >= 2)
+      y.push_back(torch_npu::emptyNpu({total, transpose_weight ? weight[0].size(0) : weight[0].size(1)},
+                                      x0.scalar_type(), x0.device()));
+  }
+  torch_npu::OpCommand cmd("GroupedMatmul");
+  for (const at::Tensor& t : x) cmd.Input(t);
+  for (const at::Tensor& t : weight) cmd.Input(t);
+  for (const at::Tensor& t : bias) cmd.Input(t);
+  for (const at::Tensor& t : y) cmd.Output(t);
+  cmd.Attr("x_num", static_cast<int64_t>(x.size()))
+      .Attr("weight_num", static_cast<int64_t>(weight.size()))
+      .Attr("group_list", group_list)
+      .Attr("split_item", split_item)
+      .Attr("group_type", group_type)
+      .Attr("transpose_weight", transpose_weight)
+      .Attr("transpose_x", group_type == 2)
+      .Run();
+  return y;
+}
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// The output gradients as one [M, n] (a split x) or as one 2-D tensor per group.
+std::vector<at::Tensor> groupGradients(const variable_list& grads, at::TensorList weight,
+                                       const std::vector<int64_t>& rows, int64_t split_item, const at::Tensor& like) {
+  if (split_item >= 2) {
+    const int64_t total = std::accumulate(rows.begin(), rows.end(), int64_t{0});
+    const at::Tensor g = grads[0].defined() ? grads[0] : at::zeros({total, weight[0].size(1)}, like.options());
+    return g.split_with_sizes(rows, 0);
+  }
+  std::vector<at::Tensor> per_group;
+  for (size_t i = 0; i < weight.size(); ++i)
+    per_group.push_back(grads[i].defined() ? grads[i].reshape({rows[i], weight[i].size(1)})
+                                           : at::zeros({rows[i], weight[i].size(1)}, like.options()));
+  return per_group;
+}
+
+class GroupedMatmulFunction : public torch::autograd::Function<GroupedMatmulFunction> {
+ public:
+  static variable_list forward(AutogradContext* ctx, at::TensorList x, at::TensorList weight, at::TensorList bias,
+                               std::vector<int64_t> group_list, int64_t split_item) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    std::vector<at::Tensor> saved(x.begin(), x.end());
+    saved.insert(saved.end(), weight.begin(), weight.end());
+    ctx->save_for_backward(saved);
+    ctx->saved_data["nx"] = static_cast<int64_t>(x.size());
+    ctx->saved_data["group_list"] = group_list;
+    ctx->saved_data["split_item"] = split_item;
+    ctx->saved_data["nbias"] = static_cast<int64_t>(bias.size());
+    std::vector<int64_t> bias_dtypes;
+    for (const at::Tensor& b : bias) bias_dtypes.push_back(static_cast<int64_t>(b.scalar_type()));
+    ctx->saved_data["bias_dtypes"] = bias_dtypes;
+    return groupedMatmul(x, weight, bias, group_list, split_item, false);
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const variable_list saved = ctx->get_saved_variables();
+    const int64_t nx = ctx->saved_data["nx"].toInt(), split_item = ctx->saved_data["split_item"].toInt();
+    const std::vector<int64_t> group_list = ctx->saved_data["group_list"].toIntVector();
+    const std::vector<at::Tensor> x(saved.begin(), saved.begin() + nx), weight(saved.begin() + nx, saved.end());
+    const size_t nw = weight.size(), nb = static_cast<size_t>(ctx->saved_data["nbias"].toInt());
+    const std::vector<int64_t> rows = groupRows(x, weight, group_list);
+    const std::vector<at::Tensor> dy = groupGradients(grads, weight, rows, split_item, x[0]);
+    variable_list out(x.size() + nw + nb);
+    const bool single = singleX(x, weight, group_list);
+    if (single) {
+      const at::Tensor dy_all = split_item >= 2 && grads[0].defined() ? grads[0].contiguous() : at::cat(dy, 0);
+      out[0] = groupedMatmul({dy_all}, weight, {}, group_list, 3, true)[0];
+      const at::Tensor dw = groupedMatmul({x[0]}, {dy_all}, {}, group_list, 2, false, 2)[0];
+      for (size_t g = 0; g < nw; ++g) out[1 + g] = dw[g];
+      if (nb > 0) {
+        const at::Tensor ones = at::ones({x[0].size(0), 1}, x[0].options());
+        const at::Tensor db = groupedMatmul({ones}, {dy_all}, {}, group_list, 2, false, 2)[0];
+        for (size_t g = 0; g < nb; ++g) out[1 + nw + g] = db[g][0];
+      }
+    } else {
+      const std::vector<at::Tensor> dx = groupedMatmul(dy, weight, {}, {}, 0, true);
+      for (size_t g = 0; g < nw; ++g) {
+        const at::Tensor x2d = x[g].reshape({rows[g], x[g].size(-1)});
+        out[g] = dx[g].reshape(x[g].sizes());
+        out[nw + g] = at::mm(x2d.t(), dy[g]);
+        if (nb > 0) out[2 * nw + g] = dy[g].sum(0);
+      }
+    }
+    const std::vector<int64_t> bias_dtypes = ctx->saved_data["bias_dtypes"].toIntVector();
+    for (size_t g = 0; g < nb; ++g) {
+      at::Tensor& db = out[x.size() + nw + g];
+      db = db.to(static_cast<at::ScalarType>(bias_dtypes[g]));
+    }
+    out.insert(out.end(), {at::Tensor(), at::Tensor()});  // group_list, split_item
+    return out;
+  }
+};
+
+std::vector<at::Tensor> optionalList(c10::optional<at::TensorList> l) {
+  return l.has_value() ? std::vector<at::Tensor>(l->begin(), l->end()) : std::vector<at::Tensor>{};
+}
+
+void rejectQuantisation(const char* name, c10::optional<at::TensorList> l) {
+  TORCH_CHECK(!l.has_value() || l->empty(), kOp, ": ", name,
+              " (int8 quantised products) is not supported by the NPU backend; pass None or []");
+}
+
+struct GroupedArgs {
+  std::vector<at::Tensor> bias;
+  std::vector<int64_t> group_list;
+  int64_t split_item;
+};
+
+GroupedArgs checkedArgs(at::TensorList x, at::TensorList weight, c10::optional<at::TensorList> bias,
+                        c10::optional<at::TensorList> scale, c10::optional<at::TensorList> offset,
+                        c10::optional<at::TensorList> antiquant_scale, c10::optional<at::TensorList> antiquant_offset,
+                        at::OptionalIntArrayRef group_list, c10::optional<int64_t> split_item,
+                        c10::optional<at::ScalarType> output_dtype) {
+  rejectQuantisation("scale", scale);
+  rejectQuantisation("offset", offset);
+  rejectQuantisation("antiquant_scale", antiquant_scale);
+  rejectQuantisation("antiquant_offset", antiquant_offset);
+  TORCH_CHECK(!output_dtype.has_value() || x.empty() || *output_dtype == x[0].scalar_type(), kOp, ": output_dtype ",
+              *output_dtype,
+              " differs from x's dtype: only the int8 paths change it, and they are not supported by "
+              "the NPU backend");
+  GroupedArgs a{optionalList(bias), {}, split_item.value_or(0)};
+  if (group_list.has_value()) a.group_list.assign(group_list->begin(), group_list->end());
+  checkGroups(x, weight, a.bias, a.group_list, a.split_item);
+  return a;
+}
+
+}  // namespace
+
+std::vector<at::Tensor> NPUCustomFunctions::npu_grouped_matmul(
+    at::TensorList x, at::TensorList weight, c10::optional<at::TensorList> bias, c10::optional<at::TensorList> scale,
+    c10::optional<at::TensorList> offset, c10::optional<at::TensorList> antiquant_scale,
+    c10::optional<at::TensorList> antiquant_offset, at::OptionalIntArrayRef group_list,
+    c10::optional<int64_t> split_item, c10::optional<at::ScalarType> output_dtype) {
+  const GroupedArgs a = checkedArgs(x, weight, bias, scale, offset, antiquant_scale, antiquant_offset, group_list,
+                                    split_item, output_dtype);
+  return groupedMatmul(x, weight, a.bias, a.group_list, a.split_item, false);
+}
+
+TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) {
+  m.impl("npu_grouped_matmul", [](at::TensorList x, at::TensorList weight, c10::optional<at::TensorList> bias,
+                                  c10::optional<at::TensorList> scale, c10::optional<at::TensorList> offset,
+                                  c10::optional<at::TensorList> antiquant_scale,
+                                  c10::optional<at::TensorList> antiquant_offset, at::OptionalIntArrayRef group_list,
+                                  c10::optional<int64_t> split_item, c10::optional<at::ScalarType> output_dtype) {
+    const GroupedArgs a = checkedArgs(x, weight, bias, scale, offset, antiquant_scale, antiquant_offset, group_list,
+                                      split_item, output_dtype);
+    return GroupedMatmulFunction::apply(x, weight, at::TensorList(a.bias), a.group_list, a.split_item);
+  });
+}
+
+}  // namespace native
+}  // namespace at_npu
