@@ -194,6 +194,12 @@ class OpRecorder {
   }
 };
 
+// A custom operator (e.g. "npu::npu_swiglu") through the dispatcher, typed.
+template <typename Signature>
+c10::TypedOperatorHandle<Signature> npuOp(const char* name) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Signature>();
+}
+
 // Expects `stmt` to throw a c10::Error whose message contains every fragment.
 #define EXPECT_THROW_WITH(stmt, ...)                                                       \
   do {                                                                                     \

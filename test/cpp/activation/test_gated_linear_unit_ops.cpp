@@ -9,11 +9,6 @@ using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 
-template <typename Signature>
-c10::TypedOperatorHandle<Signature> npuOp(const char* name) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Signature>();
-}
-
 using SwiGlu = at::Tensor(const at::Tensor&, int64_t);
 using GeGlu = std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, int64_t, int64_t, bool);
 

@@ -10,8 +10,9 @@
 
 namespace torch_npu_test {
 
+// npuOp with the name given without its namespace ("npu_iou" for npu::npu_iou).
 template <typename Sig>
-c10::TypedOperatorHandle<Sig> npuOp(const char* name) {
+c10::TypedOperatorHandle<Sig> npuDetectionOp(const char* name) {
   return c10::Dispatcher::singleton().findSchemaOrThrow((std::string("npu::") + name).c_str(), "").typed<Sig>();
 }
 

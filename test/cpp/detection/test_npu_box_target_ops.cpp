@@ -52,9 +52,9 @@ at::Tensor lossReference(const std::string& loss, const at::Tensor& b, const at:
 }
 
 TEST(NpuBoxLosses, ForwardAndGradientsAgainstACpuReference) {
-  auto giou = npuOp<LossSig>("npu_giou");
-  auto diou = npuOp<LossSig>("npu_diou");
-  auto ciou = npuOp<CiouSig>("npu_ciou");
+  auto giou = npuDetectionOp<LossSig>("npu_giou");
+  auto diou = npuDetectionOp<LossSig>("npu_diou");
+  auto ciou = npuDetectionOp<CiouSig>("npu_ciou");
   for (const std::string loss : {"giou", "diou", "ciou"}) {
     SCOPED_TRACE(loss);
     const auto fn = [&](const std::vector<at::Tensor>& x) -> at::Tensor {
@@ -78,8 +78,8 @@ TEST(NpuBoxLosses, ForwardAndGradientsAgainstACpuReference) {
 }
 
 TEST(NpuBoxLosses, TorchNpusRestrictionsAndErrors) {
-  auto giou = npuOp<LossSig>("npu_giou");
-  auto diou = npuOp<LossSig>("npu_diou");
+  auto giou = npuDetectionOp<LossSig>("npu_giou");
+  auto diou = npuDetectionOp<LossSig>("npu_diou");
   const at::Tensor b = xywhBoxes(4).to(npu()), g = xywhBoxes(4).to(npu());
   expectErrorMentioning([&] { giou.call(b, g, false, false, 0); }, "only trans=True, is_cross=False, mode=0");
   expectErrorMentioning([&] { diou.call(b, g, true, false, 1); }, "mode must be 0 (iou)");
@@ -100,8 +100,8 @@ TEST(NpuYoloTargets, EncodeFlagsAndAssignAgainstCpuCompositions) {
   const at::Tensor anchors = at::cat({at::rand({6, 2}) * 10, at::rand({6, 2}) * 10 + 12}, 1);
   const at::Tensor gts = at::cat({at::rand({6, 2}) * 10, at::rand({6, 2}) * 10 + 12}, 1);
   const at::Tensor stride = at::tensor({8, 8, 16, 16, 32, 32}, at::kInt);
-  auto encode =
-      npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, bool)>("npu_yolo_boxes_encode");
+  auto encode = npuDetectionOp<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, bool)>(
+      "npu_yolo_boxes_encode");
   const double eps = 1e-6;
   auto centre = [](const at::Tensor& t, int64_t k) { return (t.select(1, k) + t.select(1, k + 2)) / 2; };
   auto size = [](const at::Tensor& t, int64_t k) { return t.select(1, k + 2) - t.select(1, k); };
@@ -116,8 +116,8 @@ TEST(NpuYoloTargets, EncodeFlagsAndAssignAgainstCpuCompositions) {
 
   // npu_anchor_response_flags: the cells of the box centres, repeated per base anchor.
   const at::Tensor boxes = at::rand({20, 4}) * 100;
-  auto flags =
-      npuOp<at::Tensor(const at::Tensor&, at::IntArrayRef, at::IntArrayRef, int64_t)>("npu_anchor_response_flags");
+  auto flags = npuDetectionOp<at::Tensor(const at::Tensor&, at::IntArrayRef, at::IntArrayRef, int64_t)>(
+      "npu_anchor_response_flags");
   const at::Tensor cx = ((boxes.select(1, 0) + boxes.select(1, 2)) * 0.5 / 16).floor().to(at::kLong);
   const at::Tensor cy = ((boxes.select(1, 1) + boxes.select(1, 3)) * 0.5 / 16).floor().to(at::kLong);
   at::Tensor grid = at::zeros({13 * 13}, at::kByte);
@@ -125,10 +125,9 @@ TEST(NpuYoloTargets, EncodeFlagsAndAssignAgainstCpuCompositions) {
   expectClose(flags.call(boxes.to(npu()), {13, 13}, {16, 16}, 3).cpu(), grid.unsqueeze(1).expand({-1, 3}).reshape(-1));
 
   // npu_grid_assign_positive, step 1 (torch_npu's reference) with gt_max_overlaps below min_pos_iou.
-  auto assign =
-      npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                       const at::Tensor&, const at::Tensor&, int64_t, double, double, bool)>(
-          "npu_grid_assign_positive");
+  auto assign = npuDetectionOp<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                          const at::Tensor&, const at::Tensor&, const at::Tensor&, int64_t, double,
+                                          double, bool)>("npu_grid_assign_positive");
   const at::Tensor assigned = at::rand({8}), overlaps = at::rand({3, 8});
   const at::Tensor resp = at::tensor({1, 1, 0, 1, 1, 0, 1, 1}, at::kByte), max_ov = at::rand({8});
   const at::Tensor argmax = at::randint(0, 3, {8}, at::kInt), gt_max = at::full({3}, -1.0f);
@@ -145,8 +144,8 @@ TEST(NpuYoloTargets, EncodeFlagsAndAssignAgainstCpuCompositions) {
 
 TEST(NpuDetectionHelpers, OneHotMaskedFillRangeSortV2AndRandomChoice) {
   // npu_one_hot: torch_npu's doc example, float32, index 5 outside depth 5 gives a row of zeros.
-  auto one_hot =
-      npuOp<at::Tensor(const at::Tensor&, int64_t, int64_t, const at::Scalar&, const at::Scalar&)>("npu_one_hot");
+  auto one_hot = npuDetectionOp<at::Tensor(const at::Tensor&, int64_t, int64_t, const at::Scalar&, const at::Scalar&)>(
+      "npu_one_hot");
   const at::Tensor oh = one_hot.call(at::tensor({5, 3, 2, 1}, at::kInt).to(npu()), -1, 5, 1, 0);
   EXPECT_EQ(oh.scalar_type(), at::kFloat);
   at::Tensor want = at::zeros({4, 5});
@@ -157,8 +156,9 @@ TEST(NpuDetectionHelpers, OneHotMaskedFillRangeSortV2AndRandomChoice) {
               at::one_hot(idx, 6).permute({2, 0, 1}).to(at::kFloat) * 3.5 - 1);
 
   // npu_masked_fill_range: torch_npu's doc example (a[0, 0], a[1, 1], a[2, 2] set), and axis 0 of a 3-D int32 tensor.
-  auto fill = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, int64_t)>(
-      "npu_masked_fill_range");
+  auto fill =
+      npuDetectionOp<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, int64_t)>(
+          "npu_masked_fill_range");
   const at::Tensor a = at::rand({4, 4});
   at::Tensor a_want = a.clone();
   for (int64_t k = 0; k < 3; ++k) a_want[k][k] = 1;
@@ -181,14 +181,14 @@ TEST(NpuDetectionHelpers, OneHotMaskedFillRangeSortV2AndRandomChoice) {
       "value must have self's dtype");
 
   // npu_sort_v2: the values torch.sort gives, along any dim.
-  auto sort_v2 = npuOp<at::Tensor(const at::Tensor&, int64_t, bool)>("npu_sort_v2");
+  auto sort_v2 = npuDetectionOp<at::Tensor(const at::Tensor&, int64_t, bool)>("npu_sort_v2");
   const at::Tensor s = at::randn({3, 5, 4});
   for (int64_t dim : {-1, 0, 1})
     for (bool descending : {false, true})
       expectClose(sort_v2.call(s.to(npu()), dim, descending).cpu(), std::get<0>(s.sort(dim, descending)), 0, 0);
 
   // npu_random_choice_with_mask: distinct true positions, then padding.
-  auto choice = npuOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, int64_t, int64_t, int64_t)>(
+  auto choice = npuDetectionOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, int64_t, int64_t, int64_t)>(
       "npu_random_choice_with_mask");
   const at::Tensor m = at::rand({6, 7}).gt(0.7);
   const int64_t trues = m.sum().item<int64_t>();

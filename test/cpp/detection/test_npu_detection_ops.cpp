@@ -25,8 +25,9 @@ at::Tensor randomBoxes(int64_t k, double size) {
 TEST(NpuDetectionOps, NmsV4AndNmsWithMaskAgainstTorchvision) {
   SKIP_WITHOUT_TORCHVISION();
   auto nms = visionOp<NmsSig>("nms");
-  auto v4 = npuOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, const at::Scalar&,
-                                                     const at::Tensor&, const at::Tensor&, bool)>("npu_nms_v4");
+  auto v4 =
+      npuDetectionOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, const at::Scalar&,
+                                                        const at::Tensor&, const at::Tensor&, bool)>("npu_nms_v4");
   const at::Tensor boxes = randomBoxes(100, 100), scores = at::rand({100});
   const at::Tensor npu_boxes = boxes.to(npu()), npu_scores = scores.to(npu()), iou = at::tensor(0.5f).to(npu());
   for (int64_t max_out : {0, 5, 100}) {
@@ -43,8 +44,8 @@ TEST(NpuDetectionOps, NmsV4AndNmsWithMaskAgainstTorchvision) {
     expectClose(sel.narrow(0, 0, want.numel()).to(at::kLong), want);
   }
   // npu_nms_with_mask visits rows in order: with descending scores it keeps what nms keeps.
-  auto with_mask =
-      npuOp<std::tuple<at::Tensor, at::Tensor, at::Tensor>(const at::Tensor&, const at::Scalar&)>("npu_nms_with_mask");
+  auto with_mask = npuDetectionOp<std::tuple<at::Tensor, at::Tensor, at::Tensor>(const at::Tensor&, const at::Scalar&)>(
+      "npu_nms_with_mask");
   const at::Tensor ordered = at::linspace(1, 0.01, 100);
   at::Tensor out, idx, mask;
   std::tie(out, idx, mask) = with_mask.call(at::cat({boxes, ordered.unsqueeze(1)}, 1).to(npu()), 0.4);
@@ -64,7 +65,7 @@ TEST(NpuDetectionOps, NmsV4AndNmsWithMaskAgainstTorchvision) {
 TEST(NpuDetectionOps, BatchNmsAgainstPerClassNms) {
   SKIP_WITHOUT_TORCHVISION();
   auto nms = visionOp<NmsSig>("nms");
-  auto batch_nms = npuOp<std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>(
+  auto batch_nms = npuDetectionOp<std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>(
       const at::Tensor&, const at::Tensor&, double, double, int64_t, int64_t, bool, bool)>("npu_batch_nms");
   const int64_t b = 2, a = 30, c = 3, per_class = 4, total = 9;
   const at::Tensor boxes = randomBoxes(b * a, 50).reshape({b, a, 1, 4});
@@ -100,7 +101,7 @@ TEST(NpuDetectionOps, BatchNmsAgainstPerClassNms) {
 }
 
 TEST(NpuDetectionOps, IouAgainstACpuComposition) {
-  auto iou = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, int64_t)>("npu_iou");
+  auto iou = npuDetectionOp<at::Tensor(const at::Tensor&, const at::Tensor&, int64_t)>("npu_iou");
   const at::Tensor b = randomBoxes(7, 20), g = randomBoxes(5, 20);
   const at::Tensor lt = at::max(b.narrow(1, 0, 2).unsqueeze(0), g.narrow(1, 0, 2).unsqueeze(1));
   const at::Tensor rb = at::min(b.narrow(1, 2, 2).unsqueeze(0), g.narrow(1, 2, 2).unsqueeze(1));
@@ -124,10 +125,11 @@ TEST(NpuDetectionOps, IouAgainstACpuComposition) {
 }
 
 TEST(NpuDetectionOps, RoiAlignAndItsBackward) {
-  auto align = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, int64_t, int64_t, int64_t, int64_t)>(
-      "npu_roi_align");
-  auto alignbk = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, at::IntArrayRef, int64_t, int64_t, double,
-                                  int64_t, c10::optional<int64_t>)>("npu_roi_alignbk");
+  auto align =
+      npuDetectionOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, int64_t, int64_t, int64_t, int64_t)>(
+          "npu_roi_align");
+  auto alignbk = npuDetectionOp<at::Tensor(const at::Tensor&, const at::Tensor&, at::IntArrayRef, int64_t, int64_t,
+                                           double, int64_t, c10::optional<int64_t>)>("npu_roi_alignbk");
   // Upstream torch_npu's case.
   const at::Tensor x = at::arange(1, 37, at::kFloat).reshape({1, 1, 6, 6});
   const at::Tensor rois = at::tensor({0.f, -2.f, -2.f, 22.f, 22.f}).reshape({1, 5});
@@ -148,10 +150,10 @@ TEST(NpuDetectionOps, RoiAlignAndItsBackward) {
 }
 
 TEST(NpuDetectionOps, BoundingBoxEncodeAndDecode) {
-  auto encode = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, double, double, double, double, double,
-                                 double, double)>("npu_bounding_box_encode");
-  auto decode = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, double, double, double, double, double,
-                                 double, double, at::IntArrayRef, double)>("npu_bounding_box_decode");
+  auto encode = npuDetectionOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, double, double, double, double,
+                                          double, double, double)>("npu_bounding_box_encode");
+  auto decode = npuDetectionOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, double, double, double, double,
+                                          double, double, double, at::IntArrayRef, double)>("npu_bounding_box_decode");
   const at::Tensor a = at::tensor({1.f, 2.f, 3.f, 4.f, 3.f, 4.f, 5.f, 6.f}).reshape({2, 4});
   const at::Tensor b = at::tensor({5.f, 6.f, 7.f, 8.f, 7.f, 8.f, 9.f, 6.f}).reshape({2, 4});
   // Upstream torch_npu's cases (its expected values are fp16-rounded).
@@ -185,7 +187,7 @@ TEST(NpuDetectionOps, DeformableConv2dAgainstTorchvision) {
       at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, int64_t,
                  int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool);
   auto tv = visionOp<DeformSig>("deform_conv2d");
-  auto npu_deform = npuOp<std::tuple<at::Tensor, at::Tensor>(
+  auto npu_deform = npuDetectionOp<std::tuple<at::Tensor, at::Tensor>(
       const at::Tensor&, const at::Tensor&, const at::Tensor&, const c10::optional<at::Tensor>&, at::IntArrayRef,
       at::IntArrayRef, at::IntArrayRef, at::IntArrayRef, int64_t, int64_t, bool)>("npu_deformable_conv2d");
   const at::Tensor x = at::rand({2, 4, 7, 6}), w = at::rand({6, 2, 3, 3}) - 0.5, b = at::rand({6});
@@ -233,7 +235,8 @@ at::Tensor rfcnPsRoiPoolingReference(const at::Tensor& x, const at::Tensor& rois
 }
 
 TEST(NpuDetectionOps, PsRoiPoolingFollowsRfcnBinsBothWays) {
-  auto ps = npuOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, int64_t, int64_t)>("npu_ps_roi_pooling");
+  auto ps =
+      npuDetectionOp<at::Tensor(const at::Tensor&, const at::Tensor&, double, int64_t, int64_t)>("npu_ps_roi_pooling");
   // rois [B = 2, 5, R = 2], a column per roi: (0, 3, 2, 9, 9) as in torch_npu's test, (1, 2, 0, 30, 25) reaching
   // past the map, (1, 1, 4, 9, 6) and (1, 4, 2, 9, 19).
   const at::Tensor rois = at::tensor({0.f, 1.f, 3.f, 2.f, 2.f, 0.f, 9.f, 30.f, 9.f, 25.f,

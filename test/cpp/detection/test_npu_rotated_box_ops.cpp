@@ -16,8 +16,8 @@ using IouSig = at::Tensor(const at::Tensor&, const at::Tensor&, bool, int64_t, b
 using CodingSig = at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&);
 
 TEST(NpuRotatedBoxes, OverlapsAndIouAgainstCpuCompositions) {
-  auto overlaps = npuOp<OverlapsSig>("npu_rotated_overlaps");
-  auto iou = npuOp<IouSig>("npu_rotated_iou");
+  auto overlaps = npuDetectionOp<OverlapsSig>("npu_rotated_overlaps");
+  auto iou = npuDetectionOp<IouSig>("npu_rotated_iou");
   // Axis-aligned boxes (angle 0 or 180): the overlap is the rectangles' intersection.
   const at::Tensor c1 = at::rand({2, 5, 2}) * 10, s1 = at::rand({2, 5, 2}) * 4 + 1;
   const at::Tensor c2 = at::rand({2, 4, 2}) * 10, s2 = at::rand({2, 4, 2}) * 4 + 1;
@@ -48,12 +48,12 @@ TEST(NpuRotatedBoxes, OverlapsAndIouAgainstCpuCompositions) {
 }
 
 TEST(NpuRotatedBoxes, SelfOverlapAndTheCoders) {
-  auto overlaps = npuOp<OverlapsSig>("npu_rotated_overlaps");
+  auto overlaps = npuDetectionOp<OverlapsSig>("npu_rotated_overlaps");
   // A turned box overlaps itself by its whole area.
   const at::Tensor b = at::tensor({49.0558f, 48.6634f, 5.f, 7.f, 3.f}).reshape({1, 1, 5});
   EXPECT_EQ(overlaps.call(b.to(npu()), b.to(npu()), false).cpu().item<float>(), 35.f);
-  auto encode = npuOp<CodingSig>("npu_rotated_box_encode");
-  auto decode = npuOp<CodingSig>("npu_rotated_box_decode");
+  auto encode = npuDetectionOp<CodingSig>("npu_rotated_box_encode");
+  auto decode = npuDetectionOp<CodingSig>("npu_rotated_box_decode");
   const at::Tensor ones = at::ones({5});
   const at::Tensor anchors = at::tensor({44.2877f, 9.1412f, 88.7575f, 25.8879f, 64.8047f}).reshape({1, 5, 1});
   const at::Tensor gts = at::tensor({39.1763f, 0.9838f, 78.1028f, 29.5997f, 51.5907f}).reshape({1, 5, 1});
@@ -79,9 +79,8 @@ TEST(NpuRotatedBoxes, SelfOverlapAndTheCoders) {
 }
 
 TEST(NpuRotatedBoxes, NmsRotatedOnTorchNpusCase) {
-  auto nms =
-      npuOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, double, double, int64_t, int64_t)>(
-          "npu_nms_rotated");
+  auto nms = npuDetectionOp<std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&, double, double,
+                                                               int64_t, int64_t)>("npu_nms_rotated");
   // The first rows of torch_npu's test_npu_nms_rotated.py (x1, y1, x2, y2, angle): boxes 0 and 2 overlap
   // box 1 heavily; box 3 lies apart.
   const at::Tensor det =

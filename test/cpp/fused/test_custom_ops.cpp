@@ -10,11 +10,6 @@ using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 
-template <typename Signature>
-c10::TypedOperatorHandle<Signature> npuOp(const char* name) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Signature>();
-}
-
 using Unary = at::Tensor(const at::Tensor&);
 bool onNpu(const at::Tensor& t) { return t.device() == npu(); }
 

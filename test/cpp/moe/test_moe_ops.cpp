@@ -9,11 +9,6 @@ using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 
-template <typename Signature>
-c10::TypedOperatorHandle<Signature> npuOp(const char* name) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Signature>();
-}
-
 using Opt = c10::optional<at::Tensor>;
 using Triple = std::tuple<at::Tensor, at::Tensor, at::Tensor>;
 const auto& gating() {

@@ -8,11 +8,6 @@ using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 
-template <typename Signature>
-c10::TypedOperatorHandle<Signature> npuOp(const char* name) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Signature>();
-}
-
 }  // namespace
 
 TEST(NpuOptimizerApply, MomentumMatchesSgd) {

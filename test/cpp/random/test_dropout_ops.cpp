@@ -11,11 +11,6 @@ using namespace torch_npu_test;  // the shared test helpers (npu_test_util.h)
 
 namespace {
 
-template <typename Signature>
-c10::TypedOperatorHandle<Signature> npuOp(const char* name) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Signature>();
-}
-
 using TwoOut = std::tuple<at::Tensor, at::Tensor>;
 const auto dropoutOp = [] { return npuOp<TwoOut(const at::Tensor&, double)>("npu::npu_dropout"); };
 const auto doMaskOp = [] {

@@ -10,10 +10,11 @@ constexpr double kUsPerS = 1e6;  // microseconds per second
 }
 
 double CostModel::cubeUs(const KernelCost& c) const {
-  if (c.cube_macs <= 0) return 0;
+  if (c.cube_macs <= 0 && c.cube_int8_macs <= 0) return 0;
   const double cores = c.block_dim > 0 ? std::min<double>(c.block_dim, chip_.cube_cores) : chip_.cube_cores;
   const double macs_per_s = chip_.cube_macs_per_cycle * cores * kCubeEfficiency * chip_.clock_hz;
-  return c.cube_macs / macs_per_s * kUsPerS;
+  return (std::max(0.0, c.cube_macs) + std::max(0.0, c.cube_int8_macs) / chip_.cube_int8_speedup) / macs_per_s *
+         kUsPerS;
 }
 
 double CostModel::vectorUs(const KernelCost& c) const {

@@ -3,7 +3,7 @@
 //
 // Note [Op cost]
 //   T = t_launch + max(T_cube, T_vec, T_mte)
-//   T_cube = cube_macs / (MACs/cycle/core x cores used x efficiency) / f
+//   T_cube = (cube_macs + cube_int8_macs / int8 speedup) / (MACs/cycle/core x cores used x efficiency) / f
 //   T_vec  = repeats x cycles per repeat / (cores used x f)
 // where repeats = KernelCost::vector_repeats (counted by the Vector unit) or
 // ceil(vector_bytes / 256), and cores used = KernelCost::block_dim capped at

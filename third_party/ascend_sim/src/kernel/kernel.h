@@ -128,6 +128,7 @@ enum class CoreType { kAiCore, kCube, kVector, kAiCpu, kDma };
 struct KernelCost {
   CoreType core = CoreType::kVector;
   double cube_macs = 0;      // multiply-accumulates on the Cube (padded to 16x16x16 tiles)
+  double cube_int8_macs = 0;  // int8 x int8 ones (padded to 16x32x16 tiles), at ChipConfig::cube_int8_speedup
   double vector_bytes = 0;   // bytes processed by the Vector unit
   double mte_bytes = 0;      // bytes moved between HBM and on-chip buffers
   double flops = 0;          // useful floating point operations (for reporting)
