@@ -26,7 +26,7 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              # mixture of experts (csrc/aten/moe/)
              "npu_moe_gating_top_k_softmax", "npu_moe_init_routing", "npu_moe_compute_expert_tokens",
              "npu_moe_finalize_routing", "npu_grouped_matmul",
-             # int8 quantisation (csrc/aten/quant/)
+             # int8 quantisation (csrc/aten/linalg/QuantOps.cpp)
              "npu_quantize", "npu_trans_quant_param", "npu_quant_matmul", "npu_weight_quant_batchmatmul",
              # detection and the helpers detection ports use (csrc/aten/detection/, index/NpuFillOps.cpp,
              # sort/SortOps.cpp, random/RandomSamplingOps.cpp)

@@ -1,4 +1,4 @@
-// torch_npu's int8 ops (csrc/aten/quant/QuantOps.cpp) on the NPU against CPU
+// torch_npu's int8 ops (csrc/aten/linalg/QuantOps.cpp) on the NPU against CPU
 // compositions written here; one kernel each; the int8 product's simulated
 // time against the fp16 one; argument errors.
 #include <torch/torch.h>

@@ -20,7 +20,7 @@ namespace {
 
 using torch_npu::OpCommand;
 
-bool present(const c10::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
+bool quantOperandGiven(const c10::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
 
 at::ScalarType quantizedStorage(at::ScalarType dtype) {
   switch (dtype) {
@@ -38,7 +38,7 @@ at::ScalarType quantizedStorage(at::ScalarType dtype) {
   }
 }
 
-void checkFloat(const char* op, const char* name, const at::Tensor& t) {
+void checkQuantFloat(const char* op, const char* name, const at::Tensor& t) {
   TORCH_CHECK(at::isFloatingType(t.scalar_type()) && t.scalar_type() != at::kDouble, op, ": ", name,
               " must be float32, float16 or bfloat16, got ", t.scalar_type());
 }
@@ -49,8 +49,8 @@ at::Tensor NPUCustomFunctions::npu_quantize(const at::Tensor& input, const at::T
                                             const c10::optional<at::Tensor>& zero_points, at::ScalarType dtype,
                                             int64_t axis, bool div_mode) {
   const char* op = "npu_quantize";
-  checkFloat(op, "input", input);
-  checkFloat(op, "scales", scales);
+  checkQuantFloat(op, "input", input);
+  checkQuantFloat(op, "scales", scales);
   const at::ScalarType out_dtype = quantizedStorage(dtype);
   if (scales.numel() != 1) {
     TORCH_CHECK(input.dim() > 0 && axis >= -input.dim() && axis < input.dim(), op, ": axis ", axis,
@@ -61,7 +61,7 @@ at::Tensor NPUCustomFunctions::npu_quantize(const at::Tensor& input, const at::T
   at::Tensor out = torch_npu::emptyNpu(input.sizes(), out_dtype, input.device());
   OpCommand cmd(div_mode ? "Quantize" : "AscendQuantV2");
   cmd.Input(input).Input(scales);
-  if (present(zero_points)) {
+  if (quantOperandGiven(zero_points)) {
     TORCH_CHECK(zero_points->sizes() == scales.sizes(), op, ": zero_points of shape ", zero_points->sizes(),
                 " must have scales' shape ", scales.sizes());
     cmd.Input(*zero_points);
@@ -77,7 +77,7 @@ at::Tensor NPUCustomFunctions::npu_trans_quant_param(const at::Tensor& scale, co
   std::vector<int64_t> shape(scale.sizes().begin(), scale.sizes().end());
   OpCommand cmd("TransQuantParamV2");
   cmd.Input(scale);
-  if (present(offset)) {
+  if (quantOperandGiven(offset)) {
     TORCH_CHECK(offset->scalar_type() == at::kFloat && offset->dim() == scale.dim(), op,
                 ": offset must be float32 of scale's rank, got ", offset->scalar_type(), " ", offset->sizes());
     TORCH_CHECK(offset->numel() == scale.numel() || offset->numel() == 1 || scale.numel() == 1, op, ": offset of ",
@@ -107,22 +107,24 @@ at::Tensor NPUCustomFunctions::npu_quant_matmul(const at::Tensor& x1, const at::
               ": output_dtype must be torch.int8 (default), torch.float16 or torch.bfloat16, got ", out);
   TORCH_CHECK(scale.scalar_type() == at::kFloat || scale.scalar_type() == at::kLong, op,
               ": scale must be float32, or int64 from npu_trans_quant_param, got ", scale.scalar_type());
-  TORCH_CHECK(!present(offset) || out == at::kChar, op, ": offset requantises an int8 output; output_dtype is ", out);
-  TORCH_CHECK(!present(pertoken_scale) || out != at::kChar, op,
+  TORCH_CHECK(!quantOperandGiven(offset) || out == at::kChar, op,
+              ": offset requantises an int8 output; output_dtype is ", out);
+  TORCH_CHECK(!quantOperandGiven(pertoken_scale) || out != at::kChar, op,
               ": pertoken_scale needs output_dtype torch.float16 or torch.bfloat16");
-  TORCH_CHECK(!present(bias) || bias->scalar_type() == at::kInt, op, ": bias must be int32, got ", bias->scalar_type());
+  TORCH_CHECK(!quantOperandGiven(bias) || bias->scalar_type() == at::kInt, op, ": bias must be int32, got ",
+              bias->scalar_type());
   std::vector<int64_t> shape(x1.sizes().begin(), x1.sizes().end());
   shape.back() = x2.size(-1);
   at::Tensor y = torch_npu::emptyNpu(shape, out, x1.device());
   OpCommand cmd("QuantBatchMatmulV3");
   cmd.Input(x1).Input(x2).Input(scale.reshape({-1}));
   for (const auto* t : {&offset, &bias, &pertoken_scale})
-    if (present(*t)) cmd.Input((*t)->reshape({-1}));
+    if (quantOperandGiven(*t)) cmd.Input((*t)->reshape({-1}));
   cmd.Output(y)
       .Attr("dtype", out)
-      .Attr("has_offset", present(offset))
-      .Attr("has_bias", present(bias))
-      .Attr("has_pertoken_scale", present(pertoken_scale))
+      .Attr("has_offset", quantOperandGiven(offset))
+      .Attr("has_bias", quantOperandGiven(bias))
+      .Attr("has_pertoken_scale", quantOperandGiven(pertoken_scale))
       .Run();
   return y;
 }
@@ -140,7 +142,7 @@ at::Tensor NPUCustomFunctions::npu_weight_quant_batchmatmul(const at::Tensor& x,
   TORCH_CHECK(weight.scalar_type() == at::kChar, op, ": weight must be int8, got ", weight.scalar_type());
   TORCH_CHECK(x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(0), op, ": x of shape ", x.sizes(),
               " does not multiply weight of shape ", weight.sizes(), " (2-D each)");
-  TORCH_CHECK(!present(quant_scale) && !present(quant_offset), op,
+  TORCH_CHECK(!quantOperandGiven(quant_scale) && !quantOperandGiven(quant_offset), op,
               ": quant_scale / quant_offset (an int8 output) are not supported by the NPU backend");
   TORCH_CHECK(antiquant_scale.scalar_type() == x.scalar_type(), op, ": antiquant_scale must have x's dtype ",
               x.scalar_type(), ", got ", antiquant_scale.scalar_type());
@@ -149,12 +151,12 @@ at::Tensor NPUCustomFunctions::npu_weight_quant_batchmatmul(const at::Tensor& x,
   const at::Tensor scale = antiquant_group_size > 0 ? antiquant_scale : antiquant_scale.reshape({-1});
   OpCommand cmd("WeightQuantBatchMatmulV2");
   cmd.Input(x).Input(weight).Input(scale);
-  if (present(antiquant_offset))
+  if (quantOperandGiven(antiquant_offset))
     cmd.Input(antiquant_group_size > 0 ? *antiquant_offset : antiquant_offset->reshape({-1}));
-  if (present(bias)) cmd.Input(bias->reshape({-1}));
+  if (quantOperandGiven(bias)) cmd.Input(bias->reshape({-1}));
   cmd.Output(y)
-      .Attr("has_offset", present(antiquant_offset))
-      .Attr("has_bias", present(bias))
+      .Attr("has_offset", quantOperandGiven(antiquant_offset))
+      .Attr("has_bias", quantOperandGiven(bias))
       .Attr("antiquant_group_size", antiquant_group_size)
       .Run();
   return y;
