@@ -88,11 +88,13 @@ TEST(NpuBoxLosses, TorchNpusRestrictionsAndErrors) {
   const at::Tensor xyxy = at::cat({at::rand({2, 4}), at::rand({2, 4}) + 1}).to(npu()).requires_grad_();
   const at::Tensor out = diou.call(xyxy, g, false, false, 0);
   expectErrorMentioning([&] { out.sum().backward(); }, "only trans=True, is_cross=False, mode=0");
-  // fp16 in, fp16 out, within fp16 rounding of the fp32 result.
-  const at::Tensor h = giou.call(b.to(at::kHalf), g.to(at::kHalf), true, false, 0);
+  // fp16 in, fp16 out, within fp16 rounding of the fp32 result on the same (fp16-rounded) boxes.
+  const at::Tensor bh = b.to(at::kHalf), gh = g.to(at::kHalf);
+  const at::Tensor h = giou.call(bh, gh, true, false, 0);
   EXPECT_EQ(h.scalar_type(), at::kHalf);
   EXPECT_EQ(h.sizes(), at::IntArrayRef({4, 1}));
-  expectClose(h.cpu().to(at::kFloat), giou.call(b, g, true, false, 0).cpu(), 2e-3, 2e-3);
+  expectClose(h.cpu().to(at::kFloat), giou.call(bh.to(at::kFloat), gh.to(at::kFloat), true, false, 0).cpu(), 2e-3,
+              2e-3);
 }
 
 TEST(NpuYoloTargets, EncodeFlagsAndAssignAgainstCpuCompositions) {

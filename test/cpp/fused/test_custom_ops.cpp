@@ -204,9 +204,13 @@ TEST(NpuCustomOps, RotaryMulAndSoftmaxCrossEntropy) {
              {{2, 3, 5, 8}, {1, 1, 5, 8}, {1, 1, 5, 8}},
              {{2, 3, 5, 8}, {2, 1, 5, 8}, {2, 1, 5, 8}},
              {{2, 3, 5, 8}, {5, 8}, {1, 5, 1}}}) {
-      expectSameAutograd(npuOrRef([&](const auto& in) { return rotary.call(in[0], in[1], in[2]); }, rotaryRef),
-                         {at::randn(shapes[0]).to(dtype), at::randn(shapes[1]).to(dtype), at::randn(shapes[2]).to(dtype)},
-                         rtol, atol);
+      // A broadcast table's gradient sums up to 48 fp16 products: their roundings add up
+      // (about the square root of the count: 4x for fp16; fp32 keeps its tolerance).
+      const double summed = dtype == at::kHalf && shapes[2].size() == 3 && shapes[2][2] == 1 ? 4 : 1;
+      expectSameAutograd(
+          npuOrRef([&](const auto& in) { return rotary.call(in[0], in[1], in[2]); }, rotaryRef),
+          {at::randn(shapes[0]).to(dtype), at::randn(shapes[1]).to(dtype), at::randn(shapes[2]).to(dtype)},
+          rtol * summed, atol * summed);
     }
   }
   // An fp16 query with fp32 tables computes in fp32, as the expression would.

@@ -101,6 +101,8 @@ TEST(NpuPointwiseMath, UnaryForwardBackward) {
     // near 0 (the kernel tests cover its fp16 forward); torch's
     // i1/i1e backward formulas have no fp16 kernel on any device.
     if (row.name == "at::sinc(in[0])") row.half = false;
+    // In fp32 the same cancellation errs by about eps / |x| · |g| on both sides.
+    if (row.name == "at::sinc(in[0])") row.atol = 2e-4;
     // log_ndtr's and erfcx's backward formulas divide/cancel fp16 intermediates
     if (row.name == "at::special_log_ndtr(in[0])" || row.name == "at::special_erfcx(in[0])") row.half_tol = 2e-2;
     if (row.name.find("special_i1") != std::string::npos) row.half = false;
