@@ -68,5 +68,15 @@ at::Tensor NPUCustomFunctions::npu_layer_norm_eval(const at::Tensor& input, at::
   return at::layer_norm(input, normalized_shape, weight, bias, eps);
 }
 
+// torch_npu's name for the layer norm gradient: LayerNormGradV3 through aten's
+// native_layer_norm_backward (mean and rstd as the NPU's layer norm returns them).
+std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::npu_layernorm_grad(
+    const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape, const at::Tensor& mean,
+    const at::Tensor& rstd, const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias) {
+  return at::native_layer_norm_backward(
+      grad_out, input, normalized_shape, mean, rstd, weight, bias,
+      {true, weight.has_value() && weight->defined(), bias.has_value() && bias->defined()});
+}
+
 }  // namespace native
 }  // namespace at_npu

@@ -20,37 +20,11 @@
 #include <vector>
 
 #include "kernel/op_utils.h"
+#include "ops/norm/layer_norm_rows.h"
 #include "ops/reduce/reduce_util.h"
 
 namespace ascend_sim {
 namespace {
-
-struct Rows {
-  int64_t m = 0, n = 0;
-};
-
-// gamma's shape must be the trailing dims of x.
-Rows rowsOf(const OpCall& call, const TensorArg& x, const TensorArg& gamma) {
-  const size_t r = x.shape.size(), k = gamma.shape.size();
-  bool trailing = k >= 1 && k <= r;
-  for (size_t i = 0; trailing && i < k; ++i) trailing = gamma.shape[i] == x.shape[r - k + i];
-  if (!trailing)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         "gamma shape " + shapeToString(gamma.shape) + " must be the trailing dims of x shape " +
-             shapeToString(x.shape));
-  Rows rows;
-  rows.n = gamma.numel();
-  rows.m = rows.n == 0 ? 0 : x.numel() / rows.n;
-  return rows;
-}
-
-void checkRstd(const OpCall& call, const TensorArg& rstd, const std::string& name, const Rows& rows) {
-  checkDtype(call, rstd, name, dtBit(ACL_FLOAT));
-  if (rstd.numel() != rows.m)
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         name + " shape " + shapeToString(rstd.shape) + " must hold one value per row (" + std::to_string(rows.m) +
-             " rows)");
-}
 
 // inputs: x, gamma; outputs: y, rstd.
 void validateRmsNorm(const OpCall& call) {
@@ -58,10 +32,10 @@ void validateRmsNorm(const OpCall& call) {
   const TensorArg &x = call.inputs[0], &gamma = call.inputs[1];
   checkDtype(call, x, "input x", kFloatTypes);
   checkDtype(call, gamma, "input gamma", kFloatTypes);
-  const Rows rows = rowsOf(call, x, gamma);
+  const NormRows rows = trailingRows(call, x, gamma);
   checkSameDtype(call, x, "x", call.outputs[0], "output y");
   checkShapeEq(call, call.outputs[0], "output y", x.shape, "x shape");
-  checkRstd(call, call.outputs[1], "output rstd", rows);
+  checkNormStat(call, call.outputs[1], "output rstd", rows.m);
   attrFloat(call, "epsilon", 1e-6f);
 }
 
@@ -78,7 +52,7 @@ void normRow(const TensorArg& y, const TensorArg& rstd_out, int64_t i, const flo
 
 void computeRmsNorm(const OpCall& call) {
   const TensorArg &x = call.inputs[0], &gamma = call.inputs[1];
-  const Rows rows = rowsOf(call, x, gamma);
+  const NormRows rows = trailingRows(call, x, gamma);
   const float eps = attrFloat(call, "epsilon", 1e-6f);
   const int64_t n = rows.n, block = reduceBlockElems(x.dtype);
   std::vector<float> g(n), row(n), sq(n), out(n);
@@ -97,19 +71,19 @@ void validateAddRmsNorm(const OpCall& call) {
   checkSameDtype(call, x1, "x1", x2, "input x2");
   checkShapeEq(call, x2, "input x2", x1.shape, "x1 shape");
   checkDtype(call, gamma, "input gamma", kFloatTypes);
-  const Rows rows = rowsOf(call, x1, gamma);
+  const NormRows rows = trailingRows(call, x1, gamma);
   for (size_t k : {size_t{0}, size_t{2}}) {
     const std::string name = k == 0 ? "output y" : "output x";
     checkSameDtype(call, x1, "x1", call.outputs[k], name);
     checkShapeEq(call, call.outputs[k], name, x1.shape, "x1 shape");
   }
-  checkRstd(call, call.outputs[1], "output rstd", rows);
+  checkNormStat(call, call.outputs[1], "output rstd", rows.m);
   attrFloat(call, "epsilon", 1e-6f);
 }
 
 void computeAddRmsNorm(const OpCall& call) {
   const TensorArg &x1 = call.inputs[0], &x2 = call.inputs[1], &gamma = call.inputs[2], &x_out = call.outputs[2];
-  const Rows rows = rowsOf(call, x1, gamma);
+  const NormRows rows = trailingRows(call, x1, gamma);
   const float eps = attrFloat(call, "epsilon", 1e-6f);
   const int64_t n = rows.n, block = reduceBlockElems(x1.dtype);
   std::vector<float> g(n), row(n), other(n), sq(n), out(n);
@@ -144,10 +118,10 @@ void validateRmsNormGrad(const OpCall& call) {
   const TensorArg &dy = call.inputs[0], &x = call.inputs[1], &gamma = call.inputs[3];
   checkDtype(call, x, "input x", kFloatTypes);
   checkDtype(call, gamma, "input gamma", kFloatTypes);
-  const Rows rows = rowsOf(call, x, gamma);
+  const NormRows rows = trailingRows(call, x, gamma);
   checkSameDtype(call, x, "x", dy, "input dy");
   checkShapeEq(call, dy, "input dy", x.shape, "x shape");
-  checkRstd(call, call.inputs[2], "input rstd", rows);
+  checkNormStat(call, call.inputs[2], "input rstd", rows.m);
   checkSameDtype(call, x, "x", call.outputs[0], "output dx");
   checkShapeEq(call, call.outputs[0], "output dx", x.shape, "x shape");
   checkDtype(call, call.outputs[1], "output dgamma", dtBit(ACL_FLOAT));
@@ -157,7 +131,7 @@ void validateRmsNormGrad(const OpCall& call) {
 void computeRmsNormGrad(const OpCall& call) {
   const TensorArg &dy = call.inputs[0], &x = call.inputs[1], &rstd_in = call.inputs[2], &gamma = call.inputs[3];
   const TensorArg &dx = call.outputs[0], &dgamma = call.outputs[1];
-  const Rows rows = rowsOf(call, x, gamma);
+  const NormRows rows = trailingRows(call, x, gamma);
   const int64_t m = rows.m, n = rows.n, block = reduceBlockElems(x.dtype);
   std::vector<float> g(n), xr(n), dyr(n), gx(n), out(n);
   std::vector<float> dy_xhat(static_cast<size_t>(m * n));  // [M][N] terms of dgamma's column sums
