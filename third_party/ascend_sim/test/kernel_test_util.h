@@ -143,6 +143,23 @@ inline float roundTo(aclDataType dt, float v) {
   return r;
 }
 
+// v as `dt` stores it (each element rounded to dt): the values a reference must see.
+inline std::vector<float> stored(aclDataType dt, std::vector<float> v) {
+  for (float& e : v) e = roundTo(dt, e);
+  return v;
+}
+
+// The tolerance of a result computed in fp32 and rounded once to `dt`: rel·|ref| + abs, with
+// fp16's relative 2e-3 and bf16's 8e-3 (about four and two of their unit roundoffs: the rounding
+// plus the error of the fp32 sums before it), and the fp32 figures and the fp16/bf16 absolute
+// floor that each kernel's sums need.
+inline std::function<double(double)> oneRounding(aclDataType dt, double fp32_rel, double fp32_abs,
+                                                 double low_precision_abs = 2e-3) {
+  const double rel = dt == ACL_FLOAT16 ? 2e-3 : (dt == ACL_BF16 ? 8e-3 : fp32_rel);
+  const double abs = dt == ACL_FLOAT ? fp32_abs : low_precision_abs;
+  return [rel, abs](double ref) { return rel * std::fabs(ref) + abs; };
+}
+
 // Every got[i] within tol(want[i]) of a reference computed in double.
 inline void expectNearReference(const std::vector<float>& got, const std::vector<double>& want,
                                 const std::function<double(double)>& tol, const std::string& what) {

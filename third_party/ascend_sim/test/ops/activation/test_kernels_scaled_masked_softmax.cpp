@@ -10,16 +10,7 @@ namespace ascend_sim {
 namespace test {
 namespace {
 
-std::function<double(double)> tol(aclDataType dt) {
-  const double rel = dt == ACL_FLOAT16 ? 2e-3 : (dt == ACL_BF16 ? 8e-3 : 1e-5);
-  const double abs = dt == ACL_FLOAT ? 1e-7 : 1e-4;
-  return [rel, abs](double ref) { return rel * std::fabs(ref) + abs; };
-}
-
-std::vector<float> stored(aclDataType dt, std::vector<float> v) {
-  for (float& e : v) e = roundTo(dt, e);
-  return v;
-}
+std::function<double(double)> tol(aclDataType dt) { return oneRounding(dt, 1e-5, 1e-7, 1e-4); }
 
 }  // namespace
 

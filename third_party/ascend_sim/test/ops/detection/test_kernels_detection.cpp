@@ -13,11 +13,6 @@ namespace ascend_sim {
 namespace test {
 namespace {
 
-std::vector<float> stored(aclDataType dt, std::vector<float> v) {
-  for (float& e : v) e = roundTo(dt, e);
-  return v;
-}
-
 std::function<double(double)> tol(aclDataType dt) {
   const double rel = dt == ACL_FLOAT16 ? 2e-3 : 2e-5;
   const double abs = dt == ACL_FLOAT16 ? 2e-3 : 2e-5;

@@ -11,16 +11,7 @@ namespace test {
 namespace {
 
 // The tolerance of a result of dtype `dt`: fp32 math rounded once, plus the fp32 error of a row's sums.
-std::function<double(double)> tol(aclDataType dt) {
-  const double rel = dt == ACL_FLOAT16 ? 2e-3 : (dt == ACL_BF16 ? 8e-3 : 1e-5);
-  const double abs = dt == ACL_FLOAT ? 1e-5 : 2e-3;
-  return [rel, abs](double ref) { return rel * std::fabs(ref) + abs; };
-}
-
-std::vector<float> stored(aclDataType dt, std::vector<float> v) {
-  for (float& e : v) e = roundTo(dt, e);  // the reference sees the stored values
-  return v;
-}
+std::function<double(double)> tol(aclDataType dt) { return oneRounding(dt, 1e-5, 1e-5); }
 
 double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
 

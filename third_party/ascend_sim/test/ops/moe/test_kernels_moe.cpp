@@ -13,16 +13,7 @@ namespace ascend_sim {
 namespace test {
 namespace {
 
-std::function<double(double)> tol(aclDataType dt) {
-  const double rel = dt == ACL_FLOAT16 ? 2e-3 : (dt == ACL_BF16 ? 8e-3 : 2e-6);
-  const double abs = dt == ACL_FLOAT ? 1e-5 : 2e-3;
-  return [rel, abs](double ref) { return rel * std::fabs(ref) + abs; };
-}
-
-std::vector<float> stored(aclDataType dt, std::vector<float> v) {
-  for (float& e : v) e = roundTo(dt, e);
-  return v;
-}
+std::function<double(double)> tol(aclDataType dt) { return oneRounding(dt, 2e-6, 1e-5); }
 
 const aclDataType kDtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 

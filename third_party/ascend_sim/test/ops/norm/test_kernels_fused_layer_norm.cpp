@@ -20,11 +20,6 @@ void expectNear(const std::vector<float>& got, const std::vector<double>& want, 
       got, want, [rel, abs](double ref) { return rel * std::fabs(ref) + abs; }, what);
 }
 
-std::vector<float> stored(aclDataType dt, std::vector<float> v) {
-  for (float& e : v) e = roundTo(dt, e);
-  return v;
-}
-
 std::vector<double> scaled(const std::vector<double>& v, double by) {
   std::vector<double> out;
   for (double e : v) out.push_back(e * by);
