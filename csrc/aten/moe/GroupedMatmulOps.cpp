@@ -183,11 +183,13 @@ class GroupedMatmulFunction : public torch::autograd::Function<GroupedMatmulFunc
     const std::vector<at::Tensor> x(saved.begin(), saved.begin() + nx), weight(saved.begin() + nx, saved.end());
     const size_t nw = weight.size(), nb = static_cast<size_t>(ctx->saved_data["nbias"].toInt());
     const std::vector<int64_t> rows = groupRows(x, weight, group_list);
-    const std::vector<at::Tensor> dy = groupGradients(grads, weight, rows, split_item, x[0]);
     variable_list out(x.size() + nw + nb);
     const bool single = singleX(x, weight, group_list);
     if (single) {
-      const at::Tensor dy_all = split_item >= 2 && grads[0].defined() ? grads[0].contiguous() : at::cat(dy, 0);
+      // One stacked y: its gradient as it came; y per group: the groups' gradients stacked.
+      const at::Tensor dy_all = split_item >= 2 && grads[0].defined()
+                                    ? grads[0].contiguous()
+                                    : at::cat(groupGradients(grads, weight, rows, split_item, x[0]), 0);
       out[0] = groupedMatmul({dy_all}, weight, {}, group_list, 3, true)[0];
       const at::Tensor dw = groupedMatmul({x[0]}, {dy_all}, {}, group_list, 2, false, 2)[0];
       for (size_t g = 0; g < nw; ++g) out[1 + g] = dw[g];
@@ -197,6 +199,7 @@ class GroupedMatmulFunction : public torch::autograd::Function<GroupedMatmulFunc
         for (size_t g = 0; g < nb; ++g) out[1 + nw + g] = db[g][0];
       }
     } else {
+      const std::vector<at::Tensor> dy = groupGradients(grads, weight, rows, split_item, x[0]);
       const std::vector<at::Tensor> dx = groupedMatmul(dy, weight, {}, {}, 0, true);
       for (size_t g = 0; g < nw; ++g) {
         const at::Tensor x2d = x[g].reshape({rows[g], x[g].size(-1)});
