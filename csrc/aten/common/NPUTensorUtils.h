@@ -76,4 +76,8 @@ std::vector<int64_t> reductionDims(const at::Tensor& self, at::OptionalIntArrayR
 // Sizes after reducing `dims` (kept as 1 with keepdim).
 std::vector<int64_t> reducedSizes(const at::Tensor& self, const std::vector<int64_t>& dims, bool keepdim);
 
+// An optional tensor argument that is there: given and defined (None and an
+// undefined tensor both mean absent, as the dispatcher passes either).
+inline bool given(const c10::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
+
 }  // namespace torch_npu

@@ -11,6 +11,7 @@
 #include <ATen/ATen.h>
 
 #include "NPUCustomFunctions.h"
+#include "csrc/aten/common/NPUTensorUtils.h"
 #include "csrc/aten/random/DropoutOps.h"
 
 namespace at_npu {
@@ -73,9 +74,8 @@ at::Tensor NPUCustomFunctions::npu_layer_norm_eval(const at::Tensor& input, at::
 std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::npu_layernorm_grad(
     const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape, const at::Tensor& mean,
     const at::Tensor& rstd, const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias) {
-  return at::native_layer_norm_backward(
-      grad_out, input, normalized_shape, mean, rstd, weight, bias,
-      {true, weight.has_value() && weight->defined(), bias.has_value() && bias->defined()});
+  return at::native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                                        {true, torch_npu::given(weight), torch_npu::given(bias)});
 }
 
 }  // namespace native

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "csrc/aten/common/NPUTensorUtils.h"
 #include "csrc/framework/OpCommand.h"
 
 namespace at_npu {
@@ -44,7 +45,7 @@ void addFusionAttentionOperands(torch_npu::OpCommand& cmd, const FusionAttention
                                 const c10::optional<at::Tensor>& pse, const c10::optional<at::Tensor>& atten_mask);
 
 // A present (defined) optional tensor.
-inline bool given(const c10::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
+using torch_npu::given;
 
 }  // namespace native
 }  // namespace at_npu

@@ -20,8 +20,6 @@ namespace {
 
 using torch_npu::OpCommand;
 
-bool quantOperandGiven(const c10::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
-
 at::ScalarType quantizedStorage(at::ScalarType dtype) {
   switch (dtype) {
     case at::kQInt8:
@@ -61,7 +59,7 @@ at::Tensor NPUCustomFunctions::npu_quantize(const at::Tensor& input, const at::T
   at::Tensor out = torch_npu::emptyNpu(input.sizes(), out_dtype, input.device());
   OpCommand cmd(div_mode ? "Quantize" : "AscendQuantV2");
   cmd.Input(input).Input(scales);
-  if (quantOperandGiven(zero_points)) {
+  if (torch_npu::given(zero_points)) {
     TORCH_CHECK(zero_points->sizes() == scales.sizes(), op, ": zero_points of shape ", zero_points->sizes(),
                 " must have scales' shape ", scales.sizes());
     cmd.Input(*zero_points);
@@ -77,7 +75,7 @@ at::Tensor NPUCustomFunctions::npu_trans_quant_param(const at::Tensor& scale, co
   std::vector<int64_t> shape(scale.sizes().begin(), scale.sizes().end());
   OpCommand cmd("TransQuantParamV2");
   cmd.Input(scale);
-  if (quantOperandGiven(offset)) {
+  if (torch_npu::given(offset)) {
     TORCH_CHECK(offset->scalar_type() == at::kFloat && offset->dim() == scale.dim(), op,
                 ": offset must be float32 of scale's rank, got ", offset->scalar_type(), " ", offset->sizes());
     TORCH_CHECK(offset->numel() == scale.numel() || offset->numel() == 1 || scale.numel() == 1, op, ": offset of ",
@@ -107,11 +105,11 @@ at::Tensor NPUCustomFunctions::npu_quant_matmul(const at::Tensor& x1, const at::
               ": output_dtype must be torch.int8 (default), torch.float16 or torch.bfloat16, got ", out);
   TORCH_CHECK(scale.scalar_type() == at::kFloat || scale.scalar_type() == at::kLong, op,
               ": scale must be float32, or int64 from npu_trans_quant_param, got ", scale.scalar_type());
-  TORCH_CHECK(!quantOperandGiven(offset) || out == at::kChar, op,
+  TORCH_CHECK(!torch_npu::given(offset) || out == at::kChar, op,
               ": offset requantises an int8 output; output_dtype is ", out);
-  TORCH_CHECK(!quantOperandGiven(pertoken_scale) || out != at::kChar, op,
+  TORCH_CHECK(!torch_npu::given(pertoken_scale) || out != at::kChar, op,
               ": pertoken_scale needs output_dtype torch.float16 or torch.bfloat16");
-  TORCH_CHECK(!quantOperandGiven(bias) || bias->scalar_type() == at::kInt, op, ": bias must be int32, got ",
+  TORCH_CHECK(!torch_npu::given(bias) || bias->scalar_type() == at::kInt, op, ": bias must be int32, got ",
               bias->scalar_type());
   std::vector<int64_t> shape(x1.sizes().begin(), x1.sizes().end());
   shape.back() = x2.size(-1);
@@ -119,12 +117,12 @@ at::Tensor NPUCustomFunctions::npu_quant_matmul(const at::Tensor& x1, const at::
   OpCommand cmd("QuantBatchMatmulV3");
   cmd.Input(x1).Input(x2).Input(scale.reshape({-1}));
   for (const auto* t : {&offset, &bias, &pertoken_scale})
-    if (quantOperandGiven(*t)) cmd.Input((*t)->reshape({-1}));
+    if (torch_npu::given(*t)) cmd.Input((*t)->reshape({-1}));
   cmd.Output(y)
       .Attr("dtype", out)
-      .Attr("has_offset", quantOperandGiven(offset))
-      .Attr("has_bias", quantOperandGiven(bias))
-      .Attr("has_pertoken_scale", quantOperandGiven(pertoken_scale))
+      .Attr("has_offset", torch_npu::given(offset))
+      .Attr("has_bias", torch_npu::given(bias))
+      .Attr("has_pertoken_scale", torch_npu::given(pertoken_scale))
       .Run();
   return y;
 }
@@ -142,7 +140,7 @@ at::Tensor NPUCustomFunctions::npu_weight_quant_batchmatmul(const at::Tensor& x,
   TORCH_CHECK(weight.scalar_type() == at::kChar, op, ": weight must be int8, got ", weight.scalar_type());
   TORCH_CHECK(x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(0), op, ": x of shape ", x.sizes(),
               " does not multiply weight of shape ", weight.sizes(), " (2-D each)");
-  TORCH_CHECK(!quantOperandGiven(quant_scale) && !quantOperandGiven(quant_offset), op,
+  TORCH_CHECK(!torch_npu::given(quant_scale) && !torch_npu::given(quant_offset), op,
               ": quant_scale / quant_offset (an int8 output) are not supported by the NPU backend");
   TORCH_CHECK(antiquant_scale.scalar_type() == x.scalar_type(), op, ": antiquant_scale must have x's dtype ",
               x.scalar_type(), ", got ", antiquant_scale.scalar_type());
@@ -151,12 +149,12 @@ at::Tensor NPUCustomFunctions::npu_weight_quant_batchmatmul(const at::Tensor& x,
   const at::Tensor scale = antiquant_group_size > 0 ? antiquant_scale : antiquant_scale.reshape({-1});
   OpCommand cmd("WeightQuantBatchMatmulV2");
   cmd.Input(x).Input(weight).Input(scale);
-  if (quantOperandGiven(antiquant_offset))
+  if (torch_npu::given(antiquant_offset))
     cmd.Input(antiquant_group_size > 0 ? *antiquant_offset : antiquant_offset->reshape({-1}));
-  if (quantOperandGiven(bias)) cmd.Input(bias->reshape({-1}));
+  if (torch_npu::given(bias)) cmd.Input(bias->reshape({-1}));
   cmd.Output(y)
-      .Attr("has_offset", quantOperandGiven(antiquant_offset))
-      .Attr("has_bias", quantOperandGiven(bias))
+      .Attr("has_offset", torch_npu::given(antiquant_offset))
+      .Attr("has_bias", torch_npu::given(bias))
       .Attr("antiquant_group_size", antiquant_group_size)
       .Run();
   return y;

@@ -35,8 +35,6 @@ void checkSameDtype(const char* op, const at::Tensor& x, const char* name, const
               x.scalar_type(), "), got ", t.scalar_type());
 }
 
-bool present(const c10::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
-
 }  // namespace
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::npu_moe_gating_top_k_softmax(
@@ -53,7 +51,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::npu_moe_gatin
   at::Tensor row_idx = torch_npu::emptyNpu(shape, at::kInt, x.device());
   OpCommand cmd("MoeGatingTopKSoftmax");
   cmd.Input(x);
-  if (present(finished)) {
+  if (torch_npu::given(finished)) {
     TORCH_CHECK(finished->scalar_type() == at::kBool && finished->sizes() == x.sizes().slice(0, x.dim() - 1), op,
                 ": finished must be bool of shape ", x.sizes().slice(0, x.dim() - 1),
                 " (x's without the experts dim), got ", finished->scalar_type(), " ", finished->sizes());
@@ -121,7 +119,7 @@ at::Tensor NPUCustomFunctions::npu_moe_finalize_routing(
   // N, the output's rows: from whichever operand has them.
   int64_t n = -1;
   for (const auto* t : {&skip1, &skip2, &scales, &export_for_source_row})
-    if (present(*t)) n = (*t)->size(0);
+    if (torch_npu::given(*t)) n = (*t)->size(0);
   TORCH_CHECK(n > 0, op, ": needs skip1, skip2, scales or export_for_source_row to know the number of token rows");
   TORCH_CHECK(expanded_src_to_dst_row.numel() % n == 0, op, ": expanded_src_to_dst_row of ",
               expanded_src_to_dst_row.numel(), " entries is not rows * k for ", n, " rows");
@@ -130,25 +128,25 @@ at::Tensor NPUCustomFunctions::npu_moe_finalize_routing(
   const std::pair<const char*, const c10::optional<at::Tensor>*> floats[] = {
       {"skip1", &skip1}, {"skip2", &skip2}, {"bias", &bias}, {"scales", &scales}};
   for (const auto& [name, t] : floats) {
-    if (!present(*t)) continue;
+    if (!torch_npu::given(*t)) continue;
     checkSameDtype(op, x, name, **t);
     TORCH_CHECK((*t)->dim() == 2, op, ": ", name, " must be 2-D, got shape ", (*t)->sizes());
     cmd.Input(**t);
   }
   cmd.Input(expanded_src_to_dst_row);
-  if (present(export_for_source_row)) {
+  if (torch_npu::given(export_for_source_row)) {
     checkInt32(op, "export_for_source_row", *export_for_source_row, 2);
     cmd.Input(*export_for_source_row);
   }
-  TORCH_CHECK(!present(bias) || present(export_for_source_row), op,
+  TORCH_CHECK(!torch_npu::given(bias) || torch_npu::given(export_for_source_row), op,
               ": bias needs export_for_source_row (which expert's bias row each choice adds)");
   at::Tensor out = torch_npu::emptyNpu({n, x.size(1)}, x.scalar_type(), x.device());
   cmd.Output(out)
-      .Attr("has_skip1", present(skip1))
-      .Attr("has_skip2", present(skip2))
-      .Attr("has_bias", present(bias))
-      .Attr("has_scales", present(scales))
-      .Attr("has_expert_idx", present(export_for_source_row))
+      .Attr("has_skip1", torch_npu::given(skip1))
+      .Attr("has_skip2", torch_npu::given(skip2))
+      .Attr("has_bias", torch_npu::given(bias))
+      .Attr("has_scales", torch_npu::given(scales))
+      .Attr("has_expert_idx", torch_npu::given(export_for_source_row))
       .Run();
   return out;
 }

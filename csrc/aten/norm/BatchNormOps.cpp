@@ -46,8 +46,6 @@ at::Tensor channelParam(const c10::optional<at::Tensor>& t, int64_t channels, do
   return at::full({channels}, fill, like.options().dtype(at::kFloat));
 }
 
-bool defined(const c10::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
-
 }  // namespace
 
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUNativeFunctions::native_batch_norm(
@@ -60,7 +58,7 @@ bool defined(const c10::optional<at::Tensor>& t) { return t.has_value() && t->de
   const at::Tensor scale = channelParam(weight, c, 1.0, x), offset = channelParam(bias, c, 0.0, x);
   at::Tensor y = torch_npu::emptyPreferringFormat(x.sizes(), x.scalar_type(), x.device(), fam.preferred());
   if (!training) {
-    TORCH_CHECK(defined(running_mean) && defined(running_var),
+    TORCH_CHECK(torch_npu::given(running_mean) && torch_npu::given(running_var),
                 "batch_norm in eval mode needs running_mean and running_var");
     torch_npu::OpCommand cmd("BNInfer");
     cmd.InputKeepFormat(x, kBnFormats).InputKeepFormat(scale, kBnFormats).InputKeepFormat(offset, kBnFormats);
@@ -75,12 +73,14 @@ bool defined(const c10::optional<at::Tensor>& t) { return t.has_value() && t->de
     const at::Tensor nan = at::full({c}, NAN, x.options().dtype(at::kFloat));
     return {torch_npu::emptyNpu(input.sizes(), input.scalar_type(), input.device()), nan, nan.clone()};
   }
-  TORCH_CHECK(x.numel() / c > 1 || !defined(running_var), "Expected more than 1 value per channel when training, "
-              "got input size ", input.sizes());
+  TORCH_CHECK(x.numel() / c > 1 || !torch_npu::given(running_var),
+              "Expected more than 1 value per channel when training, "
+              "got input size ",
+              input.sizes());
   at::Tensor sum = at::empty({c}, x.options().dtype(at::kFloat)), square_sum = at::empty_like(sum);
   torch_npu::OpCommand(fam.op("TrainingReduce")).InputKeepFormat(x, fam.formats()).Output(sum).Output(square_sum).Run();
   // Running statistics are updated in place (outputs alias inputs).
-  const bool track = defined(running_mean) && defined(running_var);
+  const bool track = torch_npu::given(running_mean) && torch_npu::given(running_var);
   // BNTrainingUpdate keeps the statistics in float32; running statistics of
   // another dtype (a model converted with .half()) are updated through a
   // float32 copy written back below, as the CPU does in its accumulate type.
@@ -130,7 +130,8 @@ bool defined(const c10::optional<at::Tensor>& t) { return t.has_value() && t->de
     }
     if (output_mask[2]) grad_bias = dy.sum({0, 2, 3}, false, at::kFloat);
   } else {
-    TORCH_CHECK(defined(save_mean) && defined(save_invstd), "batch_norm backward in training mode needs the saved "
+    TORCH_CHECK(torch_npu::given(save_mean) && torch_npu::given(save_invstd),
+                "batch_norm backward in training mode needs the saved "
                 "mean and inverse standard deviation");
     // The parameter gradients follow the format of the parameters (NC1HWC0 [C]
     // when the model was moved with internal formats allowed), so the
@@ -163,7 +164,7 @@ bool defined(const c10::optional<at::Tensor>& t) { return t.has_value() && t->de
     grad_weight = diff_scale;
     grad_bias = diff_offset;
   }
-  const auto param_type = defined(weight) ? weight->scalar_type() : at::kFloat;
+  const auto param_type = torch_npu::given(weight) ? weight->scalar_type() : at::kFloat;
   if (grad_input.defined() && !fam.three_d) grad_input = grad_input.view(input.sizes());
   if (output_mask[1] && grad_weight.defined()) grad_weight = grad_weight.to(param_type);
   if (output_mask[2] && grad_bias.defined()) grad_bias = grad_bias.to(param_type);
