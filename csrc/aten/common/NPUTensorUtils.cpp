@@ -100,6 +100,14 @@ std::vector<int64_t> reductionDims(const at::Tensor& self, at::OptionalIntArrayR
   return dims;
 }
 
+std::vector<int64_t> normStatShape(const char* op, const at::Tensor& x, const at::Tensor& gamma) {
+  TORCH_CHECK(gamma.dim() >= 1 && gamma.dim() <= x.dim() && x.sizes().slice(x.dim() - gamma.dim()) == gamma.sizes(), op,
+              ": gamma of shape ", gamma.sizes(), " must match the trailing dims of x of shape ", x.sizes());
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  for (int64_t d = x.dim() - gamma.dim(); d < x.dim(); ++d) shape[d] = 1;
+  return shape;
+}
+
 std::vector<int64_t> reducedSizes(const at::Tensor& self, const std::vector<int64_t>& dims, bool keepdim) {
   std::vector<int64_t> sizes;
   for (int64_t i = 0; i < self.dim(); ++i) {

@@ -76,6 +76,11 @@ std::vector<int64_t> reductionDims(const at::Tensor& self, at::OptionalIntArrayR
 // Sizes after reducing `dims` (kept as 1 with keepdim).
 std::vector<int64_t> reducedSizes(const at::Tensor& self, const std::vector<int64_t>& dims, bool keepdim);
 
+// The shape of a normalization's per-row statistics (mean, rstd): x's, with the
+// trailing dims that gamma covers set to 1; raises, naming `op`, unless gamma's
+// shape is x's trailing dims.
+std::vector<int64_t> normStatShape(const char* op, const at::Tensor& x, const at::Tensor& gamma);
+
 // An optional tensor argument that is there: given and defined (None and an
 // undefined tensor both mean absent, as the dispatcher passes either).
 inline bool given(const c10::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }

@@ -43,16 +43,11 @@ at::Tensor fastGelu(const at::Tensor& self) {
   return torch_npu::pointwiseInto("FastGelu", {self}, self.scalar_type(), self.scalar_type(), out);
 }
 
-// The trailing dims gamma covers; rstd's shape is x's with those dims set to 1.
+// rstd's shape (torch_npu::normStatShape), for float x and gamma.
 std::vector<int64_t> rmsStatShape(const at::Tensor& self, const at::Tensor& gamma, const char* op) {
-  TORCH_CHECK(gamma.dim() >= 1 && gamma.dim() <= self.dim() &&
-                  self.sizes().slice(self.dim() - gamma.dim()) == gamma.sizes(),
-              op, ": gamma of shape ", gamma.sizes(), " must match the trailing dims of x of shape ", self.sizes());
   TORCH_CHECK(at::isFloatingType(self.scalar_type()) && at::isFloatingType(gamma.scalar_type()), op,
               ": expected floating x and gamma, got ", self.scalar_type(), " and ", gamma.scalar_type());
-  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
-  for (int64_t d = self.dim() - gamma.dim(); d < self.dim(); ++d) shape[d] = 1;
-  return shape;
+  return torch_npu::normStatShape(op, self, gamma);
 }
 
 }  // namespace

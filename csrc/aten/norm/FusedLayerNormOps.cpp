@@ -22,15 +22,6 @@ namespace {
 
 using torch_npu::OpCommand;
 
-// The shape of mean and rstd: x's, with gamma's (trailing) dims set to 1.
-std::vector<int64_t> statShape(const char* op, const at::Tensor& x, const at::Tensor& gamma) {
-  TORCH_CHECK(gamma.dim() >= 1 && gamma.dim() <= x.dim() && x.sizes().slice(x.dim() - gamma.dim()) == gamma.sizes(), op,
-              ": gamma of shape ", gamma.sizes(), " must match the trailing dims of x of shape ", x.sizes());
-  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
-  for (int64_t d = x.dim() - gamma.dim(); d < x.dim(); ++d) shape[d] = 1;
-  return shape;
-}
-
 // The addends (x1, x2 or x, gx): one float dtype and shape, on the NPU with the parameters.
 void checkAddends(const char* op, const at::Tensor& a, const char* a_name, const at::Tensor& b, const char* b_name,
                   std::initializer_list<at::Tensor> params) {
@@ -59,7 +50,7 @@ std::tuple<at::Tensor, at::Tensor> forwardStats(const char* op, const at::Tensor
                                                 const at::Tensor& other, const char* other_name,
                                                 const at::Tensor& gamma, const at::Tensor& beta) {
   checkAddends(op, x, x_name, other, other_name, {gamma, beta});
-  const std::vector<int64_t> shape = statShape(op, x, gamma);
+  const std::vector<int64_t> shape = torch_npu::normStatShape(op, x, gamma);
   TORCH_CHECK(beta.sizes() == gamma.sizes(), op, ": beta of shape ", beta.sizes(), " must match gamma of shape ",
               gamma.sizes());
   at::Tensor mean = torch_npu::emptyNpu(shape, at::kFloat, x.device());
@@ -108,7 +99,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> addLayerNormGradients(const at::T
                                                                      const c10::optional<at::Tensor>& dsum) {
   constexpr const char* op = "npu_add_layer_norm_backward";
   checkAddends(op, x1, "x1", x2, "x2", {gamma});
-  const std::vector<int64_t> stat_shape = statShape(op, x1, gamma);
+  const std::vector<int64_t> stat_shape = torch_npu::normStatShape(op, x1, gamma);
   checkGradOperands(op, dy, x1, mean, rstd, stat_shape);
   at::Tensor dx = torch_npu::emptyNpuLike(x1);
   at::Tensor dgamma = torch_npu::emptyNpu(gamma.sizes(), at::kFloat, x1.device());
@@ -160,7 +151,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::n
     const at::Tensor& rstd, double alpha) {
   constexpr const char* op = "npu_deep_norm_backward";
   checkAddends(op, x, "x", gx, "gx", {gamma});
-  const std::vector<int64_t> stat_shape = statShape(op, x, gamma);
+  const std::vector<int64_t> stat_shape = torch_npu::normStatShape(op, x, gamma);
   checkGradOperands(op, dy, x, mean, rstd, stat_shape);
   at::Tensor dx = torch_npu::emptyNpuLike(x), dgx = torch_npu::emptyNpuLike(x);
   at::Tensor dbeta = torch_npu::emptyNpu(gamma.sizes(), at::kFloat, x.device());

@@ -61,23 +61,15 @@ void checkLikeX(const OpCall& call, const TensorArg& t, const std::string& name,
   checkShapeEq(call, t, name, x.shape, "x shape");
 }
 
-// Loads gamma and beta (n floats each).
-void loadParams(const TensorArg& gamma, const TensorArg* beta, int64_t n, std::vector<float>& g,
-                std::vector<float>& b) {
-  g.resize(n);
-  b.assign(n, 0.0f);
-  loadFloat(gamma.dtype, gamma.data, 0, 1, n, g.data());
-  if (beta != nullptr) loadFloat(beta->dtype, beta->data, 0, 1, n, b.data());
-}
-
 // Normalises every row of `sum` into y, writing mean and rstd (Note [Fused layer norms]).
 void normaliseRows(const OpCall& call, SumRows& sum, const NormRows& rows, const TensorArg& gamma,
                    const TensorArg& beta, const TensorArg& y, const TensorArg& mean, const TensorArg& rstd,
                    const TensorArg* x_out) {
   const int64_t n = rows.n, block = reduceBlockElems(y.dtype);
   const float eps = attrFloat(call, "epsilon");
-  std::vector<float> g, b, row(n), tmp(n), out(n);
-  loadParams(gamma, &beta, n, g, b);
+  std::vector<float> g(n), b(n), row(n), tmp(n), out(n);
+  loadFloat(gamma.dtype, gamma.data, 0, 1, n, g.data());
+  loadFloat(beta.dtype, beta.data, 0, 1, n, b.data());
   for (int64_t i = 0; i < rows.m; ++i) {
     sum.load(i, n, row.data());
     if (x_out != nullptr) storeFloat(x_out->dtype, x_out->data, i * n, n, row.data());
@@ -86,30 +78,6 @@ void normaliseRows(const OpCall& call, SumRows& sum, const NormRows& rows, const
     storeFloat(mean.dtype, mean.data, i, 1, &r.mean);
     storeFloat(rstd.dtype, rstd.data, i, 1, &r.rstd);
   }
-}
-
-// The layer norm gradient of every row of `sum`; `row_done(i, dx)` writes row i's input gradients.
-template <typename RowDone>
-void gradientRows(SumRows& sum, const NormRows& rows, const TensorArg& dy, const TensorArg& gamma,
-                  const TensorArg& mean, const TensorArg& rstd, const TensorArg& dgamma, const TensorArg& dbeta,
-                  RowDone row_done) {
-  const int64_t n = rows.n;
-  std::vector<float> g, unused, x(n), dyr(n), dx(n);
-  loadParams(gamma, nullptr, n, g, unused);
-  LayerNormGradRows grad(rows.m, n, reduceBlockElems(dy.dtype), g.data());
-  for (int64_t i = 0; i < rows.m; ++i) {
-    RowMoments r;
-    loadFloat(mean.dtype, mean.data, i, 1, 1, &r.mean);
-    loadFloat(rstd.dtype, rstd.data, i, 1, 1, &r.rstd);
-    sum.load(i, n, x.data());
-    loadFloat(dy.dtype, dy.data, i * n, 1, n, dyr.data());
-    grad.row(i, x.data(), dyr.data(), r, dx.data());
-    row_done(i, dx.data());
-  }
-  std::vector<float> dg(n), db(n);
-  grad.columnSums(dg.data(), db.data());
-  storeFloat(dgamma.dtype, dgamma.data, 0, n, dg.data());
-  storeFloat(dbeta.dtype, dbeta.data, 0, n, db.data());
 }
 
 KernelCost fusedNormCost(const OpCall& call, double passes, double flops_per_element) {
@@ -171,14 +139,16 @@ void computeAddLayerNormGrad(const OpCall& call) {
   sum.rounded = true;
   const NormRows rows = trailingRows(call, call.inputs[1], call.inputs[5]);
   std::vector<float> extra(rows.n);
-  gradientRows(sum, rows, call.inputs[0], call.inputs[5], call.inputs[4], call.inputs[3], call.outputs[1],
-               call.outputs[2], [&](int64_t i, float* row_dx) {
-                 if (dsum != nullptr) {
-                   loadFloat(dsum->dtype, dsum->data, i * rows.n, 1, rows.n, extra.data());
-                   for (int64_t j = 0; j < rows.n; ++j) row_dx[j] += extra[j];
-                 }
-                 storeFloat(dx.dtype, dx.data, i * rows.n, rows.n, row_dx);
-               });
+  layerNormGradients(
+      rows, call.inputs[0], call.inputs[5], call.inputs[4], call.inputs[3], call.outputs[1], call.outputs[2],
+      [&](int64_t i, float* x) { sum.load(i, rows.n, x); },
+      [&](int64_t i, float* row_dx) {
+        if (dsum != nullptr) {
+          loadFloat(dsum->dtype, dsum->data, i * rows.n, 1, rows.n, extra.data());
+          for (int64_t j = 0; j < rows.n; ++j) row_dx[j] += extra[j];
+        }
+        storeFloat(dx.dtype, dx.data, i * rows.n, rows.n, row_dx);
+      });
 }
 
 // inputs: x, gx, beta, gamma; outputs: mean, rstd, y.
@@ -231,12 +201,14 @@ void computeDeepNormGrad(const OpCall& call) {
   sum.alpha = attrFloat(call, "alpha");
   const NormRows rows = trailingRows(call, call.inputs[1], call.inputs[3]);
   std::vector<float> scaled(rows.n);
-  gradientRows(sum, rows, call.inputs[0], call.inputs[3], call.inputs[4], call.inputs[5], call.outputs[3],
-               call.outputs[2], [&](int64_t i, float* row_dx) {
-                 storeFloat(dgx.dtype, dgx.data, i * rows.n, rows.n, row_dx);
-                 for (int64_t j = 0; j < rows.n; ++j) scaled[j] = sum.alpha * row_dx[j];
-                 storeFloat(dx.dtype, dx.data, i * rows.n, rows.n, scaled.data());
-               });
+  layerNormGradients(
+      rows, call.inputs[0], call.inputs[3], call.inputs[4], call.inputs[5], call.outputs[3], call.outputs[2],
+      [&](int64_t i, float* x) { sum.load(i, rows.n, x); },
+      [&](int64_t i, float* row_dx) {
+        storeFloat(dgx.dtype, dgx.data, i * rows.n, rows.n, row_dx);
+        for (int64_t j = 0; j < rows.n; ++j) scaled[j] = sum.alpha * row_dx[j];
+        storeFloat(dx.dtype, dx.data, i * rows.n, rows.n, scaled.data());
+      });
 }
 
 KernelCost costAddLayerNorm(const OpCall& call) { return fusedNormCost(call, 3, 9); }

@@ -86,26 +86,14 @@ void validateLayerNormGrad(const OpCall& call) {
 }
 
 void computeLayerNormGrad(const OpCall& call) {
-  const TensorArg &dy = call.inputs[0], &x = call.inputs[1], &rstd_in = call.inputs[2], &mean_in = call.inputs[3];
-  const TensorArg& gamma = call.inputs[4];
-  const TensorArg &dx = call.outputs[0], &dgamma = call.outputs[1], &dbeta = call.outputs[2];
+  const TensorArg &dy = call.inputs[0], &x = call.inputs[1], &rstd = call.inputs[2], &mean = call.inputs[3];
+  const TensorArg& dx = call.outputs[0];
   const RowSplit rs = splitRows(call, x);
-  const int64_t n = rs.cols, m = rs.rows;
-  std::vector<float> g(n), xr(n), dyr(n), out(n), db(n);
-  loadFloat(gamma.dtype, gamma.data, 0, 1, n, g.data());
-  LayerNormGradRows grad(m, n, reduceBlockElems(x.dtype), g.data());
-  for (int64_t i = 0; i < m; ++i) {
-    RowMoments r;
-    loadFloat(mean_in.dtype, mean_in.data, i, 1, 1, &r.mean);
-    loadFloat(rstd_in.dtype, rstd_in.data, i, 1, 1, &r.rstd);
-    loadFloat(x.dtype, x.data, i * n, 1, n, xr.data());
-    loadFloat(dy.dtype, dy.data, i * n, 1, n, dyr.data());
-    grad.row(i, xr.data(), dyr.data(), r, out.data());
-    storeFloat(dx.dtype, dx.data, i * n, n, out.data());
-  }
-  grad.columnSums(out.data(), db.data());
-  storeFloat(dgamma.dtype, dgamma.data, 0, n, out.data());
-  storeFloat(dbeta.dtype, dbeta.data, 0, n, db.data());
+  const NormRows rows{rs.rows, rs.cols};
+  layerNormGradients(
+      rows, dy, call.inputs[4], mean, rstd, call.outputs[1], call.outputs[2],
+      [&](int64_t i, float* row) { loadFloat(x.dtype, x.data, i * rows.n, 1, rows.n, row); },
+      [&](int64_t i, float* row) { storeFloat(dx.dtype, dx.data, i * rows.n, rows.n, row); });
 }
 
 KernelCost costLayerNormGrad(const OpCall& call) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kernel/op_utils.h"
+#include "ops/reduce/reduce_util.h"
 
 namespace ascend_sim {
 
@@ -63,5 +64,33 @@ class LayerNormGradRows {
   const float* gamma_;
   std::vector<float> g_, g_xhat_, xhat_, dy_xhat_, dy_all_;
 };
+
+// The layer norm gradient of M rows of N elements, read from and written to
+// the kernel's tensors: row i's x from `load_x(i, x)` (n floats), dy, mean and
+// rstd from their tensors, row i's dx to `row_done(i, dx)` (which may
+// change it in place), and dgamma, dbeta
+// (n elements each) at the end.
+template <typename LoadX, typename RowDone>
+void layerNormGradients(const NormRows& rows, const TensorArg& dy, const TensorArg& gamma, const TensorArg& mean,
+                        const TensorArg& rstd, const TensorArg& dgamma, const TensorArg& dbeta, LoadX load_x,
+                        RowDone row_done) {
+  const int64_t n = rows.n;
+  std::vector<float> g(n), x(n), dyr(n), dx(n);
+  loadFloat(gamma.dtype, gamma.data, 0, 1, n, g.data());
+  LayerNormGradRows grad(rows.m, n, reduceBlockElems(dy.dtype), g.data());
+  for (int64_t i = 0; i < rows.m; ++i) {
+    RowMoments r;
+    loadFloat(mean.dtype, mean.data, i, 1, 1, &r.mean);
+    loadFloat(rstd.dtype, rstd.data, i, 1, 1, &r.rstd);
+    load_x(i, x.data());
+    loadFloat(dy.dtype, dy.data, i * n, 1, n, dyr.data());
+    grad.row(i, x.data(), dyr.data(), r, dx.data());
+    row_done(i, dx.data());
+  }
+  std::vector<float> db(n);
+  grad.columnSums(dx.data(), db.data());
+  storeFloat(dgamma.dtype, dgamma.data, 0, n, dx.data());
+  storeFloat(dbeta.dtype, dbeta.data, 0, n, db.data());
+}
 
 }  // namespace ascend_sim
