@@ -14,12 +14,14 @@ import torch
 from torch_npu._patches.registry import replace
 
 FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_transpose", "npu_linear",
-             "npu_bmmV2", "one_", "npu_silu", "npu_mish", "fast_gelu", "npu_layer_norm_eval", "npu_rms_norm",
+             "npu_bmmV2", "npu_bmm_v2_mat1_backward", "npu_bmm_v2_mat2_backward", "one_", "npu_silu", "npu_mish",
+             "fast_gelu", "npu_layer_norm_eval", "npu_rms_norm",
              "npu_rotary_mul", "npu_softmax_cross_entropy_with_logits", "npu_dropout", "_npu_dropout",
              "npu_dropout_backward", "npu_dropout_gen_mask", "npu_dropout_do_mask", "npu_dropout_with_add_softmax",
              "npu_dropout_with_add_softmax_backward", "npu_fusion_attention",
              "npu_fusion_attention_grad", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_rms_norm_backward",
-             "npu_rotary_mul_backward", "npu_softmax_cross_entropy_with_logits_backward", "npu_slice",
+             "npu_rotary_mul_backward", "npu_apply_rotary_pos_emb",
+             "npu_softmax_cross_entropy_with_logits_backward", "npu_slice",
              "npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_scaled_masked_softmax",
              "npu_scaled_masked_softmax_backward", "npu_prompt_flash_attention", "npu_incre_flash_attention",
              "npu_add_rms_norm", "npu_layernorm_grad", "npu_lstm", "npu_lstm_backward", "npu_gru", "npu_gru_backward",

@@ -57,6 +57,34 @@ at::Tensor NPUCustomFunctions::npu_bmmV2(const at::Tensor& self, const at::Tenso
   return result;
 }
 
+// The gradients of npu_bmmV2 (at::matmul's product) for mat1 and mat2, one
+// BatchMatMul with a transposed operand each, summed down to the operand's
+// `size` where matmul broadcast its batch dims; a 1-D operand is the row
+// (mat1) or column (mat2) vector matmul makes of it.
+at::Tensor NPUCustomFunctions::npu_bmm_v2_mat1_backward(const at::Tensor& grad, const at::Tensor& mat1,
+                                                        const at::Tensor& mat2, at::IntArrayRef size) {
+  TORCH_CHECK(mat1.dim() >= 1 && mat2.dim() >= 1,
+              "npu_bmm_v2_mat1_backward: expected mat1 and mat2 of at least 1 dim, got ", mat1.sizes(), " and ",
+              mat2.sizes());
+  if (mat1.dim() == 1 && mat2.dim() == 1) return grad * mat2;        // a dot product
+  const at::Tensor g = mat1.dim() == 1 ? grad.unsqueeze(-2) : grad;  // [..., m, n]
+  at::Tensor dmat1 = mat2.dim() == 1 ? g.unsqueeze(-1) * mat2 : at::matmul(g, mat2.transpose(-1, -2));
+  if (mat1.dim() == 1) dmat1 = dmat1.squeeze(-2);
+  return at::sum_to(dmat1, size);
+}
+
+at::Tensor NPUCustomFunctions::npu_bmm_v2_mat2_backward(const at::Tensor& grad, const at::Tensor& mat1,
+                                                        const at::Tensor& mat2, at::IntArrayRef size) {
+  TORCH_CHECK(mat1.dim() >= 1 && mat2.dim() >= 1,
+              "npu_bmm_v2_mat2_backward: expected mat1 and mat2 of at least 1 dim, got ", mat1.sizes(), " and ",
+              mat2.sizes());
+  if (mat1.dim() == 1 && mat2.dim() == 1) return grad * mat1;        // a dot product
+  const at::Tensor g = mat2.dim() == 1 ? grad.unsqueeze(-1) : grad;  // [..., m, n]
+  at::Tensor dmat2 = mat1.dim() == 1 ? mat1.unsqueeze(-1) * g.unsqueeze(-2) : at::matmul(mat1.transpose(-1, -2), g);
+  if (mat2.dim() == 1) dmat2 = dmat2.squeeze(-1);
+  return at::sum_to(dmat2, size);
+}
+
 at::Tensor& NPUCustomFunctions::one_(at::Tensor& self) { return self.fill_(1); }
 
 at::Tensor NPUCustomFunctions::npu_silu(const at::Tensor& self) { return at::silu(self); }

@@ -95,6 +95,33 @@ TEST(NpuCustomOps, MatrixProducts) {
                     "npu_bmmV2: output_sizes [3, 2, 4] do not match");
 }
 
+// npu_bmm_v2_mat1_backward / _mat2_backward are matmul's gradients, 1-D and broadcast operands included.
+TEST(NpuCustomOps, BmmV2BackwardPiecesAreMatmulGradients) {
+  using Piece = at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, at::IntArrayRef);
+  const auto d1 = npuOp<Piece>("npu::npu_bmm_v2_mat1_backward"), d2 = npuOp<Piece>("npu::npu_bmm_v2_mat2_backward");
+  for (const auto& shapes : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{{{3, 4, 5}, {3, 5, 2}},
+                                                                                               {{2, 3, 4, 5}, {5, 2}},
+                                                                                               {{4, 5}, {3, 5, 2}},
+                                                                                               {{5}, {3, 5, 2}},
+                                                                                               {{3, 4, 5}, {5}},
+                                                                                               {{5}, {5}}}) {
+    SCOPED_TRACE(c10::str(shapes.first, " @ ", shapes.second));
+    const at::Tensor a = at::randn(shapes.first).requires_grad_(), b = at::randn(shapes.second).requires_grad_();
+    const at::Tensor out = at::matmul(a, b), grad = at::randn(out.sizes());
+    out.backward(grad);
+    const at::Tensor na = a.detach().to(npu()), nb = b.detach().to(npu()), ng = grad.to(npu());
+    expectClose(d1.call(ng, na, nb, a.sizes()), a.grad());
+    expectClose(d2.call(ng, na, nb, b.sizes()), b.grad());
+  }
+  const at::Tensor a = at::randn({3, 4, 5}).to(npu()), b = at::randn({3, 5, 2}).to(npu()),
+                   g = at::randn({3, 4, 2}).to(npu());
+  torch_npu::synchronize(0);
+  OpRecorder rec;
+  d1.call(g, a, b, a.sizes());
+  d2.call(g, a, b, b.sizes());
+  EXPECT_EQ(rec.opTypes().size(), 2u) << rec.summary();  // one batched product each, the transpose folded in
+}
+
 TEST(NpuCustomOps, ActivationsAndNorms) {
   for (auto dtype : floatAndHalf()) {
     SCOPED_TRACE(c10::toString(dtype));

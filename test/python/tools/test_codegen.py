@@ -89,6 +89,19 @@ def test_custom_op_generates_schema_and_declaration(tmp_path):
             in (out / "NPUCustomFunctions.h").read_text())
 
 
+def test_custom_op_returning_its_mutable_arguments_declares_references(tmp_path):
+    # Note [Returned mutable arguments]: torchgen 1.13 alone refuses this schema.
+    schema = "npu_foo(Tensor(a!) q, Tensor(b!) k, str mode='x') -> (Tensor(a!), Tensor(b!))"
+    kernels = "std::tuple<at::Tensor&, at::Tensor&> NPUCustomFunctions::npu_foo(at::Tensor& q, ...) {}\n"
+    result, _, _, out = _run(tmp_path, HEADER + f'custom:\n  - func: "{schema}"\n', kernels)
+    assert result.returncode == 0, result.stderr
+    assert ("static ::std::tuple<at::Tensor &,at::Tensor &> npu_foo(at::Tensor & q, at::Tensor & k, "
+            "c10::string_view mode);" in (out / "NPUCustomFunctions.h").read_text())
+    bad = "npu_foo(Tensor(a!) q, Tensor(b!)[] k) -> (Tensor(a!), Tensor(b!)[])"
+    result, _, _, _ = _run(tmp_path, HEADER + f'custom:\n  - func: "{bad}"\n', kernels)
+    assert result.returncode != 0 and "a returned mutable argument must be a Tensor(x!)" in result.stderr
+
+
 def test_composite_custom_ops_register_as_composite_implicit_autograd(tmp_path):
     kernels = ("at::Tensor NPUCustomFunctions::npu_foo(const at::Tensor& self) {}\n"
                "at::Tensor NPUCustomFunctions::npu_bar(const at::Tensor& self) {}\n")

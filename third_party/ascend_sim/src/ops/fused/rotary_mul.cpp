@@ -17,17 +17,11 @@
 #include <vector>
 
 #include "kernel/op_utils.h"
+#include "ops/fused/rotary_rows.h"
 #include "ops/reduce/reduce_util.h"
 
 namespace ascend_sim {
 namespace {
-
-// x's rows and, for each, the row of r1/r2 it reads.
-struct RotaryRows {
-  int64_t d = 0, rows = 0;
-  std::vector<int64_t> r_row;  // per x row
-  int64_t r_rows = 0;
-};
 
 void checkTables(const OpCall& call, const TensorArg& x, const TensorArg& r1, const TensorArg& r2) {
   checkDtype(call, x, "input x", kFloatTypes);
@@ -45,36 +39,7 @@ void checkTables(const OpCall& call, const TensorArg& x, const TensorArg& r1, co
              " with the same last dim");
 }
 
-RotaryRows rowsOf(const TensorArg& x, const TensorArg& r) {
-  RotaryRows rr;
-  rr.d = x.shape.back();
-  rr.rows = rr.d == 0 ? 0 : x.numel() / rr.d;
-  rr.r_rows = rr.d == 0 ? 0 : r.numel() / rr.d;
-  const Shape strides = broadcastStrides(r.shape, x.shape);  // element strides of r read as x
-  const size_t lead = x.shape.size() - 1;
-  std::vector<int64_t> idx(lead, 0);
-  rr.r_row.resize(static_cast<size_t>(rr.rows));
-  for (int64_t i = 0; i < rr.rows; ++i) {
-    int64_t off = 0;
-    for (size_t k = 0; k < lead; ++k) off += idx[k] * strides[k];
-    rr.r_row[i] = off / rr.d;
-    for (size_t k = lead; k-- > 0;) {  // next multi-index of x's leading dims
-      if (++idx[k] < x.shape[k]) break;
-      idx[k] = 0;
-    }
-  }
-  return rr;
-}
-
 void loadRow(const TensorArg& t, int64_t row, int64_t d, float* dst) { loadFloat(t.dtype, t.data, row * d, 1, d, dst); }
-
-void rotate(const float* x, int64_t d, float* out) {
-  const int64_t h = d / 2;
-  for (int64_t j = 0; j < h; ++j) {
-    out[j] = -x[j + h];
-    out[j + h] = x[j];
-  }
-}
 
 // inputs: x, r1, r2; output: y.
 void validateRotaryMul(const OpCall& call) {
@@ -87,14 +52,14 @@ void validateRotaryMul(const OpCall& call) {
 
 void computeRotaryMul(const OpCall& call) {
   const TensorArg &x = call.inputs[0], &r1 = call.inputs[1], &r2 = call.inputs[2], &y = call.outputs[0];
-  const RotaryRows rr = rowsOf(x, r1);
+  const RotaryRows rr = rotaryRowsOf(x, r1);
   const int64_t d = rr.d;
   std::vector<float> xr(d), rot(d), c(d), s(d), out(d);
   for (int64_t i = 0; i < rr.rows; ++i) {
     loadRow(x, i, d, xr.data());
     loadRow(r1, rr.r_row[i], d, c.data());
     loadRow(r2, rr.r_row[i], d, s.data());
-    rotate(xr.data(), d, rot.data());
+    rotateRow(RotaryMode::kHalf, xr.data(), d, rot.data());
     for (int64_t j = 0; j < d; ++j) out[j] = xr[j] * c[j] + rot[j] * s[j];
     storeFloat(y.dtype, y.data, i * d, d, out.data());
   }
@@ -127,7 +92,7 @@ void computeRotaryMulGrad(const OpCall& call) {
   const TensorArg &dy = call.inputs[0], &x = call.inputs[1], &r1 = call.inputs[2], &r2 = call.inputs[3];
   const TensorArg &dx = call.outputs[0], &dr1 = call.outputs[1], &dr2 = call.outputs[2];
   const bool need_tables = attrBool(call, "need_backward", true);
-  const RotaryRows rr = rowsOf(x, r1);
+  const RotaryRows rr = rotaryRowsOf(x, r1);
   const int64_t d = rr.d, h = d / 2;
   const int64_t per_r_row = rr.r_rows == 0 ? 0 : rr.rows / rr.r_rows;  // x rows reading each r row
   // [per_r_row][r_rows * d]: the k-th x row reading r row q puts its terms at [k][q * d ...].
@@ -151,7 +116,7 @@ void computeRotaryMulGrad(const OpCall& call) {
     }
     storeFloat(dx.dtype, dx.data, i * d, d, out.data());
     if (!need_tables) continue;
-    rotate(xr.data(), d, rot.data());
+    rotateRow(RotaryMode::kHalf, xr.data(), d, rot.data());
     float* a = &t1[static_cast<size_t>((seen[q] * rr.r_rows + q) * d)];
     float* b = &t2[static_cast<size_t>((seen[q] * rr.r_rows + q) * d)];
     ++seen[q];
