@@ -4,7 +4,8 @@
 
 The model is examples/llama_decoder.py's LLaMA-style decoder, trained for a few steps on the CPU so
 that it has something to say. A batch of prompts of different lengths is then completed token by
-token, as an inference server does it:
+token, as an inference server does it (q and k take their rotary embedding in place, query and key in
+one torch_npu.npu_apply_rotary_pos_emb launch):
   - the prompt ("prefill"): every position at once through torch_npu.npu_prompt_flash_attention with a
     causal mask and actual_seq_lengths (each prompt's own length), which also fills each layer's KV cache;
   - each new token ("decode"): one position per sequence through torch_npu.npu_incre_flash_attention
@@ -61,9 +62,13 @@ class CachedDecoder:
 
     @staticmethod
     def _qkv(block, h, cos, sin):
-        """The block's q, k, v of h in BSH."""
+        """The block's q, k, v of h in BSH, q and k rotated in place by one inference rotary kernel
+        (torch_npu.npu_apply_rotary_pos_emb, BSND: cos/sin [B or 1, S, 1, head_dim])."""
+        attn = block.attn
         b, s, _ = h.shape
-        return (t.reshape(b, s, -1) for t in block.attn.project(h, cos, sin))
+        q, k, v = (t.contiguous() for t in attn.qkv(h).view(b, s, 3, attn.heads, attn.head_dim).unbind(2))
+        torch_npu.npu_apply_rotary_pos_emb(q, k, cos.to(q.dtype), sin.to(q.dtype), "BSND")
+        return (t.reshape(b, s, -1) for t in (q, k, v))
 
     def prefill(self, tokens, lengths):
         """tokens [B, P] (each row valid up to its length) -> the logits after each prompt [B, vocab]."""

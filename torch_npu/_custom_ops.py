@@ -29,7 +29,7 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              "npu_add_layer_norm", "npu_add_layer_norm_backward", "npu_deep_norm", "npu_deep_norm_backward",
              # mixture of experts (csrc/aten/moe/)
              "npu_moe_gating_top_k_softmax", "npu_moe_init_routing", "npu_moe_compute_expert_tokens",
-             "npu_moe_finalize_routing", "npu_grouped_matmul",
+             "npu_moe_finalize_routing", "npu_grouped_matmul", "npu_ffn",
              # int8 quantisation (csrc/aten/linalg/QuantOps.cpp)
              "npu_quantize", "npu_trans_quant_param", "npu_quant_matmul", "npu_weight_quant_batchmatmul",
              # detection and the helpers detection ports use (csrc/aten/detection/, index/NpuFillOps.cpp,
