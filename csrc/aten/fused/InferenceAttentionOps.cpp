@@ -12,7 +12,9 @@
 // stats) that reads only the valid rows of the cache — its simulated time
 // grows with the lengths, not with the allocation (Note [Valid lengths of
 // inference attention] in the simulator). As in torch_npu these ops are for
-// inference: they have no autograd formula. Layouts BSH, BSND and BNSD;
+// inference: they have no autograd formula, and a backward that reaches one
+// raises "not implemented" (PyTorch's not-implemented fallback, registered
+// below) instead of leaving the gradient silently missing. Layouts BSH, BSND and BNSD;
 // grouped-query key/value heads (num_key_value_heads, 0 = num_heads).
 // atten_mask is bool, int8 or uint8 with 1 = masked out; the prompt's mask is
 // [Sq, Skv], [B|1, Sq, Skv] or [B|1, 1|N, Sq, Skv], the incremental one [B, Skv],
@@ -22,6 +24,8 @@
 // torch_npu and ignored; the int8 quantisation operands, block_table (paged
 // attention) and kv_padding_size raise: they are not modelled.
 #include <c10/core/DeviceGuard.h>
+#include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
+#include <torch/library.h>
 
 #include <functional>
 
@@ -167,6 +171,11 @@ at::Tensor NPUCustomFunctions::npu_incre_flash_attention(
         .Attr("inner_precise", inner_precise);
     if (actual_seq_lengths.has_value()) cmd.Attr("actual_seq_lengths", *actual_seq_lengths);
   });
+}
+
+TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) {
+  m.impl("npu_prompt_flash_attention", torch::autograd::autogradNotImplementedFallback());
+  m.impl("npu_incre_flash_attention", torch::autograd::autogradNotImplementedFallback());
 }
 
 }  // namespace native

@@ -170,6 +170,18 @@ TEST(NpuInferenceAttention, EmptyInputsGiveEmptyOrZeroResults) {
   EXPECT_EQ(prompt(p, p, p, {{"num_heads", 2}}).sizes(), p.sizes());
 }
 
+// No backward, as in torch_npu: autograd says so instead of a silently missing gradient.
+TEST(NpuInferenceAttention, BackwardRaisesNotImplemented) {
+  const auto opts = at::TensorOptions().device(npu());
+  const at::Tensor q = at::randn({2, 4, 32}, opts).requires_grad_(), step = at::randn({2, 1, 32}, opts);
+  const at::Tensor out = prompt(q, q, q, {{"num_heads", 2}});
+  EXPECT_TRUE(out.requires_grad());
+  EXPECT_THROW_WITH(out.sum().backward(), "npu_prompt_flash_attention", "not implemented");
+  const at::Tensor cache = at::randn({2, 8, 32}, opts).requires_grad_();
+  EXPECT_THROW_WITH(incremental(step, cache, cache, {{"num_heads", 2}}).sum().backward(), "npu_incre_flash_attention",
+                    "not implemented");
+}
+
 TEST(NpuInferenceAttention, BadArgumentsSayWhatIsWrong) {
   const auto opts = at::TensorOptions().device(npu());
   const at::Tensor q = at::randn({2, 4, 32}, opts), step = at::randn({2, 1, 32}, opts);
