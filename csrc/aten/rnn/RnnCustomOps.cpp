@@ -1,6 +1,7 @@
-// torch_npu's recurrent custom ops: npu_lstm / npu_lstm_backward and npu_gru /
-// npu_gru_backward, one DynamicRNN / DynamicGRUV2 each way (DynamicRnn.h),
-// with torch_npu's 1.11 signatures, defaults and outputs.
+// torch_npu's recurrent custom ops: npu_lstm / npu_lstm_backward, npu_lstm_cell /
+// npu_lstm_cell_backward and npu_gru / npu_gru_backward, one DynamicRNN /
+// DynamicGRUV2 each way (DynamicRnn.h), with torch_npu's 1.11 signatures,
+// defaults and outputs.
 //
 // Note [torch_npu's npu_lstm and npu_gru]
 // Both run ONE layer direction, as torch_npu's (its docs: one layer; not
@@ -10,6 +11,10 @@
 //            flagSeq, direction) -> (y, h, c, i, j, f, o, tanhc), each [T,B,H]
 //   npu_gru(input, hx, weight_input [I,3H], weight_hidden [H,3H], bias_input, bias_hidden [3H],
 //           seq_length, ...) -> (y, output_h, update, reset, new, hidden_new), each [T,B,H]
+//   npu_lstm_cell(input [B,I], w_ih [4H,I], w_hh [4H,H], h, c [B,H] or [1,B,H], bias [4H] or None)
+//            -> (y, h, c, i, j, f, o, tanhc), each [1,B,H]: one step of DynamicRNN on
+//            w = cat([w_ih, w_hh], 1).t() (torch's gate order, as nn.LSTMCell's weights);
+//            npu_lstm_cell_backward -> (d input, d w_ih, d w_hh, d bias, d h, d c)
 // direction = True runs the steps backwards (REDIRECTIONAL). Row lengths:
 // npu_lstm's seqMask when flagSeq (torch_npu's [T,B,H] 0/1 mask, or an
 // integer [B] of lengths); npu_gru's seq_length (an integer [B]; empty: all
@@ -107,6 +112,48 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tenso
   return {o[0], o[1], o[2], o[3], o[4], o[5]};
 }
 
+// npu_lstm_cell's operands as one DynamicRNN step: x [1, B, I], w = cat([w_ih, w_hh], 1).t(),
+// b (zeros without a bias), h0 / c0 [1, B, H].
+struct CellArgs {
+  at::Tensor x, w, b, h0, c0;
+};
+
+CellArgs cellArgs(const char* op, const at::Tensor& input, const at::Tensor& w_ih, const at::Tensor& w_hh,
+                  const at::Tensor& h, const at::Tensor& c, const c10::optional<at::Tensor>& bias) {
+  TORCH_CHECK(input.dim() == 2, op, ": input must be [B, I], got ", input.sizes());
+  TORCH_CHECK(w_ih.dim() == 2 && w_hh.dim() == 2 && w_hh.size(0) == 4 * w_hh.size(1) && w_ih.size(0) == w_hh.size(0) &&
+                  w_ih.size(1) == input.size(1),
+              op, ": w_ih must be [4H, I] = [4H, ", input.size(1), "] and w_hh [4H, H], got ", w_ih.sizes(), " and ",
+              w_hh.sizes());
+  for (const at::Tensor* t : {&w_ih, &w_hh})
+    TORCH_CHECK(t->scalar_type() == input.scalar_type() && t->device() == input.device(), op, ": the weights must be ",
+                input.scalar_type(), " tensors on ", input.device(), ", got ", t->scalar_type(), " on ", t->device());
+  const int64_t hidden = w_hh.size(1);
+  CellArgs a;
+  a.x = input.unsqueeze(0);
+  a.h0 = stateOf(op, "h", h, a.x, hidden);
+  a.c0 = stateOf(op, "c", c, a.x, hidden);
+  a.w = at::cat({w_ih, w_hh}, 1).t();
+  if (bias.has_value() && bias->defined()) {
+    TORCH_CHECK(bias->sizes() == at::IntArrayRef({4 * hidden}), op, ": bias must be [4H] = [", 4 * hidden, "], got ",
+                bias->sizes());
+    a.b = *bias;
+  } else {
+    a.b = at::zeros({4 * hidden}, input.options());
+  }
+  return a;
+}
+
+using Lstm8 =
+    std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>;
+
+Lstm8 lstmCellWithAutograd(const at::Tensor& input, const at::Tensor& w_ih, const at::Tensor& w_hh, const at::Tensor& h,
+                           const at::Tensor& c, const c10::optional<at::Tensor>& bias) {
+  const CellArgs a = cellArgs("npu_lstm_cell", input, w_ih, w_hh, h, c, bias);
+  const std::vector<at::Tensor> o = lstmLayerSteps(a.x, a.w, a.b, a.h0, a.c0, at::Tensor(), false);
+  return {o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7]};
+}
+
 // A missing gradient of outputs shaped like `like`: zeros.
 at::Tensor gradOr(const c10::optional<at::Tensor>& g, const at::Tensor& like) {
   return g.has_value() && g->defined() ? *g : at::zeros_like(like);
@@ -140,6 +187,35 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> NPUCustom
   return {dx, dw, db, dh.reshape(hx.sizes()), dc.reshape(cx.sizes())};
 }
 
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>
+NPUCustomFunctions::npu_lstm_cell(const at::Tensor& input, const at::Tensor& w_ih, const at::Tensor& w_hh,
+                                  const at::Tensor& h, const at::Tensor& c, const c10::optional<at::Tensor>& bias) {
+  const CellArgs a = cellArgs("npu_lstm_cell", input, w_ih, w_hh, h, c, bias);
+  const DynamicRnnOutputs o = dynamicRnn(a.x, a.w, a.b, a.h0, a.c0, at::Tensor(), false);
+  return {o.y, o.h, o.c, o.i, o.j, o.f, o.o, o.tanhc};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>
+NPUCustomFunctions::npu_lstm_cell_backward(const c10::optional<at::Tensor>& grady,
+                                           const c10::optional<at::Tensor>& gradh,
+                                           const c10::optional<at::Tensor>& gradc, const at::Tensor& input,
+                                           const at::Tensor& w_ih, const at::Tensor& w_hh, const at::Tensor& h,
+                                           const at::Tensor& c, const at::Tensor& y_output, const at::Tensor& h_output,
+                                           const at::Tensor& c_output, const at::Tensor& i, const at::Tensor& j,
+                                           const at::Tensor& f, const at::Tensor& o, const at::Tensor& tanhc) {
+  const CellArgs a = cellArgs("npu_lstm_cell_backward", input, w_ih, w_hh, h, c, c10::nullopt);
+  const DynamicRnnOutputs fwd{y_output, h_output, c_output, i, j, f, o, tanhc};
+  auto [dx, dw, db, dh, dc] = dynamicRnnGrad(a.x, a.w, a.b, a.h0, a.c0, at::Tensor(), false, fwd,
+                                             gradOr(grady, y_output), gradOr(gradh, h_output), gradOr(gradc, c_output));
+  const at::Tensor dw_t = dw.t();  // [4H, I + H]: d w_ih, then d w_hh
+  return {dx.squeeze(0),
+          dw_t.narrow(1, 0, input.size(1)),
+          dw_t.narrow(1, input.size(1), w_hh.size(1)),
+          db,
+          dh.reshape(h.sizes()),
+          dc.reshape(c.sizes())};
+}
+
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::npu_gru(
     const at::Tensor& input, const at::Tensor& hx, const at::Tensor& weight_input, const at::Tensor& weight_hidden,
     const at::Tensor& bias_input, const at::Tensor& bias_hidden, const at::Tensor& seq_length, bool has_biases,
@@ -169,6 +245,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tenso
 
 TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) {
   m.impl("npu_lstm", TORCH_FN(lstmWithAutograd));
+  m.impl("npu_lstm_cell", TORCH_FN(lstmCellWithAutograd));
   m.impl("npu_gru", TORCH_FN(gruWithAutograd));
 }
 

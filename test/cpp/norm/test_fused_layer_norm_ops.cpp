@@ -41,6 +41,9 @@ bool onNpu(const at::Tensor& t) { return t.device() == npu(); }
 TEST(FusedLayerNorm, AddLayerNormIsLayerNormOfTheSumAndDifferentiable) {
   for (auto dtype : floatAndHalf()) {
     SCOPED_TRACE(c10::toString(dtype));
+    // gamma's and beta's gradients sum 6 rows of fp16-rounded products: their roundings add up
+    // (about the square root of the count, 2.5x; fp32 keeps its tolerance).
+    const double summed = dtype == at::kHalf ? 2.5 : 1;
     const std::vector<at::Tensor> inputs = {at::randn({2, 3, 20}).to(dtype), at::randn({2, 3, 20}).to(dtype),
                                             at::rand({20}).add(0.5).to(dtype), at::randn({20}).to(dtype)};
     // y alone, then y and the sum x together (x's gradient joins through AddLayerNormGrad's dsum).
@@ -55,7 +58,7 @@ TEST(FusedLayerNorm, AddLayerNormIsLayerNormOfTheSumAndDifferentiable) {
             const at::Tensor y = at::layer_norm(x, {20}, in[2], in[3], 1e-5);
             return with_x ? y + x * 0.5 : y;
           },
-          inputs, rtolTwoRoundings(dtype), atolTwoRoundings(dtype));
+          inputs, summed * rtolTwoRoundings(dtype), summed * atolTwoRoundings(dtype));
     }
   }
   // mean and rstd: fp32, gamma's dims set to 1, as native_layer_norm's.

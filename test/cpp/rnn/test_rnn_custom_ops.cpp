@@ -10,10 +10,10 @@
 namespace torch_npu_test {
 namespace {
 
-using Lstm8 =
-    std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>(
-        const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
-        const at::Tensor&, bool, int64_t, double, bool, bool, bool, bool, bool);
+using Lstm8Outputs =
+    std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>;
+using Lstm8 = Lstm8Outputs(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                           const at::Tensor&, const at::Tensor&, bool, int64_t, double, bool, bool, bool, bool, bool);
 using Gru6 = std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>(
     const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
     const at::Tensor&, bool, int64_t, double, bool, bool, bool);
@@ -83,6 +83,68 @@ TEST(RnnCustomOps, NpuLstmIsTheLstmOverEveryStepAndDifferentiableThroughEachOutp
     expectClose(db, cpu[3].grad());
     expectClose(dc, cpu[5].grad());
   }
+}
+
+// npu_lstm_cell: one DynamicRNN step on nn.LSTMCell's weights, against PyTorch's lstm_cell on the CPU.
+TEST(RnnCustomOps, NpuLstmCellIsOneStepOfTheCellAndDifferentiable) {
+  at::manual_seed(21);
+  const int64_t B = 3, I = 5, H = 4;
+  const auto npu_lstm_cell =
+      customOp<Lstm8Outputs(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                            const at::Tensor&, const c10::optional<at::Tensor>&)>("npu::npu_lstm_cell");
+  for (bool with_bias : {true, false}) {
+    SCOPED_TRACE(with_bias ? "bias" : "no bias");
+    const at::Tensor x = at::randn({B, I}), w_ih = at::randn({4 * H, I}) * 0.4, w_hh = at::randn({4 * H, H}) * 0.4,
+                     b = with_bias ? at::randn({4 * H}) * 0.3 : at::zeros({4 * H}), h0 = at::randn({B, H}),
+                     c0 = at::randn({B, H}), gh = at::randn({B, H}), gc = at::randn({B, H});
+    std::vector<at::Tensor> cpu = {x, w_ih, w_hh, b, h0, c0};
+    for (at::Tensor& t : cpu) t = t.clone().requires_grad_();
+    auto [h1, c1] = at::lstm_cell(cpu[0], {cpu[4], cpu[5]}, cpu[1], cpu[2], cpu[3], at::zeros_like(b));
+    ((h1 * gh).sum() + (c1 * gc).sum()).backward();
+    std::vector<at::Tensor> dev;
+    for (const at::Tensor& t : cpu) dev.push_back(t.detach().to(npu()).requires_grad_());
+    OpRecorder rec;
+    auto [y, h, c, i, j, f, o, tanhc] = npu_lstm_cell.call(
+        dev[0], dev[1], dev[2], dev[4], dev[5], with_bias ? c10::optional<at::Tensor>(dev[3]) : c10::nullopt);
+    EXPECT_EQ(rec.count("DynamicRNN"), 1) << rec.summary();
+    EXPECT_EQ(h.sizes(), at::IntArrayRef({1, B, H}));
+    expectClose(y[0], h1.detach());
+    expectClose(h[0], h1.detach());
+    expectClose(c[0], c1.detach());
+    const auto gates = (x.matmul(w_ih.t()) + h0.matmul(w_hh.t()) + b).chunk(4, 1);  // torch's i, f, g, o
+    expectClose(i[0], at::sigmoid(gates[0]));
+    expectClose(j[0], at::tanh(gates[2]));
+    expectClose(f[0], at::sigmoid(gates[1]));
+    expectClose(o[0], at::sigmoid(gates[3]));
+    expectClose(tanhc[0], at::tanh(c1.detach()));
+    ((h[0] * gh.to(npu())).sum() + (c[0] * gc.to(npu())).sum()).backward();
+    EXPECT_EQ(rec.count("DynamicRNNGrad"), 1) << rec.summary();
+    for (size_t k = 0; k < cpu.size(); ++k) {
+      if (k == 3 && !with_bias) continue;
+      SCOPED_TRACE(k);
+      expectClose(dev[k].grad(), cpu[k].grad());
+    }
+    // npu_lstm_cell_backward called directly: the same six gradients.
+    const auto backward = customOp<std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>(
+        const c10::optional<at::Tensor>&, const c10::optional<at::Tensor>&, const c10::optional<at::Tensor>&,
+        const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+        const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+        const at::Tensor&, const at::Tensor&, const at::Tensor&)>("npu::npu_lstm_cell_backward");
+    auto [dx, dw_ih, dw_hh, db, dh, dc] = backward.call(
+        c10::nullopt, gh.to(npu()).unsqueeze(0), gc.to(npu()).unsqueeze(0), dev[0].detach(), dev[1].detach(),
+        dev[2].detach(), dev[4].detach(), dev[5].detach(), y.detach(), h.detach(), c.detach(), i, j, f, o, tanhc);
+    expectClose(dx, cpu[0].grad());
+    expectClose(dw_ih, cpu[1].grad());
+    expectClose(dw_hh, cpu[2].grad());
+    expectClose(db, cpu[3].grad());
+    expectClose(dh, cpu[4].grad());
+    expectClose(dc, cpu[5].grad());
+  }
+  const at::Tensor x = at::randn({2, 5}).to(npu()), w = at::randn({12, 5}).to(npu()), s = at::randn({2, 3}).to(npu());
+  EXPECT_THROW_WITH(npu_lstm_cell.call(x, w, at::randn({12, 4}).to(npu()), s, s, c10::nullopt),
+                    "w_ih must be [4H, I] = [4H, 5] and w_hh [4H, H]");
+  EXPECT_THROW_WITH(npu_lstm_cell.call(x, w, at::randn({12, 3}).to(npu()), s, s, at::randn({5}).to(npu())),
+                    "bias must be [4H] = [12]");
 }
 
 TEST(RnnCustomOps, NpuGruIsTheGruOverEveryStepAndDifferentiable) {
