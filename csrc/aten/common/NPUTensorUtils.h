@@ -81,6 +81,12 @@ std::vector<int64_t> reducedSizes(const at::Tensor& self, const std::vector<int6
 // shape is x's trailing dims.
 std::vector<int64_t> normStatShape(const char* op, const at::Tensor& x, const at::Tensor& gamma);
 
+// A parameter (gamma, beta, bias) as the fused kernels take it: float32 as it
+// is, any other dtype cast to x's (Note [Layer norm parameter dtypes]).
+inline at::Tensor kernelParam(const at::Tensor& p, const at::Tensor& x) {
+  return p.scalar_type() == at::kFloat ? p : p.to(x.scalar_type());
+}
+
 // An optional tensor argument that is there: given and defined (None and an
 // undefined tensor both mean absent, as the dispatcher passes either).
 inline bool given(const c10::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }

@@ -86,11 +86,6 @@ void checkFfnBias(const c10::optional<at::Tensor>& bias, const char* name, const
               " must be float32 or x's dtype (int32 is the quantised form, not modelled), got ", bias->scalar_type());
 }
 
-// A bias as the kernel takes it: float32 or x's dtype.
-at::Tensor kernelBias(const at::Tensor& bias, const at::Tensor& x) {
-  return bias.scalar_type() == at::kFloat ? bias : bias.to(x.scalar_type());
-}
-
 }  // namespace
 
 at::Tensor NPUCustomFunctions::npu_ffn(
@@ -115,12 +110,11 @@ at::Tensor NPUCustomFunctions::npu_ffn(
               ": output_dtype is for the quantised FFN; the float FFN returns x's dtype ", x.scalar_type());
   const int64_t precise = inner_precise.value_or(0);
   TORCH_CHECK(precise == 0 || precise == 1, kFfnOp,
-              ": inner_precise must be 0 (high precision) or 1 (high "
-              "performance), got ",
-              precise);
+              ": inner_precise must be 0 (high precision) or 1 (high performance), got ", precise);
   const bool gated = act == "geglu" || act == "swiglu" || act == "reglu";
-  const int64_t rows = x.dim() >= 1 ? x.numel() / std::max<int64_t>(x.size(-1), 1) : 0;
-  const std::vector<int64_t> counts = expertCounts(expert_tokens, expert_tokens_index, x.dim() >= 2 ? rows : 0);
+  // Token rows: the product of x's leading dims (0 for an x too small, which checkFfnOperands names).
+  const int64_t rows = x.dim() >= 2 ? c10::multiply_integers(x.sizes().slice(0, x.dim() - 1)) : 0;
+  const std::vector<int64_t> counts = expertCounts(expert_tokens, expert_tokens_index, rows);
   const int64_t experts = static_cast<int64_t>(counts.size());
   checkFfnOperands(x, weight1, weight2, gated, experts);
   checkFfnBias(bias1, "bias1", x, weight1, experts);
@@ -128,11 +122,11 @@ at::Tensor NPUCustomFunctions::npu_ffn(
   std::vector<int64_t> out_shape = x.sizes().vec();
   out_shape.back() = weight2.size(-1);
   at::Tensor y = torch_npu::emptyNpu(out_shape, x.scalar_type(), x.device());
-  if (x.numel() == 0 || y.numel() == 0) return y.zero_();
+  if (y.numel() == 0) return y;  // no token rows or N2 = 0 (K1 = 0 still runs: y = act(b1)·W2 + b2)
   torch_npu::OpCommand cmd("FFN");
   cmd.Input(x).Input(weight1).Input(weight2);
-  if (torch_npu::given(bias1)) cmd.Input(kernelBias(*bias1, x));
-  if (torch_npu::given(bias2)) cmd.Input(kernelBias(*bias2, x));
+  if (torch_npu::given(bias1)) cmd.Input(torch_npu::kernelParam(*bias1, x));
+  if (torch_npu::given(bias2)) cmd.Input(torch_npu::kernelParam(*bias2, x));
   cmd.Output(y)
       .Attr("activation", act)
       .Attr("has_bias1", torch_npu::given(bias1))

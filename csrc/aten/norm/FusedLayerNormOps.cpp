@@ -39,11 +39,6 @@ void checkAddends(const char* op, const at::Tensor& a, const char* a_name, const
   }
 }
 
-// A parameter as the kernels take it: x's dtype, or float32 (Note [Layer norm parameter dtypes]).
-at::Tensor kernelParam(const at::Tensor& p, const at::Tensor& x) {
-  return p.scalar_type() == at::kFloat ? p : p.to(x.scalar_type());
-}
-
 // The checks of a fused layer norm's forward, and its mean and rstd: fp32, x's
 // shape with gamma's dims set to 1; NaN when the rows have no elements.
 std::tuple<at::Tensor, at::Tensor> forwardStats(const char* op, const at::Tensor& x, const char* x_name,
@@ -81,8 +76,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::n
   OpCommand("AddLayerNorm")
       .Input(x1)
       .Input(x2)
-      .Input(kernelParam(gamma, x1))
-      .Input(kernelParam(beta, x1))
+      .Input(torch_npu::kernelParam(gamma, x1))
+      .Input(torch_npu::kernelParam(beta, x1))
       .Output(y)
       .Output(mean)
       .Output(rstd)
@@ -111,7 +106,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> addLayerNormGradients(const at::T
       .Input(x2)
       .Input(rstd.to(at::kFloat))
       .Input(mean.to(at::kFloat))
-      .Input(kernelParam(gamma, x1));
+      .Input(torch_npu::kernelParam(gamma, x1));
   if (dsum.has_value()) cmd.Input(dsum->to(x1.scalar_type()));
   cmd.Output(dx).Output(dgamma).Output(dbeta).Attr("has_dsum", dsum.has_value()).Run();
   return {dx, dgamma, dbeta};
@@ -135,8 +130,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::npu_deep_norm
   OpCommand("DeepNorm")
       .Input(x)
       .Input(gx)
-      .Input(kernelParam(beta, x))
-      .Input(kernelParam(gamma, x))
+      .Input(torch_npu::kernelParam(beta, x))
+      .Input(torch_npu::kernelParam(gamma, x))
       .Output(mean)
       .Output(rstd)
       .Output(y)
@@ -161,7 +156,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::n
       .Input(dy.to(x.scalar_type()))
       .Input(x)
       .Input(gx)
-      .Input(kernelParam(gamma, x))
+      .Input(torch_npu::kernelParam(gamma, x))
       .Input(mean.to(at::kFloat))
       .Input(rstd.to(at::kFloat))
       .Output(dx)

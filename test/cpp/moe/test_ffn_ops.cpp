@@ -95,6 +95,11 @@ TEST(NpuFfn, ExpertsTakeTheirTokensAndIsOneKernel) {
   expectClose(callFfn(nx, nw1, nw2, "swiglu", c10::nullopt, {}, nb2, std::vector<int64_t>{3, 3, 10}), want, 4e-3, 4e-3);
   const at::Tensor empty = callFfn(at::empty({0, 8}, at::kHalf).to(npu()), nw1[0], nw2[0], "swiglu");
   EXPECT_EQ(empty.sizes(), at::IntArrayRef({0, 4}));
+  // K1 = 0: the first product is empty, every row's y is act(b1)·W2 + b2.
+  const at::Tensor kb1 = at::randn({6}), kb2 = at::randn({3}), kw2 = at::randn({6, 3});
+  const at::Tensor no_k = callFfn(at::empty({5, 0}).to(npu()), at::empty({0, 6}).to(npu()), kw2.to(npu()), "relu",
+                                  c10::nullopt, kb1.to(npu()), kb2.to(npu()));
+  expectClose(no_k, (at::relu(kb1).matmul(kw2) + kb2).expand({5, 3}), 1e-3, 1e-3);
 }
 
 // torch_npu defines no backward: autograd says so instead of a silently missing gradient.
