@@ -1,4 +1,4 @@
-// DropOutGenMask, DropOutDoMask, AxpyWithSoftmaxAndDropOutDoMask and
+// DropOutGenMask (+ its byte-mask form DropOutGenMaskV3), DropOutDoMask, AxpyWithSoftmaxAndDropOutDoMask and
 // DropoutWithMulsAndSoftmaxGrad (OPS.md "Dropout"): the dropout kernels
 // torch_npu runs for F.dropout, npu_dropout and npu_dropout_with_add_softmax.
 //
@@ -19,15 +19,15 @@
 
 #include "aicore/thread_pool.h"
 #include "kernel/op_utils.h"
-#include "ops/random/philox.h"
+#include "ops/random/dropout_mask.h"
 #include "ops/reduce/reduce_util.h"
 
 namespace ascend_sim {
 namespace {
 
-int64_t maskBytes(int64_t n) { return (n + 127) / 128 * 16; }
+int64_t maskBytes(int64_t n) { return dropoutMaskBytes(n); }
 
-bool maskBit(const uint8_t* mask, int64_t i) { return (mask[i >> 3] >> (i & 7)) & 1; }
+bool maskBit(const uint8_t* mask, int64_t i) { return dropoutMaskBit(mask, i); }
 
 float keepProbOf(const OpCall& call, const char* name) {
   const float keep = attrFloat(call, name);
@@ -66,31 +66,28 @@ void validateGenMask(const OpCall& call) {
   checkMask(call, call.outputs[0], "output y", genMaskElems(call));
 }
 
-// Both mask kernels split the elements into blocks of whole mask bytes (and
-// whole Philox groups of 4) over the simulated cores: each block writes its
-// own bytes, and every element's value depends only on its index, so the
-// result does not depend on the split.
-constexpr int64_t kMaskBlock = 16384;  // elements; a multiple of 128
+// ---- DropOutGenMaskV3: the same draws, one byte per element (1 kept, 0 dropped) -> y uint8 [n] ----
+void validateGenMaskV3(const OpCall& call) {
+  checkArity(call, 0, 0, 1);
+  keepProbOf(call, "keep_prob");
+  attrInt(call, "seed");
+  attrInt(call, "offset", 0);
+  const TensorArg& y = call.outputs[0];
+  checkDtype(call, y, "output y", dtBit(ACL_UINT8));
+  if (y.numel() != genMaskElems(call))
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "output y has " + std::to_string(y.numel()) + " bytes; a byte mask of " + std::to_string(genMaskElems(call)) +
+             " elements has one per element");
+}
+
+void computeGenMaskV3(const OpCall& call) {
+  generateDropoutBytes(static_cast<uint64_t>(attrInt(call, "seed")), static_cast<uint64_t>(attrInt(call, "offset", 0)),
+                       attrFloat(call, "keep_prob"), genMaskElems(call), static_cast<uint8_t*>(call.outputs[0].data));
+}
 
 void computeGenMask(const OpCall& call) {
-  const int64_t n = genMaskElems(call);
-  const float keep = attrFloat(call, "keep_prob");
-  const uint64_t seed = static_cast<uint64_t>(attrInt(call, "seed"));
-  const uint64_t offset = static_cast<uint64_t>(attrInt(call, "offset", 0));
-  auto* y = static_cast<uint8_t*>(call.outputs[0].data);
-  std::fill(y + n / 8, y + maskBytes(n), uint8_t{0});  // the padding bits (and a partial last byte)
-  parallelFor((n + kMaskBlock - 1) / kMaskBlock, [&](int64_t b) {
-    const int64_t lo = b * kMaskBlock, hi = std::min(n, lo + kMaskBlock);
-    for (int64_t i = lo; i < hi; i += 8) {  // one mask byte: two Philox blocks
-      uint32_t r[8];
-      philox4x32_10(offset + static_cast<uint64_t>(i / 4), seed, r);
-      philox4x32_10(offset + static_cast<uint64_t>(i / 4) + 1, seed, r + 4);
-      uint8_t bits = 0;
-      for (int64_t lane = 0; lane < 8 && i + lane < n; ++lane)
-        if (philoxUnit(r[lane]) < keep) bits = static_cast<uint8_t>(bits | (1u << lane));
-      y[i >> 3] = bits;
-    }
-  });
+  generateDropoutBits(static_cast<uint64_t>(attrInt(call, "seed")), static_cast<uint64_t>(attrInt(call, "offset", 0)),
+                      attrFloat(call, "keep_prob"), genMaskElems(call), static_cast<uint8_t*>(call.outputs[0].data));
 }
 
 KernelCost costGenMask(const OpCall& call) {
@@ -103,6 +100,7 @@ KernelCost costGenMask(const OpCall& call) {
 }
 
 // ---- DropOutDoMask: x, mask; attr keep_prob -> y ----
+constexpr int64_t kMaskBlock = 16384;  // elements per parallel block; a multiple of 128
 void validateDoMask(const OpCall& call) {
   checkArity(call, 2, 2, 1);
   const TensorArg& x = call.inputs[0];
@@ -224,6 +222,7 @@ KernelCost costFusedSoftmax(const OpCall& call) {
 }
 
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"DropOutGenMask", &validateGenMask, &computeGenMask, &costGenMask});
+ASCEND_SIM_REGISTER_KERNEL(KernelDef{"DropOutGenMaskV3", &validateGenMaskV3, &computeGenMaskV3, &costGenMask});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"DropOutDoMask", &validateDoMask, &computeDoMask, &vectorCost});
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"AxpyWithSoftmaxAndDropOutDoMask", &validateFusedSoftmax,
                                      &computeFusedSoftmax, &costFusedSoftmax});

@@ -1,0 +1,25 @@
+// The dropout masks the kernels make and read (Note [Dropout bit masks] in
+// dropout.cpp): DropOutGenMask / DropOutDoMask, the fused softmax-dropout
+// kernels and MultiHeadAttention share the bit mask; DropOutGenMaskV3 writes
+// the same draws one byte per element (AttentionScore's drop_mask).
+#pragma once
+
+#include <cstdint>
+
+namespace ascend_sim {
+
+// Bytes of the bit mask of n elements: ceil(n / 128) * 16.
+inline int64_t dropoutMaskBytes(int64_t n) { return (n + 127) / 128 * 16; }
+
+// Whether element i is kept by a bit mask.
+inline bool dropoutMaskBit(const uint8_t* mask, int64_t i) { return (mask[i >> 3] >> (i & 7)) & 1; }
+
+// Writes the whole bit mask of n elements (dropoutMaskBytes(n) bytes, the
+// padding bits 0): bit i is set iff element i of the Philox uniform stream
+// (seed, offset) is below keep_prob. Blocks of whole bytes run in parallel.
+void generateDropoutBits(uint64_t seed, uint64_t offset, float keep_prob, int64_t n, uint8_t* mask);
+
+// The same draws one byte per element: mask[i] = 1 (kept) or 0, n bytes.
+void generateDropoutBytes(uint64_t seed, uint64_t offset, float keep_prob, int64_t n, uint8_t* mask);
+
+}  // namespace ascend_sim
