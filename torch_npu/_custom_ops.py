@@ -26,7 +26,8 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              "npu_softmax_cross_entropy_with_logits_backward", "npu_slice",
              "npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_scaled_masked_softmax",
              "npu_scaled_masked_softmax_backward", "npu_prompt_flash_attention", "npu_incre_flash_attention",
-             "npu_add_rms_norm", "npu_layernorm_grad", "npu_lstm", "npu_lstm_backward", "npu_lstm_cell",
+             "npu_add_rms_norm", "npu_layernorm_grad", "npu_lstm", "npu_lstm_backward", "npu_lstm_data",
+             "npu_lstm_cell",
              "npu_lstm_cell_backward", "npu_gru", "npu_gru_backward",
              # fused residual layer norms (csrc/aten/norm/FusedLayerNormOps.cpp)
              "npu_add_layer_norm", "npu_add_layer_norm_backward", "npu_deep_norm", "npu_deep_norm_backward",

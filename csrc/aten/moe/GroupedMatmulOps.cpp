@@ -10,14 +10,19 @@
 // cumulative row ends, e.g. npu_moe_compute_expert_tokens' result as a list)
 // is split by rows, one group per weight; otherwise there is an x per weight,
 // of any rank 2..6 (its leading dims kept in y). Float x / weight of one
-// dtype; bias (one per weight, [n]) of any float dtype. The int8 paths
-// (scale, offset, antiquant_*, output_dtype) are not modelled and raise.
-// Differentiable in x, weight and bias: the backward of a split x is three
+// dtype; bias (one per weight, [n]) of any float dtype. The int8 paths are
+// torch_npu's (Note [Quantised groups] in the simulator): int8 x and weights
+// with int32 bias, per-channel scale (fp32, or int64 from
+// npu_trans_quant_param) and, for an int8 y, offset; y int8 (default) or
+// output_dtype float16 / bfloat16 — or fp16 / bf16 x with int8 weights and
+// antiquant_scale / antiquant_offset. They have no backward, as in torch_npu:
+// an input that requires grad raises. Otherwise differentiable in x, weight and bias: the backward of a split x is three
 // GroupedMatmul launches (dx with the weights read transposed; every
 // dweight in one split-K product x_g^T dy_g; every dbias in one more, with a
 // column of ones for x); separate tensors take dx in one launch and a MatMul
 // (and a sum for the bias) per group.
 #include <torch/csrc/autograd/custom_function.h>
+#include <algorithm>
 #include <numeric>
 #include <torch/library.h>
 
@@ -51,8 +56,64 @@ std::vector<int64_t> groupRows(at::TensorList x, at::TensorList weight, at::IntA
   return rows;
 }
 
+// The dtype rules of the plain and the quantised groups, and the lists' lengths and shapes.
+void checkDtypes(at::TensorList x, at::TensorList weight, at::TensorList bias, const GroupedQuant& q) {
+  const at::Tensor& x0 = x[0];
+  const size_t nw = weight.size();
+  for (const auto& [name, list] : {std::pair<const char*, const std::vector<at::Tensor>*>{"scale", &q.scale},
+                                   {"offset", &q.offset},
+                                   {"antiquant_scale", &q.antiquant_scale},
+                                   {"antiquant_offset", &q.antiquant_offset}})
+    TORCH_CHECK(list->empty() || list->size() == nw, kOp, ": ", name, " has ", list->size(), " tensors for ", nw,
+                " weights");
+  TORCH_CHECK(!(q.int8() && q.weightOnly()), kOp,
+              ": scale (int8 x) and antiquant_scale (int8 weights only) exclude each other");
+  TORCH_CHECK((q.offset.empty() || q.int8()) && (q.antiquant_offset.empty() || q.weightOnly()), kOp,
+              ": offset needs scale, antiquant_offset needs antiquant_scale");
+  if (!q.any()) {
+    TORCH_CHECK(isFloat(x0), kOp, ": x must be float32, float16 or bfloat16, got ", x0.scalar_type(),
+                " (int8 x needs scale: the quantised path)");
+    TORCH_CHECK(!q.output_dtype.has_value() || *q.output_dtype == x0.scalar_type(), kOp, ": output_dtype ",
+                *q.output_dtype, " differs from x's dtype ", x0.scalar_type(),
+                " (only int8 x with scale gives another)");
+    return;
+  }
+  const bool int8 = q.int8();
+  TORCH_CHECK(
+      int8 ? x0.scalar_type() == at::kChar : (x0.scalar_type() == at::kHalf || x0.scalar_type() == at::kBFloat16), kOp,
+      int8 ? ": scale quantises int8 x and weights; x is " : ": antiquant_scale takes float16 or bfloat16 x, got ",
+      x0.scalar_type());
+  const auto out = q.output_dtype.value_or(int8 ? at::kChar : x0.scalar_type());
+  TORCH_CHECK(int8 ? (out == at::kChar || out == at::kHalf || out == at::kBFloat16) : out == x0.scalar_type(), kOp,
+              ": output_dtype ", out, int8 ? " must be int8, float16 or bfloat16" : " must be x's dtype");
+  TORCH_CHECK(q.offset.empty() || out == at::kChar, kOp, ": offset requantises to an int8 y; output_dtype is ", out);
+  for (size_t g = 0; g < nw; ++g) {
+    const int64_t n = weight[g].dim() == 2 ? weight[g].size(1) : -1;
+    TORCH_CHECK(weight[g].scalar_type() == at::kChar, kOp, ": the quantised paths take int8 weights; weight[", g,
+                "] is ", weight[g].scalar_type());
+    if (!bias.empty()) {
+      const auto bt = bias[g].scalar_type();
+      TORCH_CHECK(int8 ? bt == at::kInt : (bt == x0.scalar_type() || bt == at::kFloat), kOp, ": bias[", g, "] must be ",
+                  int8 ? "int32" : "x's dtype or float32", ", got ", bt);
+    }
+    auto perChannel = [&](const char* name, const at::Tensor& t, std::initializer_list<at::ScalarType> dtypes) {
+      TORCH_CHECK(std::find(dtypes.begin(), dtypes.end(), t.scalar_type()) != dtypes.end(), kOp, ": ", name, "[", g,
+                  "] has the wrong dtype ", t.scalar_type());
+      TORCH_CHECK(t.dim() == 1 && (t.size(0) == 1 || t.size(0) == n), kOp, ": ", name, "[", g, "] must be [1] or [", n,
+                  "] (per output column), got ", t.sizes());
+    };
+    if (int8) {
+      perChannel("scale", q.scale[g], {at::kFloat, at::kLong});
+      if (!q.offset.empty()) perChannel("offset", q.offset[g], {at::kFloat});
+    } else {
+      perChannel("antiquant_scale", q.antiquant_scale[g], {x0.scalar_type()});
+      if (!q.antiquant_offset.empty()) perChannel("antiquant_offset", q.antiquant_offset[g], {x0.scalar_type()});
+    }
+  }
+}
+
 void checkGroups(at::TensorList x, at::TensorList weight, at::TensorList bias, at::IntArrayRef group_list,
-                 int64_t split_item) {
+                 int64_t split_item, const GroupedQuant& q) {
   TORCH_CHECK(!x.empty() && !weight.empty() && x.size() <= 128 && weight.size() <= 128, kOp,
               ": x and weight must be lists of 1 to 128 tensors, got ", x.size(), " and ", weight.size());
   TORCH_CHECK(split_item >= 0 && split_item <= 3, kOp, ": split_item = ", split_item, " must be 0, 1, 2 or 3");
@@ -64,22 +125,21 @@ void checkGroups(at::TensorList x, at::TensorList weight, at::TensorList bias, a
   TORCH_CHECK(bias.empty() || bias.size() == weight.size(), kOp, ": bias has ", bias.size(), " tensors for ",
               weight.size(), " weights");
   const at::Tensor& x0 = x[0];
-  TORCH_CHECK(isFloat(x0), kOp, ": x must be float32, float16 or bfloat16, got ", x0.scalar_type(),
-              " (int8 quantised products are not supported by the NPU backend)");
+  checkDtypes(x, weight, bias, q);
   for (size_t g = 0; g < weight.size(); ++g) {
     const at::Tensor& xg = x[single ? 0 : g];
     const at::Tensor& w = weight[g];
-    TORCH_CHECK(xg.scalar_type() == x0.scalar_type() && w.scalar_type() == x0.scalar_type(), kOp, ": x[", g,
-                "] and weight[", g, "] must have x[0]'s dtype ", x0.scalar_type(), ", got ", xg.scalar_type(), " and ",
-                w.scalar_type());
+    TORCH_CHECK(xg.scalar_type() == x0.scalar_type() && (q.any() || w.scalar_type() == x0.scalar_type()), kOp, ": x[",
+                g, "] and weight[", g, "] must have x[0]'s dtype ", x0.scalar_type(), ", got ", xg.scalar_type(),
+                " and ", w.scalar_type());
     TORCH_CHECK(w.dim() == 2 && xg.dim() >= 2 && xg.dim() <= 6 && (!single || xg.dim() == 2), kOp, ": weight[", g,
                 "] must be 2-D and x[", g, "] 2-D to 6-D (2-D when split by group_list), got ", w.sizes(), " and ",
                 xg.sizes());
     TORCH_CHECK(xg.size(-1) == w.size(0), kOp, ": x[", single ? 0 : g, "] of shape ", xg.sizes(),
                 " does not multiply weight[", g, "] of shape ", w.sizes());
     if (!bias.empty())
-      TORCH_CHECK(isFloat(bias[g]) && bias[g].dim() == 1 && bias[g].size(0) == w.size(1), kOp, ": bias[", g,
-                  "] must be a float [", w.size(1), "], got ", bias[g].scalar_type(), " ", bias[g].sizes());
+      TORCH_CHECK((q.any() || isFloat(bias[g])) && bias[g].dim() == 1 && bias[g].size(0) == w.size(1), kOp, ": bias[",
+                  g, "] must be a float [", w.size(1), "], got ", bias[g].scalar_type(), " ", bias[g].sizes());
     if (split_item >= 2)
       TORCH_CHECK(w.size(1) == weight[0].size(1) && (single || xg.dim() == 2), kOp, ": split_item ", split_item,
                   " stacks the groups into one y: every weight needs weight[0]'s ", weight[0].size(1),
@@ -99,8 +159,9 @@ void checkGroups(at::TensorList x, at::TensorList weight, at::TensorList bias, a
 
 std::vector<at::Tensor> groupedMatmul(at::TensorList x, at::TensorList weight, at::TensorList bias,
                                       at::IntArrayRef group_list, int64_t split_item, bool transpose_weight,
-                                      int64_t group_type) {
+                                      int64_t group_type, const GroupedQuant& quant) {
   const at::Tensor& x0 = x[0];
+  const at::ScalarType y_dtype = quant.int8() ? quant.output_dtype.value_or(at::kChar) : x0.scalar_type();
   std::vector<at::Tensor> y;
   if (group_type == 2) {  // [groups, k, n]
     y.push_back(torch_npu::emptyNpu({static_cast<int64_t>(group_list.size()), x0.size(1), weight[0].size(1)},
@@ -116,16 +177,25 @@ std::vector<at::Tensor> groupedMatmul(at::TensorList x, at::TensorList weight, a
       std::vector<int64_t> shape =
           single ? std::vector<int64_t>{rows[g], n} : std::vector<int64_t>(x[g].sizes().begin(), x[g].sizes().end());
       shape.back() = n;
-      y.push_back(torch_npu::emptyNpu(shape, x0.scalar_type(), x0.device()));
+      y.push_back(torch_npu::emptyNpu(shape, y_dtype, x0.device()));
     }
     if (split_item >= 2)
-      y.push_back(torch_npu::emptyNpu({total, transpose_weight ? weight[0].size(0) : weight[0].size(1)},
-                                      x0.scalar_type(), x0.device()));
+      y.push_back(
+          torch_npu::emptyNpu({total, transpose_weight ? weight[0].size(0) : weight[0].size(1)}, y_dtype, x0.device()));
   }
   torch_npu::OpCommand cmd("GroupedMatmul");
   for (const at::Tensor& t : x) cmd.Input(t);
   for (const at::Tensor& t : weight) cmd.Input(t);
   for (const at::Tensor& t : bias) cmd.Input(t);
+  const std::vector<at::Tensor>* lists[] = {&quant.scale, &quant.offset, &quant.antiquant_scale,
+                                            &quant.antiquant_offset};
+  const char* counts[] = {"scale_num", "offset_num", "antiquant_scale_num", "antiquant_offset_num"};
+  for (size_t i = 0; i < 4; ++i) {
+    for (const at::Tensor& t : *lists[i]) cmd.Input(t);
+    if (!lists[i]->empty()) cmd.Attr(counts[i], static_cast<int64_t>(lists[i]->size()));
+  }
+  if (quant.any()) cmd.Attr("bias_num", static_cast<int64_t>(bias.size()));
+  if (quant.int8()) cmd.Attr("dtype", y_dtype);
   for (const at::Tensor& t : y) cmd.Output(t);
   cmd.Attr("x_num", static_cast<int64_t>(x.size()))
       .Attr("weight_num", static_cast<int64_t>(weight.size()))
@@ -222,15 +292,11 @@ std::vector<at::Tensor> optionalList(c10::optional<at::TensorList> l) {
   return l.has_value() ? std::vector<at::Tensor>(l->begin(), l->end()) : std::vector<at::Tensor>{};
 }
 
-void rejectQuantisation(const char* name, c10::optional<at::TensorList> l) {
-  TORCH_CHECK(!l.has_value() || l->empty(), kOp, ": ", name,
-              " (int8 quantised products) is not supported by the NPU backend; pass None or []");
-}
-
 struct GroupedArgs {
   std::vector<at::Tensor> bias;
   std::vector<int64_t> group_list;
   int64_t split_item;
+  GroupedQuant quant;
 };
 
 GroupedArgs checkedArgs(at::TensorList x, at::TensorList weight, c10::optional<at::TensorList> bias,
@@ -238,18 +304,24 @@ GroupedArgs checkedArgs(at::TensorList x, at::TensorList weight, c10::optional<a
                         c10::optional<at::TensorList> antiquant_scale, c10::optional<at::TensorList> antiquant_offset,
                         at::OptionalIntArrayRef group_list, c10::optional<int64_t> split_item,
                         c10::optional<at::ScalarType> output_dtype) {
-  rejectQuantisation("scale", scale);
-  rejectQuantisation("offset", offset);
-  rejectQuantisation("antiquant_scale", antiquant_scale);
-  rejectQuantisation("antiquant_offset", antiquant_offset);
-  TORCH_CHECK(!output_dtype.has_value() || x.empty() || *output_dtype == x[0].scalar_type(), kOp, ": output_dtype ",
-              *output_dtype,
-              " differs from x's dtype: only the int8 paths change it, and they are not supported by "
-              "the NPU backend");
-  GroupedArgs a{optionalList(bias), {}, split_item.value_or(0)};
+  GroupedArgs a{optionalList(bias), {}, split_item.value_or(0), {}};
+  a.quant = {optionalList(scale), optionalList(offset), optionalList(antiquant_scale), optionalList(antiquant_offset),
+             output_dtype};
   if (group_list.has_value()) a.group_list.assign(group_list->begin(), group_list->end());
-  checkGroups(x, weight, a.bias, a.group_list, a.split_item);
+  checkGroups(x, weight, a.bias, a.group_list, a.split_item, a.quant);
   return a;
+}
+
+// The quantised paths have no backward (as torch_npu's): refuse an input that wants a gradient.
+void checkNoGradient(at::TensorList x, const GroupedArgs& a) {
+  if (!at::GradMode::is_enabled()) return;
+  auto wants = [](const at::Tensor& t) { return t.defined() && t.requires_grad(); };
+  bool any = std::any_of(x.begin(), x.end(), wants) || std::any_of(a.bias.begin(), a.bias.end(), wants);
+  for (const auto* l : {&a.quant.antiquant_scale, &a.quant.antiquant_offset})
+    any = any || std::any_of(l->begin(), l->end(), wants);
+  TORCH_CHECK(!any, kOp,
+              ": the quantised paths (scale / antiquant_scale) have no backward, as in torch_npu; run them under "
+              "torch.no_grad() or on tensors that do not require grad");
 }
 
 }  // namespace
@@ -261,7 +333,7 @@ std::vector<at::Tensor> NPUCustomFunctions::npu_grouped_matmul(
     c10::optional<int64_t> split_item, c10::optional<at::ScalarType> output_dtype) {
   const GroupedArgs a = checkedArgs(x, weight, bias, scale, offset, antiquant_scale, antiquant_offset, group_list,
                                     split_item, output_dtype);
-  return groupedMatmul(x, weight, a.bias, a.group_list, a.split_item, false);
+  return groupedMatmul(x, weight, a.bias, a.group_list, a.split_item, false, 0, a.quant);
 }
 
 TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) {
@@ -272,6 +344,11 @@ TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) {
                                   c10::optional<int64_t> split_item, c10::optional<at::ScalarType> output_dtype) {
     const GroupedArgs a = checkedArgs(x, weight, bias, scale, offset, antiquant_scale, antiquant_offset, group_list,
                                       split_item, output_dtype);
+    if (a.quant.any()) {
+      checkNoGradient(x, a);
+      at::AutoDispatchBelowADInplaceOrView below_autograd;
+      return groupedMatmul(x, weight, a.bias, a.group_list, a.split_item, false, 0, a.quant);
+    }
     return GroupedMatmulFunction::apply(x, weight, at::TensorList(a.bias), a.group_list, a.split_item);
   });
 }

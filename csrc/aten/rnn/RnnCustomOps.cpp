@@ -15,6 +15,9 @@
 //            -> (y, h, c, i, j, f, o, tanhc), each [1,B,H]: one step of DynamicRNN on
 //            w = cat([w_ih, w_hh], 1).t() (torch's gate order, as nn.LSTMCell's weights);
 //            npu_lstm_cell_backward -> (d input, d w_ih, d w_hh, d bias, d h, d c)
+// npu_lstm_data(input, batch_sizes, weight, bias, seq_mask, h, c, ...) is npu_lstm on a padded
+// [T, B, I] input whose row lengths come from a PackedSequence's batch_sizes [T]
+// (torch_npu's packed-sequence LSTM layer).
 // direction = True runs the steps backwards (REDIRECTIONAL). Row lengths:
 // npu_lstm's seqMask when flagSeq (torch_npu's [T,B,H] 0/1 mask, or an
 // integer [B] of lengths); npu_gru's seq_length (an integer [B]; empty: all
@@ -68,14 +71,35 @@ at::Tensor lengthsOf(const char* op, const at::Tensor& given, const at::Tensor& 
   return lengths.to(x.device(), at::kInt);
 }
 
+// Row lengths (int32 [B] on x's device) from a PackedSequence's batch sizes
+// [T] (non-increasing counts, on any device): row b runs the steps t with
+// batch_sizes[t] > b.
+at::Tensor lengthsFromBatchSizes(const char* op, const at::Tensor& batch_sizes, const at::Tensor& x) {
+  TORCH_CHECK(x.dim() == 3, op, ": input must be [T, B, I], got shape ", x.sizes());
+  TORCH_CHECK(batch_sizes.dim() == 1 && batch_sizes.size(0) == x.size(0) &&
+                  !at::isFloatingType(batch_sizes.scalar_type()) && batch_sizes.scalar_type() != at::kBool,
+              op, ": batch_sizes must be an integer [T] = [", x.size(0), "] tensor (a PackedSequence's), got ",
+              batch_sizes.scalar_type(), " of shape ", batch_sizes.sizes());
+  const at::Tensor counts = batch_sizes.to(at::kCPU, at::kLong).contiguous();
+  const int64_t* v = counts.data_ptr<int64_t>();
+  std::vector<int32_t> lengths(static_cast<size_t>(x.size(1)), 0);
+  for (int64_t t = 0; t < counts.numel(); ++t) {
+    TORCH_CHECK(v[t] >= 0 && v[t] <= x.size(1) && (t == 0 || v[t] <= v[t - 1]), op,
+                ": batch_sizes must be non-increasing counts in [0, B = ", x.size(1), "] (sequences sorted by length, ",
+                "as pack_padded_sequence makes them), got ", counts);
+    for (int64_t b = 0; b < v[t]; ++b) ++lengths[static_cast<size_t>(b)];
+  }
+  return at::tensor(lengths, at::kInt).to(x.device());
+}
+
 // The checked initial states and row lengths of one npu_lstm / npu_gru call.
 struct LayerArgs {
   at::Tensor h0, c0, lengths;
 };
 
-LayerArgs lstmArgs(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& seqMask, const at::Tensor& h,
-                   const at::Tensor& c, int64_t num_layers, bool bidirectional, bool batch_first, bool flagSeq) {
-  constexpr const char* op = "npu_lstm";
+LayerArgs lstmArgs(const char* op, const at::Tensor& input, const at::Tensor& weight, const at::Tensor& seqMask,
+                   const at::Tensor& h, const at::Tensor& c, int64_t num_layers, bool bidirectional, bool batch_first,
+                   bool flagSeq) {
   checkOneLayer(op, num_layers, bidirectional, batch_first);
   TORCH_CHECK(weight.dim() == 2 && weight.size(1) % 4 == 0, op, ": weight must be [I + H, 4H], got ", weight.sizes());
   const int64_t hidden = weight.size(1) / 4;
@@ -96,7 +120,30 @@ lstmWithAutograd(const at::Tensor& input, const at::Tensor& weight, const at::Te
                  const at::Tensor& h, const at::Tensor& c, bool has_biases, int64_t num_layers, double dropout,
                  bool train, bool bidirectional, bool batch_first, bool flagSeq, bool direction) {
   (void)has_biases, (void)dropout, (void)train;
-  const LayerArgs a = lstmArgs(input, weight, seqMask, h, c, num_layers, bidirectional, batch_first, flagSeq);
+  const LayerArgs a =
+      lstmArgs("npu_lstm", input, weight, seqMask, h, c, num_layers, bidirectional, batch_first, flagSeq);
+  const std::vector<at::Tensor> o = lstmLayerSteps(input, weight, bias, a.h0, a.c0, a.lengths, direction);
+  return {o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7]};
+}
+
+// npu_lstm_data: npu_lstm's layer with the row lengths of batch_sizes (seq_mask and flag_seq are what torch_npu
+// derives from them; the lengths here come from batch_sizes alone).
+LayerArgs lstmDataArgs(const at::Tensor& input, const at::Tensor& batch_sizes, const at::Tensor& weight,
+                       const at::Tensor& h, const at::Tensor& c, int64_t num_layers, bool bidirectional,
+                       bool batch_first) {
+  constexpr const char* op = "npu_lstm_data";
+  LayerArgs a = lstmArgs(op, input, weight, at::Tensor(), h, c, num_layers, bidirectional, batch_first, false);
+  a.lengths = lengthsFromBatchSizes(op, batch_sizes, input);
+  return a;
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>
+lstmDataWithAutograd(const at::Tensor& input, const at::Tensor& batch_sizes, const at::Tensor& weight,
+                     const at::Tensor& bias, const at::Tensor& seq_mask, const at::Tensor& h, const at::Tensor& c,
+                     bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional,
+                     bool batch_first, bool flag_seq, bool direction) {
+  (void)seq_mask, (void)has_biases, (void)dropout, (void)train, (void)flag_seq;
+  const LayerArgs a = lstmDataArgs(input, batch_sizes, weight, h, c, num_layers, bidirectional, batch_first);
   const std::vector<at::Tensor> o = lstmLayerSteps(input, weight, bias, a.h0, a.c0, a.lengths, direction);
   return {o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7]};
 }
@@ -167,7 +214,19 @@ NPUCustomFunctions::npu_lstm(const at::Tensor& input, const at::Tensor& weight, 
                              int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first,
                              bool flagSeq, bool direction) {
   (void)has_biases, (void)dropout, (void)train;  // the bias is always an input; one layer: nothing to drop between
-  const LayerArgs a = lstmArgs(input, weight, seqMask, h, c, num_layers, bidirectional, batch_first, flagSeq);
+  const LayerArgs a =
+      lstmArgs("npu_lstm", input, weight, seqMask, h, c, num_layers, bidirectional, batch_first, flagSeq);
+  const DynamicRnnOutputs o = dynamicRnn(input, weight, bias, a.h0, a.c0, a.lengths, direction);
+  return {o.y, o.h, o.c, o.i, o.j, o.f, o.o, o.tanhc};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>
+NPUCustomFunctions::npu_lstm_data(const at::Tensor& input, const at::Tensor& batch_sizes, const at::Tensor& weight,
+                                  const at::Tensor& bias, const at::Tensor& seq_mask, const at::Tensor& h,
+                                  const at::Tensor& c, bool has_biases, int64_t num_layers, double dropout, bool train,
+                                  bool bidirectional, bool batch_first, bool flag_seq, bool direction) {
+  (void)seq_mask, (void)has_biases, (void)dropout, (void)train, (void)flag_seq;
+  const LayerArgs a = lstmDataArgs(input, batch_sizes, weight, h, c, num_layers, bidirectional, batch_first);
   const DynamicRnnOutputs o = dynamicRnn(input, weight, bias, a.h0, a.c0, a.lengths, direction);
   return {o.y, o.h, o.c, o.i, o.j, o.f, o.o, o.tanhc};
 }
@@ -245,6 +304,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tenso
 
 TORCH_LIBRARY_IMPL(npu, AutogradPrivateUse1, m) {
   m.impl("npu_lstm", TORCH_FN(lstmWithAutograd));
+  m.impl("npu_lstm_data", TORCH_FN(lstmDataWithAutograd));
   m.impl("npu_lstm_cell", TORCH_FN(lstmCellWithAutograd));
   m.impl("npu_gru", TORCH_FN(gruWithAutograd));
 }

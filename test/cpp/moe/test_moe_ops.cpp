@@ -191,6 +191,76 @@ TEST(MoeOps, OneKernelPerOpEachWay) {
   EXPECT_TRUE(x.grad().defined() && logits.grad().defined() && w.grad().defined());
 }
 
+// The quantised groups (Note [Quantised groups] in the simulator) against integer references:
+// int8 x and weights with int32 bias, requantised to int8 by npu_trans_quant_param's int64
+// params (scale and offset) or dequantised to fp16 by an fp32 scale; and fp16 x with int8
+// weights dequantised by antiquant_scale / antiquant_offset. One GroupedMatmul each; no backward.
+TEST(MoeOps, QuantisedGroupsMatchTheirIntegerReferences) {
+  const int64_t M = 6, K = 32, N = 8;
+  const std::vector<int64_t> ends = {2, 6};
+  const at::Tensor x = at::randint(-128, 128, {M, K}).to(at::kChar);
+  std::vector<at::Tensor> w, bias, scale, offset;
+  for (int g = 0; g < 2; ++g) {
+    w.push_back(at::randint(-128, 128, {K, N}).to(at::kChar));
+    bias.push_back(at::randint(-1000, 1000, {N}).to(at::kInt));
+    scale.push_back(at::randint(1, 16, {N}).to(at::kFloat) / 65536.0);  // exact in the quant params' 10-bit mantissa
+    offset.push_back(at::randint(-5, 5, {N}).to(at::kFloat));
+  }
+  std::vector<at::Tensor> dev_w, dev_b, dev_q, dev_s;
+  static const auto trans = c10::Dispatcher::singleton()
+                                .findSchemaOrThrow("npu::npu_trans_quant_param", "")
+                                .typed<at::Tensor(const at::Tensor&, const c10::optional<at::Tensor>&)>();
+  for (int g = 0; g < 2; ++g) {
+    dev_w.push_back(w[g].to(npu()));
+    dev_b.push_back(bias[g].to(npu()));
+    dev_q.push_back(trans.call(scale[g].to(npu()), offset[g].to(npu())));
+    dev_s.push_back(scale[g].to(npu()));
+  }
+  auto acc = [&](int g) {
+    const at::Tensor rows = x.narrow(0, g ? ends[0] : 0, g ? ends[1] - ends[0] : ends[0]).to(at::kDouble);
+    return at::mm(rows, w[g].to(at::kDouble)) + bias[g].to(at::kDouble);
+  };
+  const at::Tensor dev_x = x.to(npu());
+  OpRecorder rec;
+  const at::Tensor y8 = grouped().call({dev_x}, dev_w, dev_b, dev_q, {}, {}, {}, ends, 3, c10::nullopt)[0];
+  EXPECT_EQ(rec.opTypes(), std::vector<std::string>{"GroupedMatmul"}) << rec.summary();
+  ASSERT_EQ(y8.scalar_type(), at::kChar);
+  std::vector<at::Tensor> want8, want16;
+  for (int g = 0; g < 2; ++g) {
+    want8.push_back(at::clamp(at::round(acc(g) * scale[g].to(at::kDouble) + offset[g].to(at::kDouble)), -128, 127));
+    want16.push_back(acc(g) * scale[g].to(at::kDouble));
+  }
+  EXPECT_TRUE(at::equal(y8.cpu().to(at::kDouble), at::cat(want8)));
+  const at::Tensor y16 = grouped().call({x.to(npu())}, dev_w, dev_b, dev_s, {}, {}, {}, ends, 3, at::kHalf)[0];
+  ASSERT_EQ(y16.scalar_type(), at::kHalf);
+  expectClose(y16.cpu().to(at::kFloat), at::cat(want16).to(at::kFloat), 2e-3, 1e-3);
+  // Weight-only: fp16 x, int8 weights, per-column antiquant scale and offset, fp16 bias.
+  const at::Tensor xh = at::randn({M, K}).to(at::kHalf);
+  std::vector<at::Tensor> as, ao, bh, want;
+  for (int g = 0; g < 2; ++g) {
+    as.push_back((at::rand({N}) * 0.01 + 0.001).to(at::kHalf));
+    ao.push_back(at::randint(-3, 3, {N}).to(at::kHalf));
+    bh.push_back(at::randn({N}).to(at::kHalf));
+    const at::Tensor wd = ((w[g].to(at::kFloat) + ao[g].to(at::kFloat)) * as[g].to(at::kFloat)).to(at::kHalf);
+    const at::Tensor rows = xh.narrow(0, g ? ends[0] : 0, g ? ends[1] - ends[0] : ends[0]).to(at::kFloat);
+    want.push_back(at::mm(rows, wd.to(at::kFloat)) + bh[g].to(at::kFloat));
+  }
+  auto toNpu = [](const std::vector<at::Tensor>& l) {
+    std::vector<at::Tensor> out;
+    for (const at::Tensor& t : l) out.push_back(t.to(npu()));
+    return out;
+  };
+  const at::Tensor yh =
+      grouped().call({xh.to(npu())}, dev_w, toNpu(bh), {}, {}, toNpu(as), toNpu(ao), ends, 3, c10::nullopt)[0];
+  expectClose(yh.cpu().to(at::kFloat), at::cat(want), 4e-3, 4e-3);
+  // No backward, as in torch_npu: an input that wants a gradient is refused.
+  EXPECT_THROW_WITH(
+      grouped().call({xh.to(npu()).requires_grad_()}, dev_w, {}, {}, {}, toNpu(as), {}, ends, 3, c10::nullopt),
+      "have no backward");
+  EXPECT_THROW_WITH(grouped().call({x.to(npu())}, dev_w, dev_b, dev_s, toNpu(offset), {}, {}, ends, 3, at::kHalf),
+                    "offset requantises to an int8 y");
+}
+
 TEST(MoeOps, ArgumentErrorsSayWhatIsWrong) {
   const at::Tensor x = at::randn({4, 3}).to(npu()), w = at::randn({3, 2}).to(npu());
   EXPECT_THROW_WITH(gating().call(x, c10::nullopt, 4),
@@ -201,7 +271,7 @@ TEST(MoeOps, ArgumentErrorsSayWhatIsWrong) {
   EXPECT_THROW_WITH(grouped().call({x}, {w, w}, {}, {}, {}, {}, {}, std::vector<int64_t>{1, 3}, 3, c10::nullopt),
                     "group_list's last row end 3 must equal x's rows 4");
   EXPECT_THROW_WITH(grouped().call({x}, {w}, {}, std::vector<at::Tensor>{w}, {}, {}, {}, c10::nullopt, 0, c10::nullopt),
-                    "npu_grouped_matmul: scale (int8 quantised products) is not supported by the NPU backend");
+                    "npu_grouped_matmul: scale quantises int8 x and weights; x is Float");
   EXPECT_THROW_WITH(grouped().call({x.to(at::kHalf)}, {w}, {}, {}, {}, {}, {}, c10::nullopt, 0, c10::nullopt),
                     "must have x[0]'s dtype Half");
   EXPECT_THROW_WITH(finalize().call(x, c10::nullopt, c10::nullopt, c10::nullopt, c10::nullopt,

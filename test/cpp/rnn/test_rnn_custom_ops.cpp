@@ -85,6 +85,45 @@ TEST(RnnCustomOps, NpuLstmIsTheLstmOverEveryStepAndDifferentiableThroughEachOutp
   }
 }
 
+// npu_lstm_data: npu_lstm with the row lengths of a PackedSequence's batch_sizes, against PyTorch's own
+// packed LSTM (at::lstm on data + batch_sizes) on the CPU, forward and backward.
+TEST(RnnCustomOps, NpuLstmDataRunsEachRowForItsPackedLength) {
+  at::manual_seed(22);
+  const int64_t T = 5, B = 3, I = 4, H = 6;
+  const at::Tensor lengths = at::tensor(std::vector<int64_t>{5, 3, 2});
+  const auto npu_lstm_data = customOp<Lstm8Outputs(
+      const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+      const at::Tensor&, bool, int64_t, double, bool, bool, bool, bool, bool)>("npu::npu_lstm_data");
+  const at::Tensor x = at::randn({T, B, I}), w_ih = at::randn({4 * H, I}) * 0.4, w_hh = at::randn({4 * H, H}) * 0.4,
+                   b = at::randn({4 * H}) * 0.3, h0 = at::randn({1, B, H}), c0 = at::randn({1, B, H});
+  // CPU: PyTorch's packed LSTM.
+  at::Tensor xc = x.clone().requires_grad_();
+  auto [data, batch_sizes] = at::_pack_padded_sequence(xc, lengths, false);
+  auto [out, hn, cn] =
+      at::lstm(data, batch_sizes, {h0, c0}, {w_ih, w_hh, b, at::zeros_like(b)}, true, 1, 0.0, false, false);
+  const at::Tensor g = at::randn(out.sizes());
+  (out * g).sum().backward();
+  // NPU: one DynamicRNN with the lengths batch_sizes gives.
+  const at::Tensor w = at::cat({w_ih, w_hh}, 1).t().contiguous();
+  const at::Tensor xn = x.to(npu()).requires_grad_();
+  OpRecorder rec;
+  auto [y, h, c, i, j, f, o, tanhc] =
+      npu_lstm_data.call(xn, batch_sizes, w.to(npu()), b.to(npu()), at::Tensor(), h0.to(npu()), c0.to(npu()), true, 1,
+                         0.0, true, false, false, true, false);
+  EXPECT_EQ(rec.count("DynamicRNN"), 1) << rec.summary();
+  const at::Tensor y_packed = std::get<0>(at::_pack_padded_sequence(y.cpu(), lengths, false));
+  expectClose(y_packed, out.detach());
+  expectClose(h.cpu()[T - 1], hn[0]);  // each row's state is carried past its end
+  expectClose(c.cpu()[T - 1], cn[0]);
+  const at::Tensor g_padded = std::get<0>(at::_pad_packed_sequence(g, batch_sizes, false, 0.0, T));
+  (y * g_padded.to(npu())).sum().backward();
+  expectClose(xn.grad(), xc.grad());
+  const at::Tensor increasing = at::tensor(std::vector<int64_t>{1, 2, 2, 3, 3});
+  EXPECT_THROW_WITH(npu_lstm_data.call(xn, increasing, w.to(npu()), b.to(npu()), at::Tensor(), h0.to(npu()),
+                                       c0.to(npu()), true, 1, 0.0, true, false, false, true, false),
+                    "npu_lstm_data: batch_sizes must be non-increasing counts in [0, B = 3]");
+}
+
 // npu_lstm_cell: one DynamicRNN step on nn.LSTMCell's weights, against PyTorch's lstm_cell on the CPU.
 TEST(RnnCustomOps, NpuLstmCellIsOneStepOfTheCellAndDifferentiable) {
   at::manual_seed(21);

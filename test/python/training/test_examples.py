@@ -79,6 +79,20 @@ def test_llama_generation_with_a_kv_cache_gives_the_tokens_of_plain_pytorch():
     assert read and float(read.group(1)) < float(read.group(2)), out
 
 
+def test_int8_moe_inference_keeps_the_output_and_cuts_weight_bytes_and_time():
+    """npu_grouped_matmul's quantised paths in a served MoE layer: W8A16 (int8 weights, antiquant_scale) and
+    W8A8 (npu_quantize'd activations, int8 x int8 at the Cube's int8 rate) stay close to the fp32 CPU layer,
+    halve the expert weights' bytes, and their expert products take less simulated time than fp16's."""
+    out = _run("int8_moe_inference.py", "--tokens", "256", "--dim", "128", "--ffn", "256")
+    rows = {m: (float(e), float(p), int(b)) for m, e, p, b in
+            re.findall(r"(fp16|w8a16|w8a8)\s+relative error ([0-9.e+-]+)  simulated forward [0-9.]+ ms  "
+                       r"expert products ([0-9.]+) us  expert weights ([0-9]+) KiB", out)}
+    assert set(rows) == {"fp16", "w8a16", "w8a8"}, out
+    assert rows["fp16"][0] < 2e-3 and rows["w8a16"][0] < 2e-2 and rows["w8a8"][0] < 6e-2, out
+    assert rows["w8a16"][2] * 2 <= rows["fp16"][2] + 1 and rows["w8a8"][2] * 2 <= rows["fp16"][2] + 1, out
+    assert rows["w8a8"][1] < rows["w8a16"][1] < rows["fp16"][1], out
+
+
 @pytest.mark.parametrize("dtype", ["fp32", "bf16"])
 def test_moe_layer_on_torch_npus_moe_operators_trains_like_the_plain_layer_on_the_cpu(dtype):
     """npu_moe_gating_top_k_softmax, npu_moe_init_routing, npu_moe_compute_expert_tokens, npu_grouped_matmul and

@@ -39,6 +39,40 @@ class TestNPUGroupedMatmul(TestCase):
         self.assertEqual(len(got), 1)
         self.assertRtolEqual(want, got[0], prec=1e-3)
 
+    def test_npu_grouped_matmul_int8(self):
+        # per-channel quantisation: int8 x and weights, int32 bias, int64 scale (with offset) -> int8 y
+        x = np.random.randint(-128, 128, [24, 64]).astype(np.int8)
+        weight = [np.random.randint(-128, 128, [64, 16]).astype(np.int8) for _ in range(2)]
+        bias = [np.random.randint(-500, 500, [16]).astype(np.int32) for _ in range(2)]
+        scale = [(np.random.randint(1, 16, [16]) / 65536).astype(np.float32) for _ in range(2)]
+        offset = [np.random.randint(-4, 4, [16]).astype(np.float32) for _ in range(2)]
+        group_list = [10, 24]
+        acc = self.supported_op_exec([x.astype(np.float64)], [w.astype(np.float64) for w in weight],
+                                     [b.astype(np.float64) for b in bias], group_list)
+        want = np.concatenate([np.clip(np.rint(a * s + o), -128, 127) for a, s, o in zip(acc, scale, offset)])
+        scale_npu = [torch_npu.npu_trans_quant_param(torch.from_numpy(s).npu(), torch.from_numpy(o).npu())
+                     for s, o in zip(scale, offset)]
+        got = torch_npu.npu_grouped_matmul([torch.from_numpy(x).npu()], [torch.from_numpy(w).npu() for w in weight],
+                                           bias=[torch.from_numpy(b).npu() for b in bias], scale=scale_npu,
+                                           group_list=group_list, split_item=2, output_dtype=torch.int8)[0]
+        self.assertEqual(got.dtype, torch.int8)
+        self.assertEqual(want.astype(np.int64), got.cpu().numpy().astype(np.int64))
+
+    def test_npu_grouped_matmul_antiquant(self):
+        # weight-only quantisation: fp16 x, int8 weights dequantised by antiquant_scale / antiquant_offset
+        x = np.random.uniform(-1, 1, [24, 64]).astype(np.float16)
+        weight = [np.random.randint(-128, 128, [64, 16]).astype(np.int8) for _ in range(2)]
+        scale = [np.random.uniform(0.001, 0.01, [16]).astype(np.float16) for _ in range(2)]
+        offset = [np.random.randint(-3, 3, [16]).astype(np.float16) for _ in range(2)]
+        group_list = [10, 24]
+        dequant = [((w.astype(np.float32) + o) * s).astype(np.float16) for w, s, o in zip(weight, scale, offset)]
+        want = np.concatenate(self.supported_op_exec([x], dequant, [np.zeros(16, np.float32)] * 2, group_list))
+        got = torch_npu.npu_grouped_matmul([torch.from_numpy(x).npu()], [torch.from_numpy(w).npu() for w in weight],
+                                           antiquant_scale=[torch.from_numpy(s).npu() for s in scale],
+                                           antiquant_offset=[torch.from_numpy(o).npu() for o in offset],
+                                           group_list=group_list, split_item=2)[0]
+        self.assertRtolEqual(want.astype(np.float16), got.cpu().numpy())
+
     def test_npu_grouped_matmul_backward(self):
         x = torch.randn(12, 8, requires_grad=True)
         weight = [torch.randn(8, 4, requires_grad=True) for _ in range(3)]

@@ -18,6 +18,21 @@
 // Outputs: split_item 0 / 1 give one y per group (y_g [m_g, n_g], x_g's
 // leading dims); 2 / 3 give one y: the groups' rows stacked (group_type 0:
 // [M, n], every n equal; group_type 2: [groups, k, n]).
+//
+// Note [Quantised groups]
+// After the biases come, per weight, the lists scale, offset,
+// antiquant_scale, antiquant_offset (attrs bias_num, scale_num, offset_num,
+// antiquant_scale_num, antiquant_offset_num: 0 or weight_num each; bias_num
+// defaults to what is left). group_type 0 only, weights not transposed:
+//   scale given (A8W8): x and weights int8, bias int32; each group is
+//     QuantBatchMatmulV3's product (Note [Quantised products]): exact int32
+//     x·w + bias, then y = acc·scale (fp16 / bf16) or clamp(rint(acc·scale +
+//     offset)) (int8; offset only here); scale fp32 or int64 quant params,
+//     [1] or [n]; attr `dtype` is y's (int8 by default). Cube at the int8 rate.
+//   antiquant_scale given (A16W8): x fp16 / bf16, weights int8, each group
+//     WeightQuantBatchMatmulV2's: W = (w + antiquant_offset)·antiquant_scale
+//     ([1] or [n], x's dtype) rounded to x's dtype, y = x·W + bias (x's dtype
+//     or fp32), rounded once to x's dtype.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -25,14 +40,19 @@
 #include "aicore/thread_pool.h"
 #include "kernel/op_utils.h"
 #include "ops/linalg/cube_gemm.h"
+#include "ops/linalg/quant_util.h"
 
 namespace ascend_sim {
 namespace {
+
+enum class QuantMode { kNone, kInt8, kWeightOnly };
 
 struct GroupProduct {
   GmMatrix a, b;
   int64_t m = 0, n = 0, k = 0;
   const TensorArg* bias = nullptr;
+  const TensorArg *x = nullptr, *w = nullptr;           // the group's operands (quantised modes)
+  const TensorArg *scale = nullptr, *offset = nullptr;  // scale / antiquant_scale and its offset
   const TensorArg* y = nullptr;
   int64_t y_offset = 0;  // element offset of the group's result in y
 };
@@ -40,13 +60,83 @@ struct GroupProduct {
 std::string indexed(const char* name, size_t i) { return std::string(name) + "_" + std::to_string(i); }
 
 // Every group's operands, checked (shapes, dtypes, the group list).
+// The optional per-weight lists after x and the weights (Note [Quantised groups]).
+struct GroupLists {
+  int64_t bias = 0, scale = 0, offset = 0, aq_scale = 0, aq_offset = 0;  // first input index of each, or -1
+  QuantMode mode = QuantMode::kNone;
+};
+
+GroupLists listsOf(const OpCall& call, int64_t x_num, int64_t w_num) {
+  const int64_t total = static_cast<int64_t>(call.inputs.size());
+  const char* names[] = {"scale_num", "offset_num", "antiquant_scale_num", "antiquant_offset_num"};
+  int64_t counts[4], listed = 0;
+  for (int i = 0; i < 4; ++i) listed += counts[i] = attrInt(call, names[i], 0);
+  const int64_t bias_num = attrInt(call, "bias_num", total - x_num - w_num - listed);
+  if (x_num < 1 || w_num < 1 || bias_num < 0 || x_num + w_num + bias_num + listed != total)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         std::to_string(total) + " inputs do not split into x_num = " + std::to_string(x_num) +
+             " x, weight_num = " + std::to_string(w_num) + " weights and none or one bias (scale, offset, " +
+             "antiquant_scale, antiquant_offset) per weight");
+  const int64_t all[] = {bias_num, counts[0], counts[1], counts[2], counts[3]};
+  const char* list_names[] = {"bias_num", "scale_num", "offset_num", "antiquant_scale_num", "antiquant_offset_num"};
+  int64_t at = x_num + w_num, first[5];
+  for (int i = 0; i < 5; ++i) {
+    if (all[i] != 0 && all[i] != w_num)
+      fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+           std::string("attr ") + list_names[i] + " = " + std::to_string(all[i]) +
+               " must be 0 or weight_num = " + std::to_string(w_num));
+    first[i] = all[i] ? at : -1;
+    at += all[i];
+  }
+  GroupLists l{first[0], first[1], first[2], first[3], first[4]};
+  if (l.scale >= 0 && l.aq_scale >= 0)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "scale (int8 x) and antiquant_scale (int8 weights only) exclude each other");
+  if ((l.offset >= 0 && l.scale < 0) || (l.aq_offset >= 0 && l.aq_scale < 0))
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "an offset list needs its scale list (scale / antiquant_scale)");
+  l.mode = l.scale >= 0 ? QuantMode::kInt8 : l.aq_scale >= 0 ? QuantMode::kWeightOnly : QuantMode::kNone;
+  return l;
+}
+
+// x, weight, bias and y dtypes of a quantised group list (Note [Quantised groups]).
+void checkQuantDtypes(const OpCall& call, const GroupLists& l, int64_t x_num, int64_t w_num) {
+  const TensorArg& x0 = call.inputs[0];
+  checkDtype(call, x0, "input x_0", l.mode == QuantMode::kInt8 ? kInt8Type : dtBit(ACL_FLOAT16) | dtBit(ACL_BF16));
+  for (int64_t i = 0; i < x_num; ++i) checkSameDtype(call, x0, "x_0", call.inputs[i], indexed("input x", i));
+  for (int64_t g = 0; g < w_num; ++g) {
+    checkDtype(call, call.inputs[x_num + g], indexed("input weight", g), kInt8Type);
+    if (l.bias >= 0)
+      checkDtype(call, call.inputs[l.bias + g], indexed("input bias", g),
+                 l.mode == QuantMode::kInt8 ? dtBit(ACL_INT32) : dtBit(x0.dtype) | dtBit(ACL_FLOAT));
+    if (l.mode == QuantMode::kInt8) {
+      checkDtype(call, call.inputs[l.scale + g], indexed("input scale", g), dtBit(ACL_FLOAT) | dtBit(ACL_INT64));
+      if (l.offset >= 0) checkDtype(call, call.inputs[l.offset + g], indexed("input offset", g), dtBit(ACL_FLOAT));
+    } else {
+      checkSameDtype(call, x0, "x_0", call.inputs[l.aq_scale + g], indexed("input antiquant_scale", g));
+      if (l.aq_offset >= 0)
+        checkSameDtype(call, x0, "x_0", call.inputs[l.aq_offset + g], indexed("input antiquant_offset", g));
+    }
+  }
+  if (attrInt(call, "group_type", 0) != 0 || attrBool(call, "transpose_weight", false))
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "the quantised groups take group_type 0 and weights as [k, n]");
+}
+
+// y's dtype: x's, or attr `dtype` (int8 default; fp16, bf16) for int8 x.
+aclDataType outputDtypeOf(const OpCall& call, const GroupLists& l) {
+  if (l.mode != QuantMode::kInt8) return call.inputs[0].dtype;
+  const aclDataType dt = call.attrs.get<aclDataType>("dtype", ACL_INT8);
+  if (dt != ACL_INT8 && dt != ACL_FLOAT16 && dt != ACL_BF16)
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         "attr dtype must be int8, float16 or bfloat16, got " + std::string(dtypeName(dt)));
+  if (dt != ACL_INT8 && l.offset >= 0)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "offset is for an int8 y (requantisation)");
+  return dt;
+}
+
 std::vector<GroupProduct> groupsOf(const OpCall& call) {
   const int64_t x_num = attrInt(call, "x_num", 1), w_num = attrInt(call, "weight_num", 1);
   const int64_t total = static_cast<int64_t>(call.inputs.size());
-  if (x_num < 1 || w_num < 1 || x_num + w_num > total || (total - x_num - w_num != 0 && total - x_num - w_num != w_num))
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         std::to_string(total) + " inputs do not split into x_num = " + std::to_string(x_num) +
-             " x, weight_num = " + std::to_string(w_num) + " weights and none or one bias per weight");
+  const GroupLists lists = listsOf(call, x_num, w_num);
   const int64_t group_type = attrInt(call, "group_type", 0), split_item = attrInt(call, "split_item", 0);
   if (group_type != 0 && group_type != 2)
     fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attr group_type = " + std::to_string(group_type) + " must be 0 or 2");
@@ -57,8 +147,10 @@ std::vector<GroupProduct> groupsOf(const OpCall& call) {
   const bool single_x = x_num == 1 && (w_num > 1 || !ends.empty() || group_type == 2);
   const int64_t groups = group_type == 2 ? static_cast<int64_t>(ends.size()) : w_num;
   const TensorArg& x0 = call.inputs[0];
-  checkDtype(call, x0, "input x_0", kFloatTypes);
-  for (int64_t i = 0; i < total; ++i) {
+  if (lists.mode != QuantMode::kNone) checkQuantDtypes(call, lists, x_num, w_num);
+  const aclDataType y_dtype = outputDtypeOf(call, lists);
+  if (lists.mode == QuantMode::kNone) checkDtype(call, x0, "input x_0", kFloatTypes);
+  for (int64_t i = 0; lists.mode == QuantMode::kNone && i < total; ++i) {
     const bool is_bias = i >= x_num + w_num;
     const std::string name =
         i < x_num ? indexed("input x", i)
@@ -134,9 +226,21 @@ std::vector<GroupProduct> groupsOf(const OpCall& call) {
                  std::to_string(p.k) + (trans_w ? " (read transposed)" : ""));
       p.a = GmMatrix{x.dtype, x.data, start * p.k, p.k, 1};
       p.b = trans_w ? GmMatrix{w.dtype, w.data, 0, 1, p.k} : GmMatrix{w.dtype, w.data, 0, p.n, 1};
-      if (total > x_num + w_num) {
-        p.bias = &call.inputs[x_num + w_num + g];
+      if (lists.bias >= 0) {
+        p.bias = &call.inputs[lists.bias + g];
         checkShapeEq(call, *p.bias, indexed("input bias", g), {p.n}, "[n] of its weight");
+      }
+      p.x = &x;
+      p.w = &w;
+      const int64_t scale_at = lists.mode == QuantMode::kInt8 ? lists.scale : lists.aq_scale;
+      const int64_t offset_at = lists.mode == QuantMode::kInt8 ? lists.offset : lists.aq_offset;
+      if (scale_at >= 0) {
+        p.scale = &call.inputs[scale_at + g];
+        checkPerChannel(call, *p.scale, indexed("input scale", g), p.n);
+      }
+      if (offset_at >= 0) {
+        p.offset = &call.inputs[offset_at + g];
+        checkPerChannel(call, *p.offset, indexed("input offset", g), p.n);
       }
     }
     if (common_n >= 0 && single_y && group_type == 0 && p.n != common_n)
@@ -148,7 +252,7 @@ std::vector<GroupProduct> groupsOf(const OpCall& call) {
     p.y_offset = single_y ? y_rows * p.n : 0;
     y_rows += p.m;
     const std::string yname = single_y ? "output y" : indexed("output y", g);
-    checkSameDtype(call, x0, "x_0", *p.y, yname);
+    checkDtype(call, *p.y, yname, dtBit(y_dtype));
     if (!single_y) {
       Shape want{p.m, p.n};
       if (!single_x && group_type == 0) {
@@ -173,19 +277,40 @@ void validateGroupedMatmul(const OpCall& call) {
     fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attr output_dtype is for int8 quantisation, not modelled");
 }
 
+// One A8W8 group: exact int32 rows and QuantBatchMatmulV3's epilogue.
+void int8Group(const GroupProduct& p) {
+  std::vector<int64_t> bias(static_cast<size_t>(p.n), 0), acc(static_cast<size_t>(p.n));
+  if (p.bias != nullptr) loadInt(ACL_INT32, p.bias->data, 0, 1, p.n, bias.data());
+  const QuantChannels ch = quantChannelsOf(*p.scale, p.offset, p.n);
+  const auto* a = static_cast<const int8_t*>(p.x->data) + p.a.offset;
+  const auto* b = static_cast<const int8_t*>(p.w->data);
+  for (int64_t i = 0; i < p.m; ++i) {
+    int8RowProduct(a + i * p.k, b, p.k, p.n, bias, acc);
+    storeQuantRow(*p.y, p.y_offset + i * p.n, acc, ch, 1.0f);
+  }
+}
+
 void computeGroupedMatmul(const OpCall& call) {
   const std::vector<GroupProduct> groups = groupsOf(call);
   const CubeRounding rnd = cubeRoundingOf(call);
   std::vector<UnitCounters> cnt(groups.size());
   parallelFor(static_cast<int64_t>(groups.size()), [&](int64_t g) {
     const GroupProduct& p = groups[g];
+    const bool int8 = p.scale != nullptr && p.x->dtype == ACL_INT8;
+    if (int8) return int8Group(p);
+    std::vector<uint8_t> dequantized;  // A16W8: the group's weight in x's dtype
+    GmMatrix b = p.b;
+    if (p.scale != nullptr) {
+      dequantized = dequantizedWeight(*p.w, p.k, p.n, *p.scale, p.offset, 0, p.x->dtype);
+      b = GmMatrix{p.x->dtype, dequantized.data(), 0, p.n, 1};
+    }
     std::vector<float> c(static_cast<size_t>(p.m * p.n), 0.0f);
-    if (p.m > 0 && p.n > 0 && p.k > 0) cubeGemm(p.a, p.b, p.m, p.n, p.k, rnd, c.data(), &cnt[g]);
+    if (p.m > 0 && p.n > 0 && p.k > 0) cubeGemm(p.a, b, p.m, p.n, p.k, rnd, c.data(), &cnt[g]);
     if (p.bias != nullptr) {
-      std::vector<float> b(static_cast<size_t>(p.n));
-      loadFloat(p.bias->dtype, p.bias->data, 0, 1, p.n, b.data());
+      std::vector<float> bias(static_cast<size_t>(p.n));
+      loadFloat(p.bias->dtype, p.bias->data, 0, 1, p.n, bias.data());
       for (int64_t i = 0; i < p.m; ++i)
-        for (int64_t j = 0; j < p.n; ++j) c[i * p.n + j] += b[j];
+        for (int64_t j = 0; j < p.n; ++j) c[i * p.n + j] += bias[j];
     }
     storeFloat(p.y->dtype, p.y->data, p.y_offset, p.m * p.n, c.data());
   });
@@ -197,7 +322,12 @@ KernelCost costGroupedMatmul(const OpCall& call) {
   KernelCost c;
   c.core = CoreType::kAiCore;
   for (const GroupProduct& p : groupsOf(call)) {
-    c.cube_macs += cubeUnit().padded_macs(p.m, p.n, p.k);
+    if (p.scale != nullptr && p.x->dtype == ACL_INT8) {
+      c.cube_int8_macs += paddedInt8Macs(p.m, p.n, p.k);
+    } else {
+      c.cube_macs += cubeUnit().padded_macs(p.m, p.n, p.k);
+      if (p.scale != nullptr) c.vector_repeats += 2.0 * vectorUnit().repeats(p.k * p.n, p.x->dtype);  // dequantise
+    }
     c.flops += 2.0 * static_cast<double>(p.m * p.n) * static_cast<double>(p.k);
   }
   for (const TensorArg& t : call.inputs) c.mte_bytes += tensorBytes(t);

@@ -24,22 +24,14 @@
 // It reads the weight as int8: half the HBM traffic of an fp16 weight.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "kernel/op_utils.h"
 #include "ops/linalg/cube_gemm.h"
-#include "ops/linalg/quant_param.h"
+#include "ops/linalg/quant_util.h"
 
 namespace ascend_sim {
 namespace {
-
-constexpr DtypeMask kInt8 = dtBit(ACL_INT8);
-
-double paddedInt8Macs(int64_t m, int64_t n, int64_t k) {
-  const auto up = [](int64_t v, int64_t to) { return static_cast<double>((v + to - 1) / to * to); };
-  return up(m, 16) * up(n, 16) * up(k, 32);
-}
 
 // --- QuantBatchMatmulV3 -------------------------------------------------------------
 
@@ -49,17 +41,10 @@ struct QuantMatmul {
   int offset = -1, bias = -1, pertoken = -1;  // input indices, -1 absent
 };
 
-void checkPerChannel(const OpCall& call, const TensorArg& t, const std::string& name, int64_t n) {
-  if (t.shape.empty() || t.shape.size() > 2 || (t.numel() != 1 && t.numel() != n) ||
-      (t.shape.size() == 2 && t.shape[0] != 1))
-    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
-         name + " must be [1] or [" + std::to_string(n) + "] (per output column), got " + shapeToString(t.shape));
-}
-
 QuantMatmul quantMatmulOf(const OpCall& call) {
   const TensorArg &x1 = call.inputs[0], &x2 = call.inputs[1], &scale = call.inputs[2];
-  checkDtype(call, x1, "input x1", kInt8);
-  checkDtype(call, x2, "input x2", kInt8);
+  checkDtype(call, x1, "input x1", kInt8Type);
+  checkDtype(call, x2, "input x2", kInt8Type);
   if (x1.shape.size() < 2 || x2.shape.size() < 2)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
          "x1 and x2 must be at least 2-D, got " + shapeToString(x1.shape) + " and " + shapeToString(x2.shape));
@@ -124,66 +109,24 @@ void validateQuantBatchMatmul(const OpCall& call) {
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "offset is for an int8 output (requantisation)");
 }
 
-// Per output column: the dequantisation scale and the requantisation offset.
-void channelParams(const OpCall& call, const QuantMatmul& q, std::vector<float>* scale, std::vector<float>* offset) {
-  const TensorArg& s = call.inputs[2];
-  scale->assign(static_cast<size_t>(q.n), 0.0f);
-  offset->assign(static_cast<size_t>(q.n), 0.0f);
-  const auto at = [&](const TensorArg& t, int64_t j) { return t.numel() == 1 ? 0 : j; };
-  for (int64_t j = 0; j < q.n; ++j) {
-    if (s.dtype == ACL_INT64) {
-      int64_t packed = 0;
-      std::memcpy(&packed, static_cast<const uint8_t*>(s.data) + at(s, j) * 8, 8);
-      const QuantParam p = decodeQuantParam(static_cast<uint64_t>(packed));
-      (*scale)[j] = p.scale;
-      (*offset)[j] = p.offset;
-    } else {
-      loadFloat(ACL_FLOAT, s.data, at(s, j), 1, 1, &(*scale)[j]);
-    }
-    if (q.offset >= 0)
-      loadFloat(ACL_FLOAT, call.inputs[q.offset].data, at(call.inputs[q.offset], j), 1, 1, &(*offset)[j]);
-  }
-}
-
 void computeQuantBatchMatmul(const OpCall& call) {
   const QuantMatmul q = quantMatmulOf(call);
-  const aclDataType dt = quantOutputDtype(call);
-  std::vector<float> scale, offset, pertoken;
-  channelParams(call, q, &scale, &offset);
+  const QuantChannels ch = quantChannelsOf(call.inputs[2], q.offset >= 0 ? &call.inputs[q.offset] : nullptr, q.n);
   std::vector<int64_t> bias(static_cast<size_t>(q.n), 0);
   if (q.bias >= 0) loadInt(ACL_INT32, call.inputs[q.bias].data, 0, 1, q.n, bias.data());
+  std::vector<float> pertoken;
   if (q.pertoken >= 0) {
     pertoken.resize(static_cast<size_t>(q.m));
     loadFloat(ACL_FLOAT, call.inputs[q.pertoken].data, 0, 1, q.m, pertoken.data());
   }
   const auto* a = static_cast<const int8_t*>(call.inputs[0].data);
   const auto* b = static_cast<const int8_t*>(call.inputs[1].data);
-  const TensorArg& y = call.outputs[0];
   std::vector<int64_t> acc(static_cast<size_t>(q.n));
-  std::vector<float> row(static_cast<size_t>(q.n));
-  std::vector<int64_t> qrow(static_cast<size_t>(q.n));
   for (int64_t bi = 0; bi < q.batch; ++bi) {
     const int8_t* bb = b + (q.x2_batched ? bi * q.k * q.n : 0);
     for (int64_t i = 0; i < q.m; ++i) {
-      std::copy(bias.begin(), bias.end(), acc.begin());
-      const int8_t* ar = a + (bi * q.m + i) * q.k;
-      for (int64_t t = 0; t < q.k; ++t) {
-        const int64_t av = ar[t];
-        if (av == 0) continue;
-        for (int64_t j = 0; j < q.n; ++j) acc[j] += av * bb[t * q.n + j];
-      }
-      const int64_t at = (bi * q.m + i) * q.n;
-      for (int64_t j = 0; j < q.n; ++j) {
-        const float v = static_cast<float>(acc[j]) * scale[j] * (pertoken.empty() ? 1.0f : pertoken[i]);
-        if (dt == ACL_INT8)
-          qrow[j] = static_cast<int64_t>(std::clamp(std::nearbyint(v + offset[j]), -128.0f, 127.0f));
-        else
-          row[j] = v;
-      }
-      if (dt == ACL_INT8)
-        storeInt(ACL_INT8, y.data, at, q.n, qrow.data());
-      else
-        storeFloat(dt, y.data, at, q.n, row.data());
+      int8RowProduct(a + (bi * q.m + i) * q.k, bb, q.k, q.n, bias, acc);
+      storeQuantRow(call.outputs[0], (bi * q.m + i) * q.n, acc, ch, pertoken.empty() ? 1.0f : pertoken[i]);
     }
   }
 }
@@ -209,7 +152,7 @@ struct WeightQuant {
 WeightQuant weightQuantOf(const OpCall& call) {
   const TensorArg &x = call.inputs[0], &w = call.inputs[1], &scale = call.inputs[2];
   checkDtype(call, x, "input x", dtBit(ACL_FLOAT16) | dtBit(ACL_BF16));
-  checkDtype(call, w, "input weight", kInt8);
+  checkDtype(call, w, "input weight", kInt8Type);
   if (x.shape.size() != 2 || w.shape.size() != 2 || w.shape[0] != x.shape[1])
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
          "x must be [M, K] and weight [K, N], got " + shapeToString(x.shape) + " and " + shapeToString(w.shape));
@@ -253,20 +196,8 @@ void validateWeightQuantBatchMatmul(const OpCall& call) {
 void computeWeightQuantBatchMatmul(const OpCall& call) {
   const WeightQuant q = weightQuantOf(call);
   const TensorArg &x = call.inputs[0], &scale = call.inputs[2], &y = call.outputs[0];
-  std::vector<float> s(static_cast<size_t>(scale.numel())), off(s.size(), 0.0f);
-  loadFloat(scale.dtype, scale.data, 0, 1, scale.numel(), s.data());
-  if (q.offset >= 0) loadFloat(scale.dtype, call.inputs[q.offset].data, 0, 1, scale.numel(), off.data());
-  // The dequantised weight, rounded to x's dtype as the Vector unit writes it.
-  std::vector<int64_t> wq(static_cast<size_t>(q.k * q.n));
-  loadInt(ACL_INT8, call.inputs[1].data, 0, 1, q.k * q.n, wq.data());
-  std::vector<float> w(wq.size());
-  for (int64_t t = 0; t < q.k; ++t)
-    for (int64_t j = 0; j < q.n; ++j) {
-      const int64_t p = q.group > 0 ? (t / q.group) * q.n + j : (scale.numel() == 1 ? 0 : j);
-      w[t * q.n + j] = (static_cast<float>(wq[t * q.n + j]) + off[p]) * s[p];
-    }
-  std::vector<uint8_t> rounded(w.size() * dtypeSize(x.dtype));
-  storeFloat(x.dtype, rounded.data(), 0, static_cast<int64_t>(w.size()), w.data());
+  const std::vector<uint8_t> rounded = dequantizedWeight(
+      call.inputs[1], q.k, q.n, scale, q.offset >= 0 ? &call.inputs[q.offset] : nullptr, q.group, x.dtype);
   std::vector<float> out(static_cast<size_t>(q.m * q.n), 0.0f);
   UnitCounters cnt;
   if (q.m > 0 && q.n > 0 && q.k > 0)

@@ -297,6 +297,112 @@ TEST(KernelGroupedMatmul, SeparateTensorsAndTheSplitKWeightGradient) {
   expectNearReference(dw.toFloats(), want, tol(ACL_FLOAT), "dw");
 }
 
+// Note [Quantised groups]: int8 experts with int32 bias and per-channel
+// scales (fp32 or int64 quant params), requantised to int8 or dequantised to
+// fp16; and fp16 activations with int8 weights dequantised on the Vector unit.
+TEST(KernelGroupedMatmul, Int8GroupsAndWeightOnlyQuantisedGroups) {
+  const int64_t m = 7, k = 40, n = 5;
+  const std::vector<int64_t> ends = {3, 7};
+  std::vector<int64_t> xv;
+  for (float f : randomFloats(m * k, -128, 128, 3)) xv.push_back(static_cast<int64_t>(std::floor(f)));
+  std::vector<std::vector<int64_t>> wv(2), bv(2);
+  std::vector<std::vector<float>> sv(2), ov(2);
+  std::vector<HostTensor> w, b, sc, off;
+  for (int g = 0; g < 2; ++g) {
+    for (float f : randomFloats(k * n, -128, 128, 30 + g)) wv[g].push_back(static_cast<int64_t>(std::floor(f)));
+    for (float f : randomFloats(n, -1000, 1000, 40 + g)) bv[g].push_back(static_cast<int64_t>(f));
+    sv[g] = randomFloats(n, 1e-5f, 1e-4f, 50 + g);
+    ov[g] = {3, -2, 0, 1, 5};
+    w.push_back(HostTensor::ints(ACL_INT8, {k, n}, wv[g]));
+    b.push_back(HostTensor::ints(ACL_INT32, {n}, bv[g]));
+    sc.push_back(HostTensor::floats(ACL_FLOAT, {n}, sv[g]));
+    off.push_back(HostTensor::floats(ACL_FLOAT, {n}, ov[g]));
+  }
+  const HostTensor x = HostTensor::ints(ACL_INT8, {m, k}, xv);
+  auto acc = [&](int64_t i, int g, int64_t j) {
+    int64_t s = bv[g][j];
+    for (int64_t t = 0; t < k; ++t) s += xv[i * k + t] * wv[g][t * n + j];
+    return static_cast<double>(s);
+  };
+  AttrMap a = attrs({{"x_num", int64_t{1}},
+                     {"weight_num", int64_t{2}},
+                     {"group_list", ends},
+                     {"split_item", int64_t{3}},
+                     {"bias_num", int64_t{2}},
+                     {"scale_num", int64_t{2}},
+                     {"offset_num", int64_t{2}}});
+  HostTensor y8(ACL_INT8, {m, n});
+  run(groupedCall({&x, &w[0], &w[1], &b[0], &b[1], &sc[0], &sc[1], &off[0], &off[1]}, {&y8}, a));
+  std::vector<int64_t> want8;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const int g = i < ends[0] ? 0 : 1;
+      const float v = static_cast<float>(acc(i, g, j)) * sv[g][j] + ov[g][j];
+      want8.push_back(static_cast<int64_t>(std::clamp(std::nearbyint(v), -128.0f, 127.0f)));
+    }
+  EXPECT_EQ(y8.toInts(), want8);
+  a.set("offset_num", int64_t{0});
+  a.set("dtype", ACL_FLOAT16);
+  HostTensor y16(ACL_FLOAT16, {m, n});
+  run(groupedCall({&x, &w[0], &w[1], &b[0], &b[1], &sc[0], &sc[1]}, {&y16}, a));
+  std::vector<double> want16;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) want16.push_back(acc(i, i < ends[0] ? 0 : 1, j) * sv[i < ends[0] ? 0 : 1][j]);
+  expectNearReference(y16.toFloats(), want16, oneRounding(ACL_FLOAT16, 0, 0, 1e-6), "int8 groups to fp16");
+  const KernelCost cost =
+      kernel("GroupedMatmul").cost(groupedCall({&x, &w[0], &w[1], &b[0], &b[1], &sc[0], &sc[1]}, {&y16}, a));
+  EXPECT_GT(cost.cube_int8_macs, 0.0);
+  EXPECT_EQ(cost.cube_macs, 0.0) << "int8 groups run at the Cube's int8 rate";
+
+  // A16W8: fp16 x, int8 weights, antiquant scale / offset per column, fp16 bias.
+  const std::vector<float> xf = stored(ACL_FLOAT16, randomFloats(m * k, -1, 1, 60));
+  const HostTensor xh = HostTensor::floats(ACL_FLOAT16, {m, k}, xf);
+  std::vector<HostTensor> as, ao, bh;
+  std::vector<std::vector<float>> asv(2), aov(2), bhv(2);
+  for (int g = 0; g < 2; ++g) {
+    asv[g] = stored(ACL_FLOAT16, randomFloats(n, 0.001f, 0.01f, 70 + g));
+    aov[g] = stored(ACL_FLOAT16, {1, -1, 0.5f, 0, 2});
+    bhv[g] = stored(ACL_FLOAT16, randomFloats(n, -1, 1, 80 + g));
+    as.push_back(HostTensor::floats(ACL_FLOAT16, {n}, asv[g]));
+    ao.push_back(HostTensor::floats(ACL_FLOAT16, {n}, aov[g]));
+    bh.push_back(HostTensor::floats(ACL_FLOAT16, {n}, bhv[g]));
+  }
+  HostTensor yh(ACL_FLOAT16, {m, n});
+  run(groupedCall({&xh, &w[0], &w[1], &bh[0], &bh[1], &as[0], &as[1], &ao[0], &ao[1]}, {&yh},
+                  attrs({{"x_num", int64_t{1}},
+                         {"weight_num", int64_t{2}},
+                         {"group_list", ends},
+                         {"split_item", int64_t{3}},
+                         {"bias_num", int64_t{2}},
+                         {"antiquant_scale_num", int64_t{2}},
+                         {"antiquant_offset_num", int64_t{2}}})));
+  std::vector<double> wanth;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const int g = i < ends[0] ? 0 : 1;
+      double s = bhv[g][j];
+      for (int64_t t = 0; t < k; ++t)
+        s += double(xf[i * k + t]) * roundTo(ACL_FLOAT16, (float(wv[g][t * n + j]) + aov[g][j]) * asv[g][j]);
+      wanth.push_back(s);
+    }
+  expectNearReference(yh.toFloats(), wanth, oneRounding(ACL_FLOAT16, 0, 0, 2e-3), "weight-only quantised groups");
+  // A scale list without int8 x, and an offset without its scale, are errors.
+  EXPECT_KERNEL_ERROR(groupedCall({&xh, &w[0], &w[1], &sc[0], &sc[1]}, {&yh},
+                                  attrs({{"x_num", int64_t{1}},
+                                         {"weight_num", int64_t{2}},
+                                         {"group_list", ends},
+                                         {"split_item", int64_t{3}},
+                                         {"scale_num", int64_t{2}}})),
+                      ACL_ERROR_OP_UNSUPPORTED_DTYPE, "input x_0");
+  EXPECT_KERNEL_ERROR(groupedCall({&x, &w[0], &w[1], &off[0], &off[1]}, {&y8},
+                                  attrs({{"x_num", int64_t{1}},
+                                         {"weight_num", int64_t{2}},
+                                         {"group_list", ends},
+                                         {"split_item", int64_t{3}},
+                                         {"offset_num", int64_t{2}}})),
+                      ACL_ERROR_OP_INPUT_NOT_MATCH, "needs its scale list");
+}
+
 TEST(KernelGroupedMatmul, RejectsBadGroupsAndShapes) {
   HostTensor x(ACL_FLOAT, {5, 4}), w0(ACL_FLOAT, {4, 3}), w1(ACL_FLOAT, {4, 3}), y(ACL_FLOAT, {5, 3});
   const auto call = [&](std::vector<int64_t> ends) {
