@@ -25,7 +25,7 @@
 #include <algorithm>
 #include <array>
 
-#include "AttentionMaskCheck.h"
+#include "Fp16AttentionChecks.h"
 #include "NPUCustomFunctions.h"
 #include "csrc/aten/common/NPUTensorUtils.h"
 #include "csrc/core/NPUGenerator.h"
@@ -63,6 +63,7 @@ std::array<int64_t, 5> checkLayers(const char* op, const at::Tensor& query, cons
               ": key_layer ", key.sizes(), " must match query_layer ", query.sizes(), " in B, N and D");
   TORCH_CHECK(value.sizes() == key.sizes(), op, ": value_layer ", value.sizes(), " must have key_layer's shape ",
               key.sizes());
+  TORCH_CHECK(query.size(3) > 0, op, ": the head size D of query_layer ", query.sizes(), " must be positive");
   return {query.size(0), query.size(1), query.size(2), key.size(2), query.size(3)};
 }
 
@@ -86,8 +87,9 @@ at::Tensor byteDropMask(const std::array<int64_t, 5>& g, float keep, c10::Device
   return mask;
 }
 
+// No score to compute (B, N, Sq or Skv is 0; D > 0 is checked).
 bool anyEmpty(const std::array<int64_t, 5>& g) {
-  return std::any_of(g.begin(), g.end(), [](int64_t d) { return d == 0; });
+  return std::any_of(g.begin(), g.begin() + 4, [](int64_t d) { return d == 0; });
 }
 
 class FusedAttentionScoreFunction : public torch::autograd::Function<FusedAttentionScoreFunction> {
@@ -209,7 +211,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> NPUCustomFunctions::npu_fused_att
   } else {
     torch_npu::OpCommand cmd("AttentionScoreGrad");
     cmd.Input(softmax_output).Input(grad_output.reshape({b, sq, n, d})).Input(value_layer).Input(key_layer);
-    cmd.Input(query_layer).Input(mask.view({-1})).Output(dv).Output(dq).Output(dk);
+    cmd.Input(query_layer).Input(mask.reshape({-1})).Output(dv).Output(dq).Output(dk);
     cmd.Attr("scale", static_cast<float>(scale.toDouble())).Attr("keep_prob", keep).Run();
   }
   return {dq.permute({0, 2, 1, 3}), dk.permute({0, 2, 1, 3}), dv.permute({0, 2, 1, 3})};

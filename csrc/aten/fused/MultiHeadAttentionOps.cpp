@@ -13,17 +13,19 @@
 // dropout_mask is the bit mask of [B, H, tgt_len, src_len] (npu_dropout_gen_mask's
 // format): the one given, or drawn from the device generator when
 // dropout_prob > 0 (all bits set otherwise). Autograd: only y is
-// differentiable; its backward is ONE npu_multi_head_attention_backward,
-// whose bias gradients are [1, E] (autograd sums them to the biases' [E]).
+// differentiable, in every input but attn_mask (no gradient, as torch_npu's);
+// its backward is ONE npu_multi_head_attention_backward, whose bias
+// gradients are [1, E] (reshaped to the biases' [E]).
 #include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
 #include <c10/core/DeviceGuard.h>
 
-#include "AttentionMaskCheck.h"
+#include "Fp16AttentionChecks.h"
 #include "NPUCustomFunctions.h"
 #include "csrc/aten/common/NPUTensorUtils.h"
+#include "csrc/aten/random/DropoutOps.h"
 #include "csrc/core/NPUGenerator.h"
 #include "csrc/framework/OpCommand.h"
 
@@ -32,8 +34,6 @@ namespace native {
 namespace {
 
 constexpr int64_t kAlign = 16;
-
-int64_t bitMaskBytes(int64_t n) { return (n + 127) / 128 * 16; }
 
 struct MhaShape {
   int64_t b, e, heads, head_dim, src, tgt;
@@ -51,12 +51,7 @@ MhaShape checkMha(const char* op, const at::Tensor& query, const at::Tensor& key
               ": tgt_len, src_len, attn_head_num and attn_dim_per_head must be multiples of 16 (as torch_npu's), got ",
               tgt_len, ", ", src_len, ", ", heads, ", ", head_dim);
   const int64_t e = heads * head_dim;
-  auto check = [&](const char* name, const at::Tensor& t) {
-    TORCH_CHECK(t.device() == query.device(), op, ": ", name, " is on ", t.device(), " but query is on ",
-                query.device());
-    TORCH_CHECK(t.scalar_type() == at::kHalf, op, ": ", name, " must be float16 (as torch_npu's), got ",
-                t.scalar_type());
-  };
+  auto check = [&](const char* name, const at::Tensor& t) { checkFp16Operand(op, name, t, query); };
   check("query", query);
   check("key", key);
   check("value", value);
@@ -199,15 +194,15 @@ MhaOutputs NPUCustomFunctions::npu_multi_head_attention(
   checkMaskBroadcasts(op, "attn_mask", attn_mask, {m.b, m.heads, m.tgt, m.src});
   const int64_t scores = m.b * m.heads * m.tgt * m.src;
   if (torch_npu::given(dropout_mask))
-    TORCH_CHECK(dropout_mask->scalar_type() == at::kByte && dropout_mask->numel() == bitMaskBytes(scores), op,
-                ": dropout_mask must be the uint8 bit mask of [B, H, tgt_len, src_len] (", bitMaskBytes(scores),
+    TORCH_CHECK(dropout_mask->scalar_type() == at::kByte && dropout_mask->numel() == dropoutMaskBytes(scores), op,
+                ": dropout_mask must be the uint8 bit mask of [B, H, tgt_len, src_len] (", dropoutMaskBytes(scores),
                 " bytes, as _npu_dropout / npu_dropout_gen_mask make), got ", dropout_mask->scalar_type(), " ",
                 dropout_mask->sizes());
   const c10::DeviceGuard guard(query.device());
   const c10::Device device = query.device();
   const auto half = at::kHalf;
   at::Tensor y = torch_npu::emptyNpu({m.b * m.tgt, m.e}, half, device);
-  at::Tensor mask = torch_npu::emptyNpu({bitMaskBytes(scores)}, at::kByte, device);
+  at::Tensor mask = torch_npu::emptyNpu({dropoutMaskBytes(scores)}, at::kByte, device);
   at::Tensor q_res = torch_npu::emptyNpu({m.b, m.heads, m.tgt, m.head_dim}, half, device);
   at::Tensor k_res = torch_npu::emptyNpu({m.b, m.heads, m.src, m.head_dim}, half, device);
   at::Tensor v_res = torch_npu::emptyNpu({m.b, m.heads, m.src, m.head_dim}, half, device);
@@ -263,6 +258,29 @@ NPUCustomFunctions::npu_multi_head_attention_backward(
                                {"y_grad", &y_grad}},
                               attn_head_num, attn_dim_per_head, src_len, tgt_len);
   const float keep = mhaKeepProb(op, dropout_prob);
+  for (const auto& [name, w] : {std::pair<const char*, const at::Tensor*>{"query_weight", &query_weight},
+                                {"key_weight", &key_weight},
+                                {"value_weight", &value_weight},
+                                {"out_proj_weight", &out_proj_weight}})
+    checkWeight(op, name, *w, m.e);
+  const std::vector<int64_t> q_heads = {m.b, m.heads, m.tgt, m.head_dim}, kv_heads = {m.b, m.heads, m.src, m.head_dim},
+                             scores = {m.b, m.heads, m.tgt, m.src}, rows = {m.b * m.tgt, m.e};
+  for (const auto& [name, t, want] :
+       {std::tuple<const char*, const at::Tensor*, const std::vector<int64_t>*>{"query_res", &query_res, &q_heads},
+        {"key_res", &key_res, &kv_heads},
+        {"value_res", &value_res, &kv_heads},
+        {"attn_scores", &attn_scores, &scores},
+        {"attn_res", &attn_res, &scores},
+        {"context", &context, &rows},
+        {"y_grad", &y_grad, &rows}})
+    TORCH_CHECK(t->sizes() == at::IntArrayRef(*want), op, ": ", name, " must be ", at::IntArrayRef(*want),
+                " (what npu_multi_head_attention returned), got ", t->sizes());
+  if (keep < 1.0f)
+    TORCH_CHECK(dropout_mask.device() == query.device() && dropout_mask.scalar_type() == at::kByte &&
+                    dropout_mask.numel() == dropoutMaskBytes(m.b * m.heads * m.tgt * m.src),
+                op, ": dropout_mask must be the forward's uint8 bit mask of ",
+                dropoutMaskBytes(m.b * m.heads * m.tgt * m.src), " bytes, got ", dropout_mask.scalar_type(), " ",
+                dropout_mask.sizes());
   TORCH_CHECK(attn_scores.scalar_type() == (softmax_use_float ? at::kFloat : at::kHalf), op, ": attn_scores must be ",
               softmax_use_float ? "float32" : "float16", " (softmax_use_float=", softmax_use_float, "), got ",
               attn_scores.scalar_type());

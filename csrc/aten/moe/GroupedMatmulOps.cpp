@@ -88,9 +88,10 @@ void checkDtypes(at::TensorList x, at::TensorList weight, at::TensorList bias, c
               ": output_dtype ", out, int8 ? " must be int8, float16 or bfloat16" : " must be x's dtype");
   TORCH_CHECK(q.offset.empty() || out == at::kChar, kOp, ": offset requantises to an int8 y; output_dtype is ", out);
   for (size_t g = 0; g < nw; ++g) {
-    const int64_t n = weight[g].dim() == 2 ? weight[g].size(1) : -1;
-    TORCH_CHECK(weight[g].scalar_type() == at::kChar, kOp, ": the quantised paths take int8 weights; weight[", g,
-                "] is ", weight[g].scalar_type());
+    TORCH_CHECK(weight[g].scalar_type() == at::kChar && weight[g].dim() == 2, kOp,
+                ": the quantised paths take 2-D int8 weights; weight[", g, "] is ", weight[g].scalar_type(),
+                " of shape ", weight[g].sizes());
+    const int64_t n = weight[g].size(1);
     if (!bias.empty()) {
       const auto bt = bias[g].scalar_type();
       TORCH_CHECK(int8 ? bt == at::kInt : (bt == x0.scalar_type() || bt == at::kFloat), kOp, ": bias[", g, "] must be ",
@@ -107,7 +108,12 @@ void checkDtypes(at::TensorList x, at::TensorList weight, at::TensorList bias, c
       if (!q.offset.empty()) perChannel("offset", q.offset[g], {at::kFloat});
     } else {
       perChannel("antiquant_scale", q.antiquant_scale[g], {x0.scalar_type()});
-      if (!q.antiquant_offset.empty()) perChannel("antiquant_offset", q.antiquant_offset[g], {x0.scalar_type()});
+      if (!q.antiquant_offset.empty()) {
+        perChannel("antiquant_offset", q.antiquant_offset[g], {x0.scalar_type()});
+        TORCH_CHECK(q.antiquant_offset[g].sizes() == q.antiquant_scale[g].sizes(), kOp, ": antiquant_offset[", g, "] ",
+                    q.antiquant_offset[g].sizes(), " must have antiquant_scale[", g, "]'s shape ",
+                    q.antiquant_scale[g].sizes());
+      }
     }
   }
 }
@@ -139,7 +145,8 @@ void checkGroups(at::TensorList x, at::TensorList weight, at::TensorList bias, a
                 " does not multiply weight[", g, "] of shape ", w.sizes());
     if (!bias.empty())
       TORCH_CHECK((q.any() || isFloat(bias[g])) && bias[g].dim() == 1 && bias[g].size(0) == w.size(1), kOp, ": bias[",
-                  g, "] must be a float [", w.size(1), "], got ", bias[g].scalar_type(), " ", bias[g].sizes());
+                  g, "] must be a ", q.int8() ? "int32" : "float", " [", w.size(1), "], got ", bias[g].scalar_type(),
+                  " ", bias[g].sizes());
     if (split_item >= 2)
       TORCH_CHECK(w.size(1) == weight[0].size(1) && (single || xg.dim() == 2), kOp, ": split_item ", split_item,
                   " stacks the groups into one y: every weight needs weight[0]'s ", weight[0].size(1),
@@ -317,7 +324,7 @@ void checkNoGradient(at::TensorList x, const GroupedArgs& a) {
   if (!at::GradMode::is_enabled()) return;
   auto wants = [](const at::Tensor& t) { return t.defined() && t.requires_grad(); };
   bool any = std::any_of(x.begin(), x.end(), wants) || std::any_of(a.bias.begin(), a.bias.end(), wants);
-  for (const auto* l : {&a.quant.antiquant_scale, &a.quant.antiquant_offset})
+  for (const auto* l : {&a.quant.scale, &a.quant.offset, &a.quant.antiquant_scale, &a.quant.antiquant_offset})
     any = any || std::any_of(l->begin(), l->end(), wants);
   TORCH_CHECK(!any, kOp,
               ": the quantised paths (scale / antiquant_scale) have no backward, as in torch_npu; run them under "

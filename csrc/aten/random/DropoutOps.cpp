@@ -28,8 +28,6 @@ namespace at_npu {
 namespace native {
 namespace {
 
-int64_t maskBytes(int64_t numel) { return (numel + 127) / 128 * 16; }
-
 void checkProbability(const char* op, double p) {
   TORCH_CHECK(p >= 0.0 && p <= 1.0, op, ": dropout probability has to be between 0 and 1, but got ", p);
 }
@@ -43,15 +41,15 @@ void checkDropoutInput(const char* op, const at::Tensor& self) {
 void checkMaskFor(const char* op, const at::Tensor& mask, const at::Tensor& self) {
   TORCH_CHECK(mask.device() == self.device(), op, ": mask is on ", mask.device(), " but the input is on ",
               self.device());
-  TORCH_CHECK(mask.scalar_type() == at::kByte && mask.dim() == 1 && mask.numel() == maskBytes(self.numel()), op,
-              ": expected a uint8 bit mask of ", maskBytes(self.numel()), " bytes for ", self.numel(),
+  TORCH_CHECK(mask.scalar_type() == at::kByte && mask.dim() == 1 && mask.numel() == dropoutMaskBytes(self.numel()), op,
+              ": expected a uint8 bit mask of ", dropoutMaskBytes(self.numel()), " bytes for ", self.numel(),
               " elements (as npu_dropout_gen_mask makes), got ", mask.scalar_type(), " of shape ", mask.sizes());
 }
 
 at::Tensor genMask(at::IntArrayRef size, double p, c10::Device device) {
   checkProbability("npu_dropout_gen_mask", p);
   const int64_t numel = c10::multiply_integers(size);
-  at::Tensor mask = torch_npu::emptyNpu({maskBytes(numel)}, at::kByte, device);
+  at::Tensor mask = torch_npu::emptyNpu({dropoutMaskBytes(numel)}, at::kByte, device);
   if (numel == 0) return mask;
   const auto [seed, offset] = torch_npu::NPUGenerator::forDevice(device.index()).reserve(static_cast<uint64_t>(numel));
   torch_npu::OpCommand cmd("DropOutGenMask");

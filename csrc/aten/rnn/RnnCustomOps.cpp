@@ -17,7 +17,8 @@
 //            npu_lstm_cell_backward -> (d input, d w_ih, d w_hh, d bias, d h, d c)
 // npu_lstm_data(input, batch_sizes, weight, bias, seq_mask, h, c, ...) is npu_lstm on a padded
 // [T, B, I] input whose row lengths come from a PackedSequence's batch_sizes [T]
-// (torch_npu's packed-sequence LSTM layer).
+// (torch_npu's packed-sequence LSTM layer; its num_layers / bidirectional flags
+// describe the network it belongs to, and only batch_first is refused).
 // direction = True runs the steps backwards (REDIRECTIONAL). Row lengths:
 // npu_lstm's seqMask when flagSeq (torch_npu's [T,B,H] 0/1 mask, or an
 // integer [B] of lengths); npu_gru's seq_length (an integer [B]; empty: all
@@ -127,12 +128,13 @@ lstmWithAutograd(const at::Tensor& input, const at::Tensor& weight, const at::Te
 }
 
 // npu_lstm_data: npu_lstm's layer with the row lengths of batch_sizes (seq_mask and flag_seq are what torch_npu
-// derives from them; the lengths here come from batch_sizes alone).
+// derives from them; the lengths here come from batch_sizes alone). num_layers and bidirectional describe the
+// whole network torch_npu's packed LSTM runs layer by layer (it passes 2 and True): one layer direction runs,
+// chosen by `direction`; only batch_first is refused.
 LayerArgs lstmDataArgs(const at::Tensor& input, const at::Tensor& batch_sizes, const at::Tensor& weight,
-                       const at::Tensor& h, const at::Tensor& c, int64_t num_layers, bool bidirectional,
-                       bool batch_first) {
+                       const at::Tensor& h, const at::Tensor& c, bool batch_first) {
   constexpr const char* op = "npu_lstm_data";
-  LayerArgs a = lstmArgs(op, input, weight, at::Tensor(), h, c, num_layers, bidirectional, batch_first, false);
+  LayerArgs a = lstmArgs(op, input, weight, at::Tensor(), h, c, 1, false, batch_first, false);
   a.lengths = lengthsFromBatchSizes(op, batch_sizes, input);
   return a;
 }
@@ -142,8 +144,8 @@ lstmDataWithAutograd(const at::Tensor& input, const at::Tensor& batch_sizes, con
                      const at::Tensor& bias, const at::Tensor& seq_mask, const at::Tensor& h, const at::Tensor& c,
                      bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional,
                      bool batch_first, bool flag_seq, bool direction) {
-  (void)seq_mask, (void)has_biases, (void)dropout, (void)train, (void)flag_seq;
-  const LayerArgs a = lstmDataArgs(input, batch_sizes, weight, h, c, num_layers, bidirectional, batch_first);
+  (void)seq_mask, (void)has_biases, (void)dropout, (void)train, (void)flag_seq, (void)num_layers, (void)bidirectional;
+  const LayerArgs a = lstmDataArgs(input, batch_sizes, weight, h, c, batch_first);
   const std::vector<at::Tensor> o = lstmLayerSteps(input, weight, bias, a.h0, a.c0, a.lengths, direction);
   return {o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7]};
 }
@@ -225,8 +227,8 @@ NPUCustomFunctions::npu_lstm_data(const at::Tensor& input, const at::Tensor& bat
                                   const at::Tensor& bias, const at::Tensor& seq_mask, const at::Tensor& h,
                                   const at::Tensor& c, bool has_biases, int64_t num_layers, double dropout, bool train,
                                   bool bidirectional, bool batch_first, bool flag_seq, bool direction) {
-  (void)seq_mask, (void)has_biases, (void)dropout, (void)train, (void)flag_seq;
-  const LayerArgs a = lstmDataArgs(input, batch_sizes, weight, h, c, num_layers, bidirectional, batch_first);
+  (void)seq_mask, (void)has_biases, (void)dropout, (void)train, (void)flag_seq, (void)num_layers, (void)bidirectional;
+  const LayerArgs a = lstmDataArgs(input, batch_sizes, weight, h, c, batch_first);
   const DynamicRnnOutputs o = dynamicRnn(input, weight, bias, a.h0, a.c0, a.lengths, direction);
   return {o.y, o.h, o.c, o.i, o.j, o.f, o.o, o.tanhc};
 }

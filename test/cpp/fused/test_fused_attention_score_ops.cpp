@@ -117,6 +117,8 @@ TEST(NpuFusedAttentionScore, RejectsWhatTorchNpuRejects) {
   EXPECT_THROW_WITH(fusedScore(q, q, q, mask, 1.0, 1.0, true), "query_transpose=True is not supported");
   EXPECT_THROW_WITH(fusedScore(q.view({2, 16, 16}), q, q, mask, 1.0, 1.0), "must be 4-D [B, N, S, D]");
   EXPECT_THROW_WITH(fusedScore(q, q, q, mask, 1.0, 0.0), "keep_prob must be in (0, 1]");
+  const at::Tensor no_channels = at::zeros({1, 2, 16, 0}).to(at::kHalf).to(npu());
+  EXPECT_THROW_WITH(fusedScore(no_channels, no_channels, no_channels, mask, 1.0, 1.0), "head size D");
   EXPECT_THROW_WITH(fusedScore(q, q, q, at::zeros({1, 3, 16, 16}).to(at::kHalf).to(npu()), 1.0, 1.0),
                     "does not broadcast");
 }

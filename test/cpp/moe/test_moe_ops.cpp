@@ -259,6 +259,13 @@ TEST(MoeOps, QuantisedGroupsMatchTheirIntegerReferences) {
       "have no backward");
   EXPECT_THROW_WITH(grouped().call({x.to(npu())}, dev_w, dev_b, dev_s, toNpu(offset), {}, {}, ends, 3, at::kHalf),
                     "offset requantises to an int8 y");
+  EXPECT_THROW_WITH(grouped().call({x.to(npu())}, dev_w, dev_b, toNpu({scale[0].requires_grad_(), scale[1]}), {}, {},
+                                   {}, ends, 3, at::kHalf),
+                    "have no backward");
+  const at::Tensor one = at::ones({1}).to(at::kHalf).to(npu());
+  EXPECT_THROW_WITH(grouped().call({xh.to(npu())}, dev_w, {}, {}, {}, toNpu(as), std::vector<at::Tensor>{one, one},
+                                   ends, 3, c10::nullopt),
+                    "must have antiquant_scale[0]'s shape");
 }
 
 TEST(MoeOps, ArgumentErrorsSayWhatIsWrong) {

@@ -118,6 +118,10 @@ TEST(RnnCustomOps, NpuLstmDataRunsEachRowForItsPackedLength) {
   const at::Tensor g_padded = std::get<0>(at::_pad_packed_sequence(g, batch_sizes, false, 0.0, T));
   (y * g_padded.to(npu())).sum().backward();
   expectClose(xn.grad(), xc.grad());
+  // torch_npu's packed LSTM passes its network's num_layers and bidirectional: one layer direction runs all the same.
+  auto again = npu_lstm_data.call(xn.detach(), batch_sizes, w.to(npu()), b.to(npu()), at::Tensor(), h0.to(npu()),
+                                  c0.to(npu()), true, 2, 0.0, true, true, false, true, false);
+  EXPECT_TRUE(at::equal(std::get<0>(again).cpu(), y.detach().cpu()));
   const at::Tensor increasing = at::tensor(std::vector<int64_t>{1, 2, 2, 3, 3});
   EXPECT_THROW_WITH(npu_lstm_data.call(xn, increasing, w.to(npu()), b.to(npu()), at::Tensor(), h0.to(npu()),
                                        c0.to(npu()), true, 1, 0.0, true, false, false, true, false),

@@ -80,6 +80,17 @@ class TestMultiHeadAttention(TestCase):
         for i in (0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11):
             self.assertRtolEqual(cpu[i].grad.half().numpy(), inputs[i].grad.cpu().numpy(), prec16=0.02)
 
+    def test_npu_multi_head_attention_backward_checks_its_inputs(self):
+        batch, heads, dim, src_len, tgt_len = 1, 16, 16, 16, 16
+        inputs = self.make_inputs(batch, heads, dim, src_len, tgt_len)
+        outs = torch_npu.npu_multi_head_attention(*inputs, None, heads, dim, src_len, tgt_len, 0.0, True)
+        y, mask, q_res, k_res, v_res, scores, res, context = outs
+        q, k, v, wq, wk, wv, _, wo, bq, bk, bv, bo = inputs
+        with self.assertRaisesRegex(RuntimeError, "query_res must be"):
+            torch_npu.npu_multi_head_attention_backward(q, k, v, wq, wk, wv, wo, bq, bk, bv, bo, q_res[:, :, :8], k_res,
+                                                        v_res, scores, res, context, torch.ones_like(y), mask, heads,
+                                                        dim, src_len, tgt_len, 0.0, True)
+
 
 if __name__ == "__main__":
     run_tests()

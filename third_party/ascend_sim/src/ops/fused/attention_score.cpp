@@ -9,7 +9,7 @@
 // (nonzero = kept), as DropOutGenMaskV3 writes it. Per head (b, n), in fp32:
 //   Cube:   S = q k^T
 //   Vector: P = softmax(scale * S + mask)        -> softmax_output (rounded once)
-//           Pd = P * drop_mask / keep_prob       (rounded like the input for the Cube)
+//           Pd = P * drop_mask / keep_prob       (from the rounded P, rounded again for the Cube)
 //   Cube:   ctx = Pd v                           -> attention_score
 // attention_score is the context in [B, Sq, N, D] order (torch_npu's
 // [B * Sq, N * D] "permute and merge heads" output), written straight from
@@ -53,6 +53,9 @@ AttentionDims scoreDims(const OpCall& call, const TensorArg& q, const TensorArg&
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
          "key " + shapeToString(k.shape) + " must match query " + shapeToString(q.shape) + " in B, N and D");
   checkShapeEq(call, v, "input value", k.shape, "key shape");
+  if (q.shape[3] == 0)
+    fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
+         "the head size D of query " + shapeToString(q.shape) + " must be positive");
   AttentionDims g;
   g.layout = AttnLayout::kBNSD;
   g.b = q.shape[0], g.n = g.n_kv = q.shape[1], g.sq = q.shape[2], g.skv = k.shape[2], g.d = q.shape[3];
@@ -63,13 +66,6 @@ AttentionDims scoreDims(const OpCall& call, const TensorArg& q, const TensorArg&
 AttentionDims contextOrder(AttentionDims g) {
   g.layout = AttnLayout::kBSND;
   return g;
-}
-
-float keepProbOf(const OpCall& call) {
-  const float keep = attrFloat(call, "keep_prob", 1.0f);
-  if (!(keep > 0.0f && keep <= 1.0f))
-    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'keep_prob' must be in (0, 1], got " + std::to_string(keep));
-  return keep;
 }
 
 void checkDropMask(const OpCall& call, const TensorArg& m, const AttentionDims& g) {
@@ -104,7 +100,7 @@ ForwardProblem forwardProblemOf(const OpCall& call) {
   p.mask = broadcastOf(call, call.inputs[3], "attention_mask", p.g, false);
   checkDropMask(call, call.inputs[4], p.g);
   attrFloat(call, "scale");
-  keepProbOf(call);
+  keepProbAttr(call);
   const AttentionDims& g = p.g;
   checkSameDtype(call, q, "query", call.outputs[0], "output attention_score");
   checkShapeEq(call, call.outputs[0], "output attention_score", {g.b, g.sq, g.n, g.d}, "[B, Sq, N, D]");
@@ -122,7 +118,7 @@ void computeAttentionScore(const OpCall& call) {
   const TensorArg &q = call.inputs[0], &k = call.inputs[1], &v = call.inputs[2];
   const auto* drop = static_cast<const uint8_t*>(call.inputs[4].data);
   const TensorArg &out = call.outputs[0], &probs_out = call.outputs[1];
-  const float scale = attrFloat(call, "scale"), keep = keepProbOf(call);
+  const float scale = attrFloat(call, "scale"), keep = keepProbAttr(call);
   const CubeRounding rnd = cubeRoundingOf(call);
   std::vector<UnitCounters> cnt(static_cast<size_t>(g.b * g.n));
   parallelFor(g.b * g.n, [&](int64_t t) {
@@ -139,8 +135,9 @@ void computeAttentionScore(const OpCall& call) {
       for (int64_t j = 0; j < g.skv; ++j) row[j] = row[j] * scale + tmp[j];
       softmaxRow(row, g.skv, tmp.data());
       storeFloat(probs_out.dtype, probs_out.data, scoreOffset(g, bi, ni) + i * g.skv, g.skv, row);
+      if (roundLikeInput(q.dtype, call.ctx.fp16_saturation, row, g.skv)) cnt[t].fp16_overflow = true;
       dropFactors(drop, g, bi, ni, i, keep, z.data());
-      for (int64_t j = 0; j < g.skv; ++j) row[j] *= z[j];
+      for (int64_t j = 0; j < g.skv; ++j) row[j] *= z[j];  // Pd from the stored P, as the gradient rebuilds it
     }
     if (roundLikeInput(q.dtype, call.ctx.fp16_saturation, s.data(), g.sq * g.skv)) cnt[t].fp16_overflow = true;
     cubeGemm(GmMatrix{ACL_FLOAT, s.data(), 0, g.skv, 1}, GmMatrix{v.dtype, v.data, kh.offset, kh.row_stride, 1}, g.sq,
@@ -170,7 +167,7 @@ AttentionDims gradDimsOf(const OpCall& call) {
   checkShapeEq(call, call.inputs[1], "input dy", {g.b, g.sq, g.n, g.d}, "[B, Sq, N, D]");
   checkDropMask(call, call.inputs[5], g);
   attrFloat(call, "scale");
-  keepProbOf(call);
+  keepProbAttr(call);
   const char* names[] = {"output value_dw", "output query_dx", "output key_dw"};
   const int64_t seq[] = {g.skv, g.sq, g.skv};
   for (size_t o = 0; o < 3; ++o) {
@@ -188,7 +185,7 @@ void computeAttentionScoreGrad(const OpCall& call) {
   const TensorArg &probs_in = call.inputs[0], &dy = call.inputs[1], &v = call.inputs[2], &k = call.inputs[3],
                   &q = call.inputs[4];
   const auto* drop = static_cast<const uint8_t*>(call.inputs[5].data);
-  const float scale = attrFloat(call, "scale"), keep = keepProbOf(call);
+  const float scale = attrFloat(call, "scale"), keep = keepProbAttr(call);
   const CubeRounding rnd = cubeRoundingOf(call);
   const bool sat = call.ctx.fp16_saturation;
   std::vector<UnitCounters> cnt(static_cast<size_t>(g.b * g.n));

@@ -103,10 +103,7 @@ namespace {
 AttentionAttrs attrsOf(const OpCall& call) {
   AttentionAttrs a;
   a.scale = attrFloat(call, "scale_value", 1.0f);
-  a.keep_prob = attrFloat(call, "keep_prob", 1.0f);
-  if (!(a.keep_prob > 0.0f && a.keep_prob <= 1.0f))
-    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
-         "attribute 'keep_prob' must be in (0, 1], got " + std::to_string(a.keep_prob));
+  a.keep_prob = keepProbAttr(call);
   a.pre_tockens = std::clamp(attrInt(call, "pre_tockens", kDefaultTockens), -kTockensLimit, kTockensLimit);
   a.next_tockens = std::clamp(attrInt(call, "next_tockens", kDefaultTockens), -kTockensLimit, kTockensLimit);
   a.sparse_mode = attrInt(call, "sparse_mode", 0);
@@ -279,22 +276,42 @@ int64_t attentionTasks(const AttentionDims& g) {
   return g.b * g.n * ((g.sq + kQueryTileRows - 1) / kQueryTileRows);
 }
 
-KernelCost attentionCost(const OpCall& call, const AttentionDims& g,
-                         const std::vector<std::vector<int64_t>>& products, int score_passes, int row_passes) {
-  const double heads = static_cast<double>(g.b * g.n);
+float keepProbAttr(const OpCall& call) {
+  const float keep = attrFloat(call, "keep_prob", 1.0f);
+  if (!(keep > 0.0f && keep <= 1.0f))
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'keep_prob' must be in (0, 1], got " + std::to_string(keep));
+  return keep;
+}
+
+KernelCost fusedKernelCost(const OpCall& call, const std::vector<CubeProduct>& products,
+                           const std::vector<std::pair<int, int64_t>>& passes, int64_t tasks) {
   KernelCost c;
   c.core = CoreType::kAiCore;
-  for (const std::vector<int64_t>& mnk : products) {
-    c.cube_macs += heads * cubeUnit().padded_macs(mnk[0], mnk[1], mnk[2]);
-    c.flops += 2.0 * heads * static_cast<double>(mnk[0]) * static_cast<double>(mnk[1]) * static_cast<double>(mnk[2]);
+  for (const CubeProduct& p : products) {
+    c.cube_macs += p.count * cubeUnit().padded_macs(p.m, p.n, p.k);
+    c.flops += 2.0 * p.count * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
   }
+  for (const auto& [count, elems] : passes) {
+    c.vector_repeats += count * vectorUnit().repeats(elems, ACL_FLOAT);
+    c.flops += count * static_cast<double>(elems);
+  }
+  for (const TensorArg& t : call.inputs) c.mte_bytes += tensorBytes(t);
+  for (const TensorArg& t : call.outputs) c.mte_bytes += tensorBytes(t);
+  c.block_dim = static_cast<uint32_t>(std::clamp<int64_t>(tasks, 1, 1 << 30));
+  return c;
+}
+
+KernelCost attentionCost(const OpCall& call, const AttentionDims& g, const std::vector<std::vector<int64_t>>& products,
+                         int score_passes, int row_passes) {
+  const double heads = static_cast<double>(g.b * g.n);
+  std::vector<CubeProduct> cube;
+  for (const std::vector<int64_t>& mnk : products) cube.push_back({mnk[0], mnk[1], mnk[2], heads});
+  // Vector passes per head: score_passes over [Sq, Skv], row_passes over [Sq, D].
   const VectorUnit& vec = vectorUnit();
+  KernelCost c = fusedKernelCost(call, cube, {}, attentionTasks(g));
   c.vector_repeats = heads * (score_passes * vec.repeats(g.sq * g.skv, ACL_FLOAT) +
                               row_passes * vec.repeats(g.sq * g.d, ACL_FLOAT));
   c.flops += heads * score_passes * static_cast<double>(g.sq * g.skv);
-  for (const TensorArg& t : call.inputs) c.mte_bytes += tensorBytes(t);
-  for (const TensorArg& t : call.outputs) c.mte_bytes += tensorBytes(t);
-  c.block_dim = static_cast<uint32_t>(std::clamp<int64_t>(attentionTasks(g), 1, 1 << 30));
   return c;
 }
 

@@ -143,6 +143,20 @@ void reportOverflow(const OpCall& call, const std::vector<UnitCounters>& cnt);
 // Simulated tasks: (b, n, 128-row query tile) blocks (the block dim).
 int64_t attentionTasks(const AttentionDims& g);
 
+// attr keep_prob (default 1), checked to be in (0, 1].
+float keepProbAttr(const OpCall& call);
+
+// One Cube product of a fused kernel, `count` times.
+struct CubeProduct {
+  int64_t m, n, k;
+  double count = 1;
+};
+// Cost of a fused AI Core kernel: its Cube products, fp32 Vector passes over
+// element counts ((passes, elements) pairs), every input read and every
+// output written once, over `tasks` blocks.
+KernelCost fusedKernelCost(const OpCall& call, const std::vector<CubeProduct>& products,
+                           const std::vector<std::pair<int, int64_t>>& passes, int64_t tasks);
+
 // Cost of a fused attention kernel: `products` Cube products of the shapes
 // given as (m, n, k) per head, `score_passes` fp32 Vector passes over each
 // [Sq, Skv] score matrix, `row_passes` over each [Sq, D] head, and HBM traffic

@@ -96,27 +96,21 @@ MhaDims mhaDimsOf(const OpCall& call, size_t w0) {
   return m;
 }
 
-float keepProbOf(const OpCall& call) {
-  const float keep = attrFloat(call, "keep_prob", 1.0f);
-  if (!(keep > 0.0f && keep <= 1.0f))
-    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute 'keep_prob' must be in (0, 1], got " + std::to_string(keep));
-  return keep;
-}
-
 int64_t scoreElems(const MhaDims& m) { return m.b * m.h * m.t * m.s; }
 Shape headsShape(const MhaDims& m, int64_t len) { return {m.b, m.h, len, m.d}; }
 int64_t headOffset(const MhaDims& m, int64_t len, int64_t bi, int64_t hi) { return (bi * m.h + hi) * len * m.d; }
 
 // c [m][n] = a [m][k] b [k][n] on the Cube, rows split over simulated tasks
 // (each row's result does not depend on the split).
-void rowParallelGemm(const GmMatrix& a, const GmMatrix& b, int64_t m, int64_t n, int64_t k, CubeRounding rnd, float* c,
-                     std::vector<UnitCounters>& cnt) {
+void rowParallelGemm(const OpCall& call, const GmMatrix& a, const GmMatrix& b, int64_t m, int64_t n, int64_t k,
+                     CubeRounding rnd, float* c, std::vector<UnitCounters>& cnt) {
   const int64_t tasks = (m + kRowsPerTask - 1) / kRowsPerTask;
   std::vector<UnitCounters> local(static_cast<size_t>(tasks));
   parallelFor(tasks, [&](int64_t t) {
     const int64_t r0 = t * kRowsPerTask, rows = std::min(kRowsPerTask, m - r0);
     const GmMatrix blk{a.dtype, a.base, a.offset + r0 * a.rs, a.rs, a.cs};
     cubeGemm(blk, b, rows, n, k, rnd, c + r0 * n, &local[t]);
+    finishProduct(call, c + r0 * n, rows * n, &local[t]);
   });
   cnt.insert(cnt.end(), local.begin(), local.end());
 }
@@ -127,29 +121,6 @@ std::vector<float> columnSums(const std::vector<float>& a, int64_t rows, int64_t
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) s[c] += a[r * cols + c];
   return s;
-}
-
-// Cube products (m, n, k) and fp32 Vector passes over element counts.
-struct FusedWork {
-  std::vector<std::vector<int64_t>> products;
-  std::vector<std::pair<int, int64_t>> passes;  // (passes, elements)
-};
-
-KernelCost fusedCost(const OpCall& call, const FusedWork& w, int64_t tasks) {
-  KernelCost c;
-  c.core = CoreType::kAiCore;
-  for (const std::vector<int64_t>& p : w.products) {
-    c.cube_macs += cubeUnit().padded_macs(p[0], p[1], p[2]);
-    c.flops += 2.0 * static_cast<double>(p[0]) * static_cast<double>(p[1]) * static_cast<double>(p[2]);
-  }
-  for (const auto& [passes, elems] : w.passes) {
-    c.vector_repeats += passes * vectorUnit().repeats(elems, ACL_FLOAT);
-    c.flops += passes * static_cast<double>(elems);
-  }
-  for (const TensorArg& t : call.inputs) c.mte_bytes += tensorBytes(t);
-  for (const TensorArg& t : call.outputs) c.mte_bytes += tensorBytes(t);
-  c.block_dim = static_cast<uint32_t>(std::clamp<int64_t>(tasks, 1, 1 << 30));
-  return c;
 }
 
 // ---- MultiHeadAttention: query, key, value, query_weight, key_weight, value_weight, attn_mask,
@@ -200,7 +171,7 @@ ForwardProblem forwardProblemOf(const OpCall& call) {
     checkShapeEq(call, *p.dropout_mask, "input dropout_mask", {dropoutMaskBytes(scoreElems(m))},
                  "the bit mask of [B, H, T, S] (ceil(n / 128) * 16 bytes)");
   }
-  keepProbOf(call);
+  keepProbAttr(call);
   attrInt(call, "seed", 0);
   attrInt(call, "offset", 0);
   const bool use_float = attrBool(call, "softmax_use_float", true);
@@ -221,10 +192,11 @@ ForwardProblem forwardProblemOf(const OpCall& call) {
 void validateMultiHeadAttention(const OpCall& call) { forwardProblemOf(call); }
 
 // x W^T + b (times `scale`) for rows [r0, r0 + rows) of projection input x, in fp32.
-void project(const TensorArg& x, const TensorArg& w, const TensorArg* bias, int64_t r0, int64_t rows, int64_t e,
-             float scale, CubeRounding rnd, float* out, UnitCounters* cnt) {
+void project(const OpCall& call, const TensorArg& x, const TensorArg& w, const TensorArg* bias, int64_t r0,
+             int64_t rows, int64_t e, float scale, CubeRounding rnd, float* out, UnitCounters* cnt) {
   const int64_t in = x.shape[1];
   cubeGemm(GmMatrix{x.dtype, x.data, r0 * in, in, 1}, GmMatrix{w.dtype, w.data, 0, 1, in}, rows, e, in, rnd, out, cnt);
+  finishProduct(call, out, rows * e, cnt);
   std::vector<float> b(static_cast<size_t>(e), 0.0f);
   if (bias) loadFloat(bias->dtype, bias->data, 0, 1, e, b.data());
   for (int64_t r = 0; r < rows; ++r)
@@ -237,7 +209,7 @@ void computeMultiHeadAttention(const OpCall& call) {
   const int64_t e = m.e();
   const TensorArg& q = call.inputs[0];
   const CubeRounding rnd = cubeRoundingOf(call);
-  const float keep = keepProbOf(call);
+  const float keep = keepProbAttr(call);
   const TensorArg &y = call.outputs[0], &mask_out = call.outputs[1], &scores_out = call.outputs[5],
                   &res_out = call.outputs[6], &ctx_out = call.outputs[7];
   auto* bits = static_cast<uint8_t*>(mask_out.data);
@@ -252,8 +224,8 @@ void computeMultiHeadAttention(const OpCall& call) {
   parallelFor(3 * m.b, [&](int64_t task) {
     const int64_t which = task / m.b, bi = task % m.b, len = which == 0 ? m.t : m.s;
     std::vector<float> proj(static_cast<size_t>(len * e));
-    project(call.inputs[which], call.inputs[3 + which], p.bias[which], bi * len, len, e, which == 0 ? q_scale : 1.0f,
-            rnd, proj.data(), &cnt[m.b * m.h + task]);
+    project(call, call.inputs[which], call.inputs[3 + which], p.bias[which], bi * len, len, e,
+            which == 0 ? q_scale : 1.0f, rnd, proj.data(), &cnt[m.b * m.h + task]);
     const TensorArg& out = call.outputs[2 + which];
     for (int64_t hi = 0; hi < m.h; ++hi)
       for (int64_t l = 0; l < len; ++l)
@@ -265,6 +237,7 @@ void computeMultiHeadAttention(const OpCall& call) {
     std::vector<float> s(static_cast<size_t>(m.t * m.s)), tmp(m.s), ctx(static_cast<size_t>(m.t * m.d));
     cubeGemm(GmMatrix{qr.dtype, qr.data, headOffset(m, m.t, bi, hi), m.d, 1},
              GmMatrix{kr.dtype, kr.data, headOffset(m, m.s, bi, hi), 1, m.d}, m.t, m.s, m.d, rnd, s.data(), &cnt[task]);
+    finishProduct(call, s.data(), m.t * m.s, &cnt[task]);
     const int64_t base = task * m.t * m.s;  // (b, h) row block of [B, H, T, S]
     for (int64_t i = 0; i < m.t; ++i) {
       float* row = s.data() + i * m.s;
@@ -280,12 +253,13 @@ void computeMultiHeadAttention(const OpCall& call) {
     cubeGemm(GmMatrix{res_out.dtype, res_out.data, base, m.s, 1},
              GmMatrix{vr.dtype, vr.data, headOffset(m, m.s, bi, hi), m.d, 1}, m.t, m.d, m.s, rnd, ctx.data(),
              &cnt[task]);
+    finishProduct(call, ctx.data(), m.t * m.d, &cnt[task]);
     for (int64_t i = 0; i < m.t; ++i)
       storeFloat(ctx_out.dtype, ctx_out.data, (bi * m.t + i) * e + hi * m.d, m.d, &ctx[i * m.d]);
   });
   parallelFor(m.b, [&](int64_t bi) {
     std::vector<float> out(static_cast<size_t>(m.t * e));
-    project(ctx_out, call.inputs[7], p.bias[3], bi * m.t, m.t, e, 1.0f, rnd, out.data(), &cnt[m.b * m.h + bi]);
+    project(call, ctx_out, call.inputs[7], p.bias[3], bi * m.t, m.t, e, 1.0f, rnd, out.data(), &cnt[m.b * m.h + bi]);
     storeFloat(y.dtype, y.data, bi * m.t * e, m.t * e, out.data());
   });
   reportOverflow(call, cnt);
@@ -293,15 +267,17 @@ void computeMultiHeadAttention(const OpCall& call) {
 
 KernelCost costMultiHeadAttention(const OpCall& call) {
   const MhaDims m = forwardProblemOf(call).m;
-  const int64_t e = m.e(), heads = m.b * m.h;
-  FusedWork w;
-  w.products = {{m.b * m.t, e, m.eq}, {m.b * m.s, e, m.ek}, {m.b * m.s, e, m.ev}, {m.b * m.t, e, e}};
-  for (int64_t x = 0; x < heads; ++x) {
-    w.products.push_back({m.t, m.s, m.d});
-    w.products.push_back({m.t, m.d, m.s});
-  }
-  w.passes = {{kForwardScorePasses, scoreElems(m)}, {kProjectionPasses, (2 * m.b * m.t + 2 * m.b * m.s) * e}};
-  return fusedCost(call, w, heads);
+  const int64_t e = m.e();
+  const double heads = static_cast<double>(m.b * m.h);
+  return fusedKernelCost(
+      call,
+      {{m.b * m.t, e, m.eq},
+       {m.b * m.s, e, m.ek},
+       {m.b * m.s, e, m.ev},
+       {m.b * m.t, e, e},
+       {m.t, m.s, m.d, heads},
+       {m.t, m.d, m.s, heads}},
+      {{kForwardScorePasses, scoreElems(m)}, {kProjectionPasses, (2 * m.b * m.t + 2 * m.b * m.s) * e}}, m.b * m.h);
 }
 
 // ---- MultiHeadAttentionGrad: query, key, value, query_weight, key_weight, value_weight,
@@ -309,7 +285,7 @@ KernelCost costMultiHeadAttention(const OpCall& call) {
 //      [dropout_mask] -> the weight grads (q, k, v, out_proj), the input grads (q, k, v),
 //      the bias grads (q, k, v, out_proj, each [1, E]) ----
 MhaDims gradDimsOf(const OpCall& call) {
-  const float keep = keepProbOf(call);
+  const float keep = keepProbAttr(call);
   const size_t inputs = keep < 1.0f ? 15 : 14;
   if (call.inputs.size() != inputs || call.outputs.size() != 11)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
@@ -365,7 +341,7 @@ void computeMultiHeadAttentionGrad(const OpCall& call) {
   const aclDataType dt = q.dtype;
   const bool sat = call.ctx.fp16_saturation;
   const CubeRounding rnd = cubeRoundingOf(call);
-  const float keep = keepProbOf(call);
+  const float keep = keepProbAttr(call);
   const auto* bits = keep < 1.0f ? static_cast<const uint8_t*>(call.inputs[14].data) : nullptr;
   const TensorArg &qr = call.inputs[7], &kr = call.inputs[8], &vr = call.inputs[9], &probs = call.inputs[10],
                   &res = call.inputs[11], &ctx = call.inputs[12], &dy = call.inputs[13];
@@ -376,12 +352,13 @@ void computeMultiHeadAttentionGrad(const OpCall& call) {
   // Output projection: dWo = dy^T context, dbo = sum dy, dC = dy Wo.
   std::vector<float> dy_f(static_cast<size_t>(bt * e)), grad(static_cast<size_t>(e * e));
   loadFloat(dy.dtype, dy.data, 0, 1, bt * e, dy_f.data());
-  rowParallelGemm(GmMatrix{dt, dy.data, 0, 1, e}, GmMatrix{dt, ctx.data, 0, e, 1}, e, e, bt, rnd, grad.data(), cnt);
+  rowParallelGemm(call, GmMatrix{dt, dy.data, 0, 1, e}, GmMatrix{dt, ctx.data, 0, e, 1}, e, e, bt, rnd, grad.data(),
+                  cnt);
   storeRows(call.outputs[3], grad);
   storeRows(call.outputs[10], columnSums(dy_f, bt, e));
   std::vector<float> dc(static_cast<size_t>(bt * e));
-  rowParallelGemm(GmMatrix{dt, dy.data, 0, e, 1}, GmMatrix{dt, call.inputs[6].data, 0, e, 1}, bt, e, e, rnd, dc.data(),
-                  cnt);
+  rowParallelGemm(call, GmMatrix{dt, dy.data, 0, e, 1}, GmMatrix{dt, call.inputs[6].data, 0, e, 1}, bt, e, e, rnd,
+                  dc.data(), cnt);
   rounded(dc);
   // Per head: the attention's gradient into the projections' gradients dQ, dK, dV ([rows, E], fp32).
   std::vector<float> dq(static_cast<size_t>(bt * e)), dk(static_cast<size_t>(bs * e)), dv(dk.size());
@@ -395,9 +372,11 @@ void computeMultiHeadAttentionGrad(const OpCall& call) {
         for (int64_t c = 0; c < m.d; ++c) to[(bi * len + l) * e + hi * m.d + c] = part[l * m.d + c] * scale;
     };
     cubeGemm(GmMatrix{dt, res.data, base, 1, m.s}, dc_head, m.s, m.d, m.t, rnd, part.data(), &cnt[task]);
+    finishProduct(call, part.data(), m.s * m.d, &cnt[task]);
     scatter(dv, m.s, 1.0f);  // dV = R^T dC
     cubeGemm(dc_head, GmMatrix{dt, vr.data, headOffset(m, m.s, bi, hi), 1, m.d}, m.t, m.s, m.d, rnd, ds.data(),
              &cnt[task]);  // dR = dC V^T
+    finishProduct(call, ds.data(), ss, &cnt[task]);
     loadFloat(probs.dtype, probs.data, base, 1, ss, pr.data());
     for (int64_t i = 0; i < m.t; ++i) {
       float* row = ds.data() + i * m.s;
@@ -412,9 +391,11 @@ void computeMultiHeadAttentionGrad(const OpCall& call) {
     if (roundLikeInput(dt, sat, ds.data(), ss)) cnt[task].fp16_overflow = true;
     cubeGemm(GmMatrix{ACL_FLOAT, ds.data(), 0, m.s, 1}, GmMatrix{dt, kr.data, headOffset(m, m.s, bi, hi), m.d, 1}, m.t,
              m.d, m.s, rnd, part.data(), &cnt[task]);
+    finishProduct(call, part.data(), m.t * m.d, &cnt[task]);
     scatter(dq, m.t, q_scale);  // dQ = dS K / sqrt(D)
     cubeGemm(GmMatrix{ACL_FLOAT, ds.data(), 0, 1, m.s}, GmMatrix{dt, qr.data, headOffset(m, m.t, bi, hi), m.d, 1}, m.s,
              m.d, m.t, rnd, part.data(), &cnt[task]);
+    finishProduct(call, part.data(), m.s * m.d, &cnt[task]);
     scatter(dk, m.s, 1.0f);  // dK = dS^T Q
   });
   // Input projections: dW = dX^T x, dx = dX W, db = sum dX.
@@ -425,10 +406,10 @@ void computeMultiHeadAttentionGrad(const OpCall& call) {
     const TensorArg &x = call.inputs[i], &w = call.inputs[3 + i];
     const int64_t rows = x.shape[0], in = x.shape[1];
     std::vector<float> dw(static_cast<size_t>(e * in)), dx(static_cast<size_t>(rows * in));
-    rowParallelGemm(GmMatrix{ACL_FLOAT, dp.data(), 0, 1, e}, GmMatrix{dt, x.data, 0, in, 1}, e, in, rows, rnd,
+    rowParallelGemm(call, GmMatrix{ACL_FLOAT, dp.data(), 0, 1, e}, GmMatrix{dt, x.data, 0, in, 1}, e, in, rows, rnd,
                     dw.data(), cnt);
     storeRows(call.outputs[i], dw);
-    rowParallelGemm(GmMatrix{ACL_FLOAT, dp.data(), 0, e, 1}, GmMatrix{dt, w.data, 0, in, 1}, rows, in, e, rnd,
+    rowParallelGemm(call, GmMatrix{ACL_FLOAT, dp.data(), 0, e, 1}, GmMatrix{dt, w.data, 0, in, 1}, rows, in, e, rnd,
                     dx.data(), cnt);
     storeRows(call.outputs[4 + i], dx);
     storeRows(call.outputs[7 + i], columnSums(dp, rows, e));
@@ -438,16 +419,22 @@ void computeMultiHeadAttentionGrad(const OpCall& call) {
 
 KernelCost costMultiHeadAttentionGrad(const OpCall& call) {
   const MhaDims m = gradDimsOf(call);
-  const int64_t e = m.e(), heads = m.b * m.h, bt = m.b * m.t, bs = m.b * m.s;
-  FusedWork w;
-  w.products = {{e, e, bt},    {bt, e, e},    {e, m.eq, bt}, {bt, m.eq, e},
-                {e, m.ek, bs}, {bs, m.ek, e}, {e, m.ev, bs}, {bs, m.ev, e}};
-  for (int64_t x = 0; x < heads; ++x)
-    for (const std::vector<int64_t>& p :
-         {std::vector<int64_t>{m.s, m.d, m.t}, {m.t, m.s, m.d}, {m.t, m.d, m.s}, {m.s, m.d, m.t}})
-      w.products.push_back(p);
-  w.passes = {{kGradScorePasses, scoreElems(m)}, {kProjectionPasses, (2 * bt + 2 * bs) * e}};
-  return fusedCost(call, w, heads);
+  const int64_t e = m.e(), bt = m.b * m.t, bs = m.b * m.s;
+  const double heads = static_cast<double>(m.b * m.h);
+  const std::vector<CubeProduct> products = {{e, e, bt},
+                                             {bt, e, e},
+                                             {e, m.eq, bt},
+                                             {bt, m.eq, e},
+                                             {e, m.ek, bs},
+                                             {bs, m.ek, e},
+                                             {e, m.ev, bs},
+                                             {bs, m.ev, e},  // the projections
+                                             {m.s, m.d, m.t, heads},
+                                             {m.t, m.s, m.d, heads},
+                                             {m.t, m.d, m.s, heads},
+                                             {m.s, m.d, m.t, heads}};  // per head
+  return fusedKernelCost(call, products,
+                         {{kGradScorePasses, scoreElems(m)}, {kProjectionPasses, (2 * bt + 2 * bs) * e}}, m.b * m.h);
 }
 
 ASCEND_SIM_REGISTER_KERNEL(KernelDef{"MultiHeadAttention", &validateMultiHeadAttention, &computeMultiHeadAttention,

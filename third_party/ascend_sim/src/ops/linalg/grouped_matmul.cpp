@@ -124,10 +124,7 @@ void checkQuantDtypes(const OpCall& call, const GroupLists& l, int64_t x_num, in
 // y's dtype: x's, or attr `dtype` (int8 default; fp16, bf16) for int8 x.
 aclDataType outputDtypeOf(const OpCall& call, const GroupLists& l) {
   if (l.mode != QuantMode::kInt8) return call.inputs[0].dtype;
-  const aclDataType dt = call.attrs.get<aclDataType>("dtype", ACL_INT8);
-  if (dt != ACL_INT8 && dt != ACL_FLOAT16 && dt != ACL_BF16)
-    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
-         "attr dtype must be int8, float16 or bfloat16, got " + std::string(dtypeName(dt)));
+  const aclDataType dt = quantOutputDtypeOf(call);
   if (dt != ACL_INT8 && l.offset >= 0)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH, "offset is for an int8 y (requantisation)");
   return dt;
@@ -234,13 +231,16 @@ std::vector<GroupProduct> groupsOf(const OpCall& call) {
       p.w = &w;
       const int64_t scale_at = lists.mode == QuantMode::kInt8 ? lists.scale : lists.aq_scale;
       const int64_t offset_at = lists.mode == QuantMode::kInt8 ? lists.offset : lists.aq_offset;
+      const bool weight_only = lists.mode == QuantMode::kWeightOnly;
       if (scale_at >= 0) {
         p.scale = &call.inputs[scale_at + g];
-        checkPerChannel(call, *p.scale, indexed("input scale", g), p.n);
+        checkPerChannel(call, *p.scale, indexed(weight_only ? "input antiquant_scale" : "input scale", g), p.n);
       }
       if (offset_at >= 0) {
         p.offset = &call.inputs[offset_at + g];
-        checkPerChannel(call, *p.offset, indexed("input offset", g), p.n);
+        const std::string name = indexed(weight_only ? "input antiquant_offset" : "input offset", g);
+        checkPerChannel(call, *p.offset, name, p.n);
+        if (weight_only) checkShapeEq(call, *p.offset, name, p.scale->shape, "antiquant_scale's shape");
       }
     }
     if (common_n >= 0 && single_y && group_type == 0 && p.n != common_n)
@@ -274,7 +274,7 @@ void validateGroupedMatmul(const OpCall& call) {
   checkArity(call, 2, 1u << 12, call.outputs.size() == 0 ? 1 : call.outputs.size());
   groupsOf(call);
   if (call.attrs.has("output_dtype") && attrInt(call, "output_dtype") != -1)
-    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attr output_dtype is for int8 quantisation, not modelled");
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH, "attr output_dtype is not GroupedMatmul's: y's dtype is attr dtype");
 }
 
 // One A8W8 group: exact int32 rows and QuantBatchMatmulV3's epilogue.

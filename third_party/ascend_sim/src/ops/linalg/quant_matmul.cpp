@@ -86,18 +86,10 @@ QuantMatmul quantMatmulOf(const OpCall& call) {
   return q;
 }
 
-aclDataType quantOutputDtype(const OpCall& call) {
-  const aclDataType dt = call.attrs.get<aclDataType>("dtype", ACL_INT8);
-  if (dt != ACL_INT8 && dt != ACL_FLOAT16 && dt != ACL_BF16)
-    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
-         "attr dtype must be int8, float16 or bfloat16, got " + std::string(dtypeName(dt)));
-  return dt;
-}
-
 void validateQuantBatchMatmul(const OpCall& call) {
   checkArity(call, 3, 6, 1);
   const QuantMatmul q = quantMatmulOf(call);
-  const aclDataType dt = quantOutputDtype(call);
+  const aclDataType dt = quantOutputDtypeOf(call);
   const TensorArg& y = call.outputs[0];
   checkDtype(call, y, "output y", dtBit(dt));
   Shape want(call.inputs[0].shape.begin(), call.inputs[0].shape.end());

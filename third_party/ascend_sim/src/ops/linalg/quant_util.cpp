@@ -67,6 +67,14 @@ void storeQuantRow(const TensorArg& y, int64_t at, const std::vector<int64_t>& a
   storeFloat(y.dtype, y.data, at, n, row.data());
 }
 
+aclDataType quantOutputDtypeOf(const OpCall& call) {
+  const aclDataType dt = call.attrs.get<aclDataType>("dtype", ACL_INT8);
+  if (dt != ACL_INT8 && dt != ACL_FLOAT16 && dt != ACL_BF16)
+    fail(call, ACL_ERROR_OP_ATTR_NOT_MATCH,
+         "attr dtype must be int8, float16 or bfloat16, got " + std::string(dtypeName(dt)));
+  return dt;
+}
+
 std::vector<uint8_t> dequantizedWeight(const TensorArg& weight, int64_t k, int64_t n, const TensorArg& scale,
                                        const TensorArg* offset, int64_t group, aclDataType dt) {
   std::vector<float> s(static_cast<size_t>(scale.numel())), off(s.size(), 0.0f);

@@ -40,10 +40,14 @@ void int8RowProduct(const int8_t* a, const int8_t* b, int64_t k, int64_t n, cons
 void storeQuantRow(const TensorArg& y, int64_t at, const std::vector<int64_t>& acc, const QuantChannels& ch,
                    float row_scale);
 
+// attr `dtype` of an int8 product's y: int8 (the default), float16 or bfloat16.
+aclDataType quantOutputDtypeOf(const OpCall& call);
+
 // The weight-only dequantisation: W = (weight + offset) * scale of an int8
 // [k, n] weight, per column (scale [1] / [n]) or per group of `group` rows
 // (scale [ceil(k / group), n]), rounded to dt as the Vector unit writes it.
-// Returns W's bytes in dt.
+// offset, when given, has scale's shape (the callers check it). Returns W's
+// bytes in dt.
 std::vector<uint8_t> dequantizedWeight(const TensorArg& weight, int64_t k, int64_t n, const TensorArg& scale,
                                        const TensorArg* offset, int64_t group, aclDataType dt);
 

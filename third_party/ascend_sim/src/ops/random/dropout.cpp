@@ -91,7 +91,7 @@ void computeGenMask(const OpCall& call) {
 }
 
 KernelCost costGenMask(const OpCall& call) {
-  // The Philox stream of n fp32 draws through the Vector unit; only the bits reach HBM.
+  // The Philox stream of n fp32 draws through the Vector unit; only the mask (bits, or V3's bytes) reaches HBM.
   const double n = static_cast<double>(genMaskElems(call));
   KernelCost c = vectorCost(call);
   c.vector_repeats += std::ceil(n * 4 / 256);
@@ -100,7 +100,6 @@ KernelCost costGenMask(const OpCall& call) {
 }
 
 // ---- DropOutDoMask: x, mask; attr keep_prob -> y ----
-constexpr int64_t kMaskBlock = 16384;  // elements per parallel block; a multiple of 128
 void validateDoMask(const OpCall& call) {
   checkArity(call, 2, 2, 1);
   const TensorArg& x = call.inputs[0];
@@ -116,10 +115,10 @@ void computeDoMask(const OpCall& call) {
   const auto* mask = static_cast<const uint8_t*>(call.inputs[1].data);
   const float scale = keepScale(attrFloat(call, "keep_prob"));
   const int64_t n = x.numel();
-  parallelFor((n + kMaskBlock - 1) / kMaskBlock, [&](int64_t b) {
+  parallelFor((n + kDropoutMaskBlock - 1) / kDropoutMaskBlock, [&](int64_t b) {
     constexpr int64_t kChunk = 4096;
     float v[kChunk];
-    for (int64_t i0 = b * kMaskBlock; i0 < std::min(n, (b + 1) * kMaskBlock); i0 += kChunk) {
+    for (int64_t i0 = b * kDropoutMaskBlock; i0 < std::min(n, (b + 1) * kDropoutMaskBlock); i0 += kChunk) {
       const int64_t m = std::min(kChunk, n - i0);
       loadFloat(x.dtype, x.data, i0, 1, m, v);
       for (int64_t j = 0; j < m; ++j) v[j] = maskBit(mask, i0 + j) ? v[j] * scale : 0.0f;

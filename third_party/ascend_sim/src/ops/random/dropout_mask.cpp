@@ -9,17 +9,11 @@
 namespace ascend_sim {
 namespace {
 
-// The mask kernels split the elements into blocks of whole mask bytes (and
-// whole Philox groups of 4) over the simulated cores: each block writes its
-// own bytes, and every element's value depends only on its index, so the
-// result does not depend on the split.
-constexpr int64_t kMaskBlock = 16384;  // elements; a multiple of 128
-
 // Calls keep(i, kept) for every element of the stream, 8 at a time, in parallel blocks.
 template <typename F>
 void forEachDraw(uint64_t seed, uint64_t offset, float keep_prob, int64_t n, F keep) {
-  parallelFor((n + kMaskBlock - 1) / kMaskBlock, [&](int64_t b) {
-    const int64_t lo = b * kMaskBlock, hi = std::min(n, lo + kMaskBlock);
+  parallelFor((n + kDropoutMaskBlock - 1) / kDropoutMaskBlock, [&](int64_t b) {
+    const int64_t lo = b * kDropoutMaskBlock, hi = std::min(n, lo + kDropoutMaskBlock);
     for (int64_t i = lo; i < hi; i += 8) {  // two Philox blocks
       uint32_t r[8];
       philox4x32_10(offset + static_cast<uint64_t>(i / 4), seed, r);

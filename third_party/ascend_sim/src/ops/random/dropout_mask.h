@@ -8,6 +8,12 @@
 
 namespace ascend_sim {
 
+// The mask kernels split the elements into blocks of whole mask bytes (and
+// whole Philox groups of 4) over the simulated cores: each block writes its
+// own bytes, and every element's value depends only on its index, so the
+// result does not depend on the split.
+constexpr int64_t kDropoutMaskBlock = 16384;  // elements; a multiple of 128
+
 // Bytes of the bit mask of n elements: ceil(n / 128) * 16.
 inline int64_t dropoutMaskBytes(int64_t n) { return (n + 127) / 128 * 16; }
 

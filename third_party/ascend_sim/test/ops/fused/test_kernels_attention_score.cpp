@@ -145,6 +145,11 @@ TEST(KernelAttentionScore, RejectsBadOperandsAndCostsTwoCubeProducts) {
   EXPECT_KERNEL_ERROR(makeCall("AttentionScore", {&q, &q, &q, &mask, &drop}, {&out, &probs},
                                attrs({{"scale", 0.125f}, {"keep_prob", 0.0f}})),
                       ACL_ERROR_OP_ATTR_NOT_MATCH, "keep_prob");
+  const HostTensor no_channels(ACL_FLOAT, {c.b, c.n, c.sq, 0});
+  HostTensor no_out(ACL_FLOAT, {c.b, c.sq, c.n, 0});
+  EXPECT_KERNEL_ERROR(
+      makeCall("AttentionScore", {&no_channels, &no_channels, &no_channels, &mask, &drop}, {&no_out, &probs}, a),
+      ACL_ERROR_OP_INPUT_NOT_MATCH, "head size D");
   const KernelCost cost =
       kernel("AttentionScore").cost(makeCall("AttentionScore", {&q, &q, &q, &mask, &drop}, {&out, &probs}, a));
   const double heads = static_cast<double>(c.b * c.n);

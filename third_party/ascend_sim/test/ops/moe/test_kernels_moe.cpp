@@ -386,7 +386,17 @@ TEST(KernelGroupedMatmul, Int8GroupsAndWeightOnlyQuantisedGroups) {
       wanth.push_back(s);
     }
   expectNearReference(yh.toFloats(), wanth, oneRounding(ACL_FLOAT16, 0, 0, 2e-3), "weight-only quantised groups");
-  // A scale list without int8 x, and an offset without its scale, are errors.
+  // An antiquant offset of another shape than its scale, a scale list without int8 x, and an offset
+  // without its scale, are errors.
+  const HostTensor one_offset = HostTensor::floats(ACL_FLOAT16, {1}, {1});
+  EXPECT_KERNEL_ERROR(groupedCall({&xh, &w[0], &w[1], &as[0], &as[1], &one_offset, &one_offset}, {&yh},
+                                  attrs({{"x_num", int64_t{1}},
+                                         {"weight_num", int64_t{2}},
+                                         {"group_list", ends},
+                                         {"split_item", int64_t{3}},
+                                         {"antiquant_scale_num", int64_t{2}},
+                                         {"antiquant_offset_num", int64_t{2}}})),
+                      ACL_ERROR_OP_INPUT_NOT_MATCH, "antiquant_scale's shape");
   EXPECT_KERNEL_ERROR(groupedCall({&xh, &w[0], &w[1], &sc[0], &sc[1]}, {&yh},
                                   attrs({{"x_num", int64_t{1}},
                                          {"weight_num", int64_t{2}},
