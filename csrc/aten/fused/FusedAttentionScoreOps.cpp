@@ -45,9 +45,7 @@ void checkTransposeFlags(const char* op, std::initializer_list<std::pair<const c
 }
 
 void checkLayer(const char* op, const char* name, const at::Tensor& t, const at::Tensor& query) {
-  TORCH_CHECK(t.device() == query.device(), op, ": ", name, " is on ", t.device(), " but query_layer is on ",
-              query.device());
-  TORCH_CHECK(t.scalar_type() == at::kHalf, op, ": ", name, " must be float16 (as torch_npu's), got ", t.scalar_type());
+  checkFp16Operand(op, name, t, query);
   TORCH_CHECK(t.dim() == 4, op, ": ", name, " must be 4-D [B, N, S, D], got shape ", t.sizes());
 }
 

@@ -39,9 +39,16 @@ struct MhaShape {
   int64_t b, e, heads, head_dim, src, tgt;
 };
 
+// The four weights [E, E] as nn.Linear stores them, in torch_npu's order.
+struct MhaWeights {
+  const at::Tensor &query, &key, &value, &out_proj;
+};
+
+// Checks query / key / value, the weights and `others` (device, fp16, shapes)
+// and the sizes as torch_npu does, and returns the problem's shape.
 MhaShape checkMha(const char* op, const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
-                  std::initializer_list<std::pair<const char*, const at::Tensor*>> others, int64_t heads,
-                  int64_t head_dim, int64_t src_len, int64_t tgt_len) {
+                  const MhaWeights& weights, std::initializer_list<std::pair<const char*, const at::Tensor*>> others,
+                  int64_t heads, int64_t head_dim, int64_t src_len, int64_t tgt_len) {
   TORCH_CHECK(query.device().type() == c10::DeviceType::PrivateUse1, op, ": query must be an NPU tensor, got ",
               query.device());
   TORCH_CHECK(tgt_len > 0 && src_len > 0 && heads > 0 && head_dim > 0, op,
@@ -63,12 +70,24 @@ MhaShape checkMha(const char* op, const at::Tensor& query, const at::Tensor& key
   for (const auto& [name, t] : {std::pair<const char*, const at::Tensor*>{"key", &key}, {"value", &value}})
     TORCH_CHECK(t->dim() == 2 && t->size(0) == b * src_len && t->size(1) == e, op, ": ", name,
                 " must be [B * src_len, E] = [", b * src_len, ", ", e, "], got ", t->sizes());
+  for (const auto& [name, w] : {std::pair<const char*, const at::Tensor*>{"query_weight", &weights.query},
+                                {"key_weight", &weights.key},
+                                {"value_weight", &weights.value},
+                                {"out_proj_weight", &weights.out_proj}}) {
+    check(name, *w);
+    TORCH_CHECK(w->sizes() == at::IntArrayRef({e, e}), op, ": ", name, " must be [E, E] = [", e, ", ", e, "], got ",
+                w->sizes());
+  }
   return {b, e, heads, head_dim, src_len, tgt_len};
 }
 
-void checkWeight(const char* op, const char* name, const at::Tensor& w, int64_t e) {
-  TORCH_CHECK(w.sizes() == at::IntArrayRef({e, e}), op, ": ", name, " must be [E, E] = [", e, ", ", e, "], got ",
-              w.sizes());
+// The dropout bit mask of the [B, H, tgt_len, src_len] scores (npu_dropout_gen_mask's format).
+void checkDropoutMask(const char* op, const at::Tensor& mask, const at::Tensor& query, const MhaShape& m) {
+  const int64_t bytes = dropoutMaskBytes(m.b * m.heads * m.tgt * m.src);
+  TORCH_CHECK(mask.device() == query.device() && mask.scalar_type() == at::kByte && mask.numel() == bytes, op,
+              ": dropout_mask must be the uint8 bit mask of [B, H, tgt_len, src_len] (", bytes,
+              " bytes on the query's device, as _npu_dropout / npu_dropout_gen_mask make), got ", mask.scalar_type(),
+              " ", mask.sizes(), " on ", mask.device());
 }
 
 float mhaKeepProb(const char* op, double dropout_prob) {
@@ -178,26 +197,12 @@ MhaOutputs NPUCustomFunctions::npu_multi_head_attention(
     int64_t attn_head_num, int64_t attn_dim_per_head, int64_t src_len, int64_t tgt_len, double dropout_prob,
     bool softmax_use_float) {
   constexpr const char* op = "npu_multi_head_attention";
-  const MhaShape m = checkMha(op, query, key, value,
-                              {{"query_weight", &query_weight},
-                               {"key_weight", &key_weight},
-                               {"value_weight", &value_weight},
-                               {"attn_mask", &attn_mask},
-                               {"out_proj_weight", &out_proj_weight}},
-                              attn_head_num, attn_dim_per_head, src_len, tgt_len);
-  for (const auto& [name, w] : {std::pair<const char*, const at::Tensor*>{"query_weight", &query_weight},
-                                {"key_weight", &key_weight},
-                                {"value_weight", &value_weight},
-                                {"out_proj_weight", &out_proj_weight}})
-    checkWeight(op, name, *w, m.e);
+  const MhaShape m = checkMha(op, query, key, value, {query_weight, key_weight, value_weight, out_proj_weight},
+                              {{"attn_mask", &attn_mask}}, attn_head_num, attn_dim_per_head, src_len, tgt_len);
   const float keep = mhaKeepProb(op, dropout_prob);
   checkMaskBroadcasts(op, "attn_mask", attn_mask, {m.b, m.heads, m.tgt, m.src});
   const int64_t scores = m.b * m.heads * m.tgt * m.src;
-  if (torch_npu::given(dropout_mask))
-    TORCH_CHECK(dropout_mask->scalar_type() == at::kByte && dropout_mask->numel() == dropoutMaskBytes(scores), op,
-                ": dropout_mask must be the uint8 bit mask of [B, H, tgt_len, src_len] (", dropoutMaskBytes(scores),
-                " bytes, as _npu_dropout / npu_dropout_gen_mask make), got ", dropout_mask->scalar_type(), " ",
-                dropout_mask->sizes());
+  if (torch_npu::given(dropout_mask)) checkDropoutMask(op, *dropout_mask, query, m);
   const c10::DeviceGuard guard(query.device());
   const c10::Device device = query.device();
   const auto half = at::kHalf;
@@ -245,12 +250,8 @@ NPUCustomFunctions::npu_multi_head_attention_backward(
     bool softmax_use_float) {
   (void)query_bias, (void)key_bias, (void)value_bias, (void)out_proj_bias;  // every bias gradient is computed
   constexpr const char* op = "npu_multi_head_attention_backward";
-  const MhaShape m = checkMha(op, query, key, value,
-                              {{"query_weight", &query_weight},
-                               {"key_weight", &key_weight},
-                               {"value_weight", &value_weight},
-                               {"out_proj_weight", &out_proj_weight},
-                               {"query_res", &query_res},
+  const MhaShape m = checkMha(op, query, key, value, {query_weight, key_weight, value_weight, out_proj_weight},
+                              {{"query_res", &query_res},
                                {"key_res", &key_res},
                                {"value_res", &value_res},
                                {"attn_res", &attn_res},
@@ -258,11 +259,6 @@ NPUCustomFunctions::npu_multi_head_attention_backward(
                                {"y_grad", &y_grad}},
                               attn_head_num, attn_dim_per_head, src_len, tgt_len);
   const float keep = mhaKeepProb(op, dropout_prob);
-  for (const auto& [name, w] : {std::pair<const char*, const at::Tensor*>{"query_weight", &query_weight},
-                                {"key_weight", &key_weight},
-                                {"value_weight", &value_weight},
-                                {"out_proj_weight", &out_proj_weight}})
-    checkWeight(op, name, *w, m.e);
   const std::vector<int64_t> q_heads = {m.b, m.heads, m.tgt, m.head_dim}, kv_heads = {m.b, m.heads, m.src, m.head_dim},
                              scores = {m.b, m.heads, m.tgt, m.src}, rows = {m.b * m.tgt, m.e};
   for (const auto& [name, t, want] :
@@ -275,12 +271,7 @@ NPUCustomFunctions::npu_multi_head_attention_backward(
         {"y_grad", &y_grad, &rows}})
     TORCH_CHECK(t->sizes() == at::IntArrayRef(*want), op, ": ", name, " must be ", at::IntArrayRef(*want),
                 " (what npu_multi_head_attention returned), got ", t->sizes());
-  if (keep < 1.0f)
-    TORCH_CHECK(dropout_mask.device() == query.device() && dropout_mask.scalar_type() == at::kByte &&
-                    dropout_mask.numel() == dropoutMaskBytes(m.b * m.heads * m.tgt * m.src),
-                op, ": dropout_mask must be the forward's uint8 bit mask of ",
-                dropoutMaskBytes(m.b * m.heads * m.tgt * m.src), " bytes, got ", dropout_mask.scalar_type(), " ",
-                dropout_mask.sizes());
+  if (keep < 1.0f) checkDropoutMask(op, dropout_mask, query, m);
   TORCH_CHECK(attn_scores.scalar_type() == (softmax_use_float ? at::kFloat : at::kHalf), op, ": attn_scores must be ",
               softmax_use_float ? "float32" : "float16", " (softmax_use_float=", softmax_use_float, "), got ",
               attn_scores.scalar_type());

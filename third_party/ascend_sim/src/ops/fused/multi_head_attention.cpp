@@ -97,6 +97,13 @@ MhaDims mhaDimsOf(const OpCall& call, size_t w0) {
 }
 
 int64_t scoreElems(const MhaDims& m) { return m.b * m.h * m.t * m.s; }
+
+// Input dropout_mask: the uint8 bit mask (Note [Dropout bit masks]) of the [B, H, T, S] scores.
+void checkBitMask(const OpCall& call, const TensorArg& mask, const MhaDims& m) {
+  checkDtype(call, mask, "input dropout_mask", dtBit(ACL_UINT8));
+  checkShapeEq(call, mask, "input dropout_mask", {dropoutMaskBytes(scoreElems(m))},
+               "the bit mask of [B, H, T, S] (ceil(n / 128) * 16 bytes)");
+}
 Shape headsShape(const MhaDims& m, int64_t len) { return {m.b, m.h, len, m.d}; }
 int64_t headOffset(const MhaDims& m, int64_t len, int64_t bi, int64_t hi) { return (bi * m.h + hi) * len * m.d; }
 
@@ -167,9 +174,7 @@ ForwardProblem forwardProblemOf(const OpCall& call) {
   }
   if (has_mask) {
     p.dropout_mask = &call.inputs[next++];
-    checkDtype(call, *p.dropout_mask, "input dropout_mask", dtBit(ACL_UINT8));
-    checkShapeEq(call, *p.dropout_mask, "input dropout_mask", {dropoutMaskBytes(scoreElems(m))},
-                 "the bit mask of [B, H, T, S] (ceil(n / 128) * 16 bytes)");
+    checkBitMask(call, *p.dropout_mask, m);
   }
   keepProbAttr(call);
   attrInt(call, "seed", 0);
@@ -312,11 +317,7 @@ MhaDims gradDimsOf(const OpCall& call) {
   }
   checkDtype(call, call.inputs[10], "input attn_scores", dtBit(ACL_FLOAT) | dtBit(q.dtype));
   checkShapeEq(call, call.inputs[10], "input attn_scores", score, "[B, H, T, S]");
-  if (keep < 1.0f) {
-    checkDtype(call, call.inputs[14], "input dropout_mask", dtBit(ACL_UINT8));
-    checkShapeEq(call, call.inputs[14], "input dropout_mask", {dropoutMaskBytes(scoreElems(m))},
-                 "the bit mask of [B, H, T, S]");
-  }
+  if (keep < 1.0f) { checkBitMask(call, call.inputs[14], m); }
   const Shape outs[] = {{m.e(), m.eq},     {m.e(), m.ek},     {m.e(), m.ev},     {m.e(), m.e()},
                         {m.b * m.t, m.eq}, {m.b * m.s, m.ek}, {m.b * m.s, m.ev}, {1, m.e()},
                         {1, m.e()},        {1, m.e()},        {1, m.e()}};

@@ -53,13 +53,14 @@ struct GroupProduct {
   const TensorArg* bias = nullptr;
   const TensorArg *x = nullptr, *w = nullptr;           // the group's operands (quantised modes)
   const TensorArg *scale = nullptr, *offset = nullptr;  // scale / antiquant_scale and its offset
+  // An A8W8 group (int8 x with a scale); a scale with float x is A16W8's antiquant_scale.
+  bool int8() const { return scale != nullptr && x->dtype == ACL_INT8; }
   const TensorArg* y = nullptr;
   int64_t y_offset = 0;  // element offset of the group's result in y
 };
 
 std::string indexed(const char* name, size_t i) { return std::string(name) + "_" + std::to_string(i); }
 
-// Every group's operands, checked (shapes, dtypes, the group list).
 // The optional per-weight lists after x and the weights (Note [Quantised groups]).
 struct GroupLists {
   int64_t bias = 0, scale = 0, offset = 0, aq_scale = 0, aq_offset = 0;  // first input index of each, or -1
@@ -68,17 +69,15 @@ struct GroupLists {
 
 GroupLists listsOf(const OpCall& call, int64_t x_num, int64_t w_num) {
   const int64_t total = static_cast<int64_t>(call.inputs.size());
-  const char* names[] = {"scale_num", "offset_num", "antiquant_scale_num", "antiquant_offset_num"};
-  int64_t counts[4], listed = 0;
-  for (int i = 0; i < 4; ++i) listed += counts[i] = attrInt(call, names[i], 0);
-  const int64_t bias_num = attrInt(call, "bias_num", total - x_num - w_num - listed);
-  if (x_num < 1 || w_num < 1 || bias_num < 0 || x_num + w_num + bias_num + listed != total)
+  const char* list_names[] = {"bias_num", "scale_num", "offset_num", "antiquant_scale_num", "antiquant_offset_num"};
+  int64_t all[5], listed = 0;  // the lists' lengths, in input order
+  for (int i = 1; i < 5; ++i) listed += all[i] = attrInt(call, list_names[i], 0);
+  all[0] = attrInt(call, "bias_num", total - x_num - w_num - listed);  // default: the inputs left over
+  if (x_num < 1 || w_num < 1 || all[0] < 0 || x_num + w_num + all[0] + listed != total)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
          std::to_string(total) + " inputs do not split into x_num = " + std::to_string(x_num) +
              " x, weight_num = " + std::to_string(w_num) + " weights and none or one bias (scale, offset, " +
              "antiquant_scale, antiquant_offset) per weight");
-  const int64_t all[] = {bias_num, counts[0], counts[1], counts[2], counts[3]};
-  const char* list_names[] = {"bias_num", "scale_num", "offset_num", "antiquant_scale_num", "antiquant_offset_num"};
   int64_t at = x_num + w_num, first[5];
   for (int i = 0; i < 5; ++i) {
     if (all[i] != 0 && all[i] != w_num)
@@ -130,6 +129,7 @@ aclDataType outputDtypeOf(const OpCall& call, const GroupLists& l) {
   return dt;
 }
 
+// Every group's operands, checked (shapes, dtypes, the group list).
 std::vector<GroupProduct> groupsOf(const OpCall& call) {
   const int64_t x_num = attrInt(call, "x_num", 1), w_num = attrInt(call, "weight_num", 1);
   const int64_t total = static_cast<int64_t>(call.inputs.size());
@@ -296,8 +296,7 @@ void computeGroupedMatmul(const OpCall& call) {
   std::vector<UnitCounters> cnt(groups.size());
   parallelFor(static_cast<int64_t>(groups.size()), [&](int64_t g) {
     const GroupProduct& p = groups[g];
-    const bool int8 = p.scale != nullptr && p.x->dtype == ACL_INT8;
-    if (int8) return int8Group(p);
+    if (p.int8()) return int8Group(p);
     std::vector<uint8_t> dequantized;  // A16W8: the group's weight in x's dtype
     GmMatrix b = p.b;
     if (p.scale != nullptr) {
@@ -322,7 +321,7 @@ KernelCost costGroupedMatmul(const OpCall& call) {
   KernelCost c;
   c.core = CoreType::kAiCore;
   for (const GroupProduct& p : groupsOf(call)) {
-    if (p.scale != nullptr && p.x->dtype == ACL_INT8) {
+    if (p.int8()) {
       c.cube_int8_macs += paddedInt8Macs(p.m, p.n, p.k);
     } else {
       c.cube_macs += cubeUnit().padded_macs(p.m, p.n, p.k);
