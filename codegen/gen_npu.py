@@ -16,7 +16,11 @@ write `PrivateUse1NativeFunctions.h` and `RegisterPrivateUse1.cpp` into the
 build tree, and the structured wrappers into `RegisterStructuredPrivateUse1.cpp`.
 Output files are rewritten only when their content changes.
 
-Usage: gen_npu.py --yaml YAML --source-dir CSRC_ATEN --output-dir DIR
+Usage: gen_npu.py --yaml YAML --source-dir CSRC --output-dir DIR
+
+Kernels are found anywhere under CSRC: the op families' in csrc/aten, and the
+few that communicate (npu_mm_all_reduce_base, ...) in csrc/distributed, the
+layer above aten that holds the communicators.
 """
 import argparse
 import os

@@ -36,6 +36,8 @@ FUNCTIONS = ("npu_dtype_cast", "npu_transpose", "npu_broadcast", "npu_confusion_
              "npu_moe_finalize_routing", "npu_grouped_matmul", "npu_ffn",
              # int8 quantisation (csrc/aten/linalg/QuantOps.cpp)
              "npu_quantize", "npu_trans_quant_param", "npu_quant_matmul", "npu_weight_quant_batchmatmul",
+             # fused matmul + communication over hccl (csrc/distributed/MatmulCommOps.cpp)
+             "npu_mm_all_reduce_base", "npu_all_gather_base_mm", "npu_mm_reduce_scatter_base",
              # detection and the helpers detection ports use (csrc/aten/detection/, index/NpuFillOps.cpp,
              # sort/SortOps.cpp, random/RandomSamplingOps.cpp)
              "npu_nms_v4", "npu_nms_with_mask", "npu_batch_nms", "npu_iou", "npu_ptiou", "npu_roi_align",

@@ -54,6 +54,7 @@ HcclReduction reductionFor(c10::ScalarType dtype, const c10d::ReduceOp& op, cons
     case c10::kChar: r.dtype = HCCL_DATA_TYPE_INT8; break;
     case c10::kInt: r.dtype = HCCL_DATA_TYPE_INT32; break;
     case c10::kHalf: r.dtype = HCCL_DATA_TYPE_FP16; break;
+    case c10::kBFloat16: r.dtype = HCCL_DATA_TYPE_BFP16; break;
     case c10::kFloat: r.dtype = HCCL_DATA_TYPE_FP32; break;
     case c10::kBool:
       TORCH_CHECK(!r.average, "ProcessGroupHCCL ", collective, ": ReduceOp.AVG is not defined for bool tensors");
@@ -63,11 +64,11 @@ HcclReduction reductionFor(c10::ScalarType dtype, const c10d::ReduceOp& op, cons
       break;
     default:
       TORCH_CHECK(false, "ProcessGroupHCCL ", collective, ": HCCL cannot reduce ", c10::toString(dtype),
-                  " tensors; the NPU reduces int8, int32, float16 and float32 (and bool as int8). "
+                  " tensors; the NPU reduces int8, int32, float16, bfloat16 and float32 (and bool as int8). "
                   "Cast the tensor first, e.g. t.float() or t.int()");
   }
-  TORCH_CHECK(!r.average || dtype == c10::kHalf || dtype == c10::kFloat, "ProcessGroupHCCL ", collective,
-              ": ReduceOp.AVG needs a floating-point tensor, got ", c10::toString(dtype));
+  TORCH_CHECK(!r.average || dtype == c10::kHalf || dtype == c10::kBFloat16 || dtype == c10::kFloat, "ProcessGroupHCCL ",
+              collective, ": ReduceOp.AVG needs a floating-point tensor, got ", c10::toString(dtype));
   return r;
 }
 

@@ -2,7 +2,7 @@
 // and the error check every HCCL call goes through.
 //
 // Note [HCCL dtypes]
-// The device reduces int8, int32, float16 and float32 only (the Ascend 910's
+// The device reduces int8, int32, float16, bfloat16 and float32 only (CANN's
 // HCCL; third_party/ascend_sim/HCCL.md). Other dtypes raise for reductions, naming the allowed
 // ones, with one documented conversion: bool reduces as int8 with SUM acting as
 // logical or (MAX) and PRODUCT as logical and (MIN), as torch's NCCL backend

@@ -15,6 +15,7 @@
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/SimulatorExtensions.h"
 #include "csrc/core/TaskQueue.h"
+#include "csrc/distributed/HcclCommNames.h"
 #include "csrc/distributed/HcclStore.h"
 #include "csrc/distributed/HcclUtils.h"
 
@@ -80,6 +81,7 @@ ProcessGroupHCCL::~ProcessGroupHCCL() {
     failed = !error_.empty();
   }
   for (auto& [device, comm] : comms_) {
+    if (!comm->name.empty()) forgetCommName(comm->name);
     if (failed) sim::commAbort(comm->handle);  // nothing may wait for a dead peer
     try {
       TaskQueue::forDevice(device).drain();
@@ -94,6 +96,12 @@ ProcessGroupHCCL::~ProcessGroupHCCL() {
     if (HcclCommDestroy(comm->handle) != HCCL_SUCCESS)
       NPU_LOGW("ProcessGroupHCCL: HcclCommDestroy failed: {}", aclGetRecentErrMsg());
   }
+}
+
+void ProcessGroupHCCL::release_resources() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [device, comm] : comms_)
+    if (!comm->name.empty()) forgetCommName(comm->name);
 }
 
 uint64_t ProcessGroupHCCL::getSequenceNumberForGroup() {
@@ -157,6 +165,31 @@ ProcessGroupHCCL::Comm& ProcessGroupHCCL::commFor(c10::DeviceIndex device) {
   }
   NPU_LOGI("ProcessGroupHCCL: rank {} joined its communicator on npu:{}", getRank(), static_cast<int>(device));
   return *comms_.emplace(device, std::move(comm)).first->second;
+}
+
+std::string ProcessGroupHCCL::getHcclCommName(int64_t rank_id) {
+  TORCH_CHECK(rank_id >= 0, "get_hccl_comm_name: rank_id must be a rank (>= 0), got ", rank_id);
+  checkUsable("get_hccl_comm_name");
+  const c10::DeviceIndex device = current_device();
+  Comm& comm = commFor(device);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (comm.name.empty())
+    comm.name = registerCommName(
+        c10::weak_intrusive_ptr<ProcessGroupHCCL>(c10::intrusive_ptr<ProcessGroupHCCL>::reclaim_copy(this)), device);
+  return comm.name;
+}
+
+NamedComm ProcessGroupHCCL::namedComm(c10::DeviceIndex device, const char* op) {
+  checkUsable(op);
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = comms_.find(device);
+  TORCH_CHECK(it != comms_.end(), op, ": the group has no communicator on npu:", static_cast<int>(device));
+  return NamedComm{c10::intrusive_ptr<ProcessGroupHCCL>::reclaim_copy(this),
+                   it->second->handle,
+                   it->second->stream,
+                   device,
+                   getRank(),
+                   getSize()};
 }
 
 c10::intrusive_ptr<WorkHCCL> ProcessGroupHCCL::makeWork(const Launch& l) {

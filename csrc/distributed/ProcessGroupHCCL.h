@@ -54,10 +54,15 @@
 namespace torch_npu {
 namespace distributed {
 
+struct NamedComm;
+
 class ProcessGroupHCCL : public c10d::ProcessGroup {
  public:
   ProcessGroupHCCL(c10::intrusive_ptr<c10d::Store> store, int rank, int size, std::chrono::milliseconds timeout);
   ~ProcessGroupHCCL() override;
+  // Called when the last strong reference goes while the name registry still holds weak ones: forgets the
+  // names, which drops those, so that the group is destroyed now (Note [HCCL communicator names]).
+  void release_resources() override;
 
   const std::string getBackendName() const override { return "hccl"; }
 
@@ -102,11 +107,19 @@ class ProcessGroupHCCL : public c10d::ProcessGroup {
   uint64_t getSequenceNumberForGroup() override;
 
   std::chrono::milliseconds timeout() const { return timeout_; }
+  // The name of this process's communicator on the current NPU (created if needed: every rank must
+  // ask), for torch_npu's fused matmul-communication ops (Note [HCCL communicator names]). rank_id is
+  // taken as torch_npu takes it (this process's rank) and only checked to be non-negative.
+  std::string getHcclCommName(int64_t rank_id);
+  // The communicator named for `device` (Note [HCCL communicator names]); raises naming `op` if the group
+  // failed earlier.
+  NamedComm namedComm(c10::DeviceIndex device, const char* op);
 
  private:
   struct Comm {
     HcclComm handle = nullptr;
     NPUStream stream;
+    std::string name{};  // registered once asked for (getHcclCommName)
   };
 
   // One device task: what it reads and writes, and the HCCL call itself.
@@ -148,6 +161,16 @@ class ProcessGroupHCCL : public c10d::ProcessGroup {
   std::vector<c10::intrusive_ptr<WorkHCCL>> coalesced_works_;
 
   std::unique_ptr<HcclWatchdog> watchdog_;  // last: stopped first
+};
+
+// A named communicator as an op uses it; `group` keeps it alive meanwhile.
+struct NamedComm {
+  c10::intrusive_ptr<ProcessGroupHCCL> group;
+  HcclComm handle;
+  NPUStream stream;  // the group's communication stream on `device`
+  c10::DeviceIndex device;
+  int rank;
+  int size;
 };
 
 }  // namespace distributed

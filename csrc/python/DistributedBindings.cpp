@@ -16,13 +16,15 @@ void bindDistributed(py::module& m) {
   py::module::import("torch.distributed");
   using torch_npu::distributed::ProcessGroupHCCL;
   py::class_<ProcessGroupHCCL, c10d::ProcessGroup, c10::intrusive_ptr<ProcessGroupHCCL>>(m, "ProcessGroupHCCL")
-      .def(py::init([](const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
-                       std::chrono::milliseconds timeout) {
-             return c10::make_intrusive<ProcessGroupHCCL>(store, rank, size, timeout);
-           }),
+      .def(py::init(
+               [](const c10::intrusive_ptr<c10d::Store>& store, int rank, int size, std::chrono::milliseconds timeout) {
+                 return c10::make_intrusive<ProcessGroupHCCL>(store, rank, size, timeout);
+               }),
            py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"),
            py::call_guard<py::gil_scoped_release>())
-      .def_property_readonly("timeout", &ProcessGroupHCCL::timeout);
+      .def_property_readonly("timeout", &ProcessGroupHCCL::timeout)
+      .def("get_hccl_comm_name", &ProcessGroupHCCL::getHcclCommName, py::arg("rankid"),
+           py::call_guard<py::gil_scoped_release>());
   // Note [gloo with NPU tensors]: created by torch.distributed for backend "gloo".
   using torch_npu::distributed::ProcessGroupGlooNPU;
   py::class_<ProcessGroupGlooNPU, c10d::ProcessGroupGloo, c10::intrusive_ptr<ProcessGroupGlooNPU>>(

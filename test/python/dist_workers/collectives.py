@@ -16,7 +16,7 @@ import torch_npu  # noqa: F401
 RANK = int(os.environ["RANK"])
 WORLD = int(os.environ["WORLD_SIZE"])
 SIZES = [int(s) for s in os.environ.get("HCCL_TEST_SIZES", "0,1,1023,1048576").split(",")]
-REDUCE_DTYPES = [torch.int8, torch.int32, torch.float16, torch.float32]
+REDUCE_DTYPES = [torch.int8, torch.int32, torch.float16, torch.bfloat16, torch.float32]
 MOVE_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int32, torch.int64, torch.float16, torch.bfloat16,
                torch.float32, torch.float64]
 OPS = {"SUM": dist.ReduceOp.SUM, "PRODUCT": dist.ReduceOp.PRODUCT, "MIN": dist.ReduceOp.MIN,
@@ -57,7 +57,8 @@ def check(name, actual, expected):
     global cases
     cases += 1
     try:
-        tol = {torch.float16: 2e-3, torch.bfloat16: 1e-2}.get(expected.dtype, 1e-5)
+        # Reductions round once per step: a product over 4 ranks may be 2 units in the last place off.
+        tol = {torch.float16: 2e-3, torch.bfloat16: 2e-2}.get(expected.dtype, 1e-5)
         a = actual.cpu()
         assert a.dtype == expected.dtype, f"dtype {a.dtype} != {expected.dtype}"
         if expected.is_floating_point():

@@ -90,7 +90,7 @@ def test_bad_inputs_raise_clear_errors():
     assert out["backend"] == "hccl"
     assert "must be on the NPU" in out["cpu_tensor"] and "cpu" in out["cpu_tensor"]
     assert "int64" in out["int64_reduce"] or "Long" in out["int64_reduce"]
-    assert "int8, int32, float16 and float32" in out["int64_reduce"]
+    assert "int8, int32, float16, bfloat16 and float32" in out["int64_reduce"]
     assert "not a rank of this group" in out["bad_root"]
     assert "reduce op not supported" in out["bitwise_op"]
     assert out["after"] == [2.0] * 4

@@ -106,9 +106,9 @@ typedef enum {
   HCCL_DATA_TYPE_BFP16 = 11,
 } HcclDataType;
 
-// Reductions (AllReduce, Reduce, ReduceScatter) accept INT8, INT32, FP16 and
-// FP32 only (HCCL_E_NOT_SUPPORT naming the allowed types otherwise). FP16 is
-// reduced pairwise in fp32 and rounded once per step; on a saturation-mode
+// Reductions (AllReduce, Reduce, ReduceScatter) accept INT8, INT32, FP16, BFP16
+// and FP32 only (HCCL_E_NOT_SUPPORT naming the allowed types otherwise). FP16
+// and BFP16 are reduced pairwise in fp32 and rounded once per step; on a saturation-mode
 // preset (Ascend910A) an fp16 result that overflows becomes ±65504 (NaN: 0)
 // and raises the reducing device's overflow flag. Integers wrap. Data-movement
 // collectives (Broadcast, AllGather, AlltoAllV, Send/Recv) take any type.

@@ -73,7 +73,7 @@ bool isValidOp(HcclReduceOp op) { return op >= HCCL_REDUCE_SUM && op <= HCCL_RED
 
 bool isReducibleDtype(HcclDataType dt) {
   return dt == HCCL_DATA_TYPE_INT8 || dt == HCCL_DATA_TYPE_INT32 || dt == HCCL_DATA_TYPE_FP16 ||
-         dt == HCCL_DATA_TYPE_FP32;
+         dt == HCCL_DATA_TYPE_BFP16 || dt == HCCL_DATA_TYPE_FP32;
 }
 
 }  // namespace hccl

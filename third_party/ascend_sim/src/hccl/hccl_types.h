@@ -34,9 +34,9 @@ std::string hcclDtypeName(HcclDataType dt);
 // "SUM", "PROD", "MAX", "MIN"; "op(7)" outside the enum.
 std::string hcclOpName(HcclReduceOp op);
 bool isValidOp(HcclReduceOp op);
-// AllReduce / Reduce / ReduceScatter accept INT8, INT32, FP16 and FP32 only.
+// AllReduce / Reduce / ReduceScatter accept INT8, INT32, FP16, BFP16 and FP32 only.
 bool isReducibleDtype(HcclDataType dt);
-constexpr const char* kReducibleDtypes = "INT8, INT32, FP16, FP32";
+constexpr const char* kReducibleDtypes = "INT8, INT32, FP16, BFP16, FP32";
 
 }  // namespace hccl
 }  // namespace ascend_sim

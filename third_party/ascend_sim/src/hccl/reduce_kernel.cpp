@@ -113,6 +113,14 @@ bool reduceFp16(void* dst, const void* src, size_t n, HcclReduceOp op, bool satu
   return overflow;
 }
 
+// bf16 has fp32's exponent range: a finite sum can still round to inf, which
+// is kept (no saturation mode applies to bf16).
+void reduceBf16(void* dst, const void* src, size_t n, HcclReduceOp op) {
+  uint16_t* d = static_cast<uint16_t*>(dst);
+  const uint16_t* s = static_cast<const uint16_t*>(src);
+  for (size_t i = 0; i < n; ++i) d[i] = floatToBf16(floatOp(bf16ToFloat(d[i]), bf16ToFloat(s[i]), op));
+}
+
 }  // namespace
 
 bool reduceInto(void* dst, const void* src, size_t n, HcclDataType dt, HcclReduceOp op, bool fp16_saturate) {
@@ -122,6 +130,7 @@ bool reduceInto(void* dst, const void* src, size_t n, HcclDataType dt, HcclReduc
     case HCCL_DATA_TYPE_INT32: reduceInts<int32_t>(dst, src, n, op); return false;
     case HCCL_DATA_TYPE_FP32: reduceFp32(dst, src, n, op); return false;
     case HCCL_DATA_TYPE_FP16: return reduceFp16(dst, src, n, op, fp16_saturate);
+    case HCCL_DATA_TYPE_BFP16: reduceBf16(dst, src, n, op); return false;
     default: throw std::logic_error("reduceInto: dtype was not validated");
   }
 }

@@ -28,7 +28,7 @@ uint64_t maxOf(const std::vector<uint64_t>& v) {
 
 const std::vector<HcclDataType>& reducibleTypes() {
   static const std::vector<HcclDataType> v{HCCL_DATA_TYPE_INT8, HCCL_DATA_TYPE_INT32, HCCL_DATA_TYPE_FP16,
-                                           HCCL_DATA_TYPE_FP32};
+                                           HCCL_DATA_TYPE_BFP16, HCCL_DATA_TYPE_FP32};
   return v;
 }
 

@@ -20,6 +20,7 @@ inline aclDataType aclTypeOf(HcclDataType dt) {
     case HCCL_DATA_TYPE_INT8: return ACL_INT8;
     case HCCL_DATA_TYPE_INT32: return ACL_INT32;
     case HCCL_DATA_TYPE_FP16: return ACL_FLOAT16;
+    case HCCL_DATA_TYPE_BFP16: return ACL_BF16;
     case HCCL_DATA_TYPE_FP32: return ACL_FLOAT;
     default: return ACL_DT_UNDEFINED;
   }

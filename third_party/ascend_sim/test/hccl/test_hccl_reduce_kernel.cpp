@@ -129,6 +129,27 @@ TEST(HcclReduceKernel, Fp16RoundsOncePerStepAndSaturatesOnlyWhenAsked) {
   }
 }
 
+TEST(HcclReduceKernel, Bf16RoundsOncePerStepAndNeverSaturates) {
+  for (HcclReduceOp op : kOps) {
+    for (size_t n : kLengths) {
+      std::vector<float> a = specialFloats(n, 7), b = specialFloats(n, 8);
+      std::vector<uint16_t> dst(n), src(n);
+      for (size_t i = 0; i < n; ++i) dst[i] = floatToBf16(a[i] * 3), src[i] = floatToBf16(b[i] / 3);
+      for (bool saturate : {false, true}) {  // the fp16 saturation flag does not apply to bf16
+        std::vector<uint16_t> got = dst;
+        EXPECT_FALSE(reduceInto(got.data(), src.data(), n, HCCL_DATA_TYPE_BFP16, op, saturate));
+        for (size_t i = 0; i < n; ++i) {
+          const uint16_t want = floatToBf16(refFloat(bf16ToFloat(dst[i]), bf16ToFloat(src[i]), op));
+          if (std::isnan(bf16ToFloat(want)))
+            ASSERT_TRUE(std::isnan(bf16ToFloat(got[i]))) << "op " << op << " n " << n << " i " << i;
+          else
+            ASSERT_EQ(got[i], want) << "op " << op << " n " << n << " i " << i;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hccl
 }  // namespace ascend_sim
