@@ -6,7 +6,11 @@ ratio = CPU time / NPU host time (>= 1: the simulated NPU is as fast as the CPU
 backend on this machine). NPU times are host wall clock: a timed sample is a
 burst of back-to-back calls followed by one torch.npu.synchronize() (the
 steady state of an asynchronous device), divided by the number of calls; the
-CPU backend is timed the same way. The simulated device time of one NPU call
+CPU backend is timed the same way. Note [Interleaved rounds]: the two sides are
+sampled round by round (CPU then NPU, NPU then CPU, ...), each round gives one
+ratio, and a row reports the median of its rounds' ratios with their spread
+(max / min - 1), so that a slow spell of the machine lands on both sides of a
+round instead of on one side of the row. The simulated device time of one NPU call
 is printed too. Memory: the caching allocator's peak reserved bytes for a
 resnet18 training step against the CPU backend's peak bytes for the same step
 (live parameters, gradients, optimizer state and inputs plus the step's peak
@@ -36,8 +40,8 @@ from torch_npu import _C
 NPU = torch.device("npu:0")
 
 
-def timed(fn, sync, repeat):
-    """Best per-call seconds over `repeat` samples of a burst of calls + one sync."""
+def warm_up(fn, sync):
+    """Per-call seconds of one call after warming up; see Note [Warm-up before timing]."""
     # Note [Warm-up before timing]: the first calls are not the steady state on either side (the NPU
     # "compiles" its op plans; the CPU backend's first training steps of a model run at up to 3-6x their
     # steady time while its allocator and thread pools warm up). Warm up for 3 calls and 0.3 s.
@@ -49,16 +53,42 @@ def timed(fn, sync, repeat):
     start = time.perf_counter()
     fn()
     sync()
-    once = time.perf_counter() - start
-    calls = max(1, min(200, int(0.02 / max(once, 1e-9))))  # bursts of >= ~20 ms
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - start) / calls)
-    return best
+    return time.perf_counter() - start
+
+
+def burst(fn, sync, calls, clock=time.perf_counter):
+    """Per-call seconds of `calls` back-to-back calls and one sync."""
+    start = clock()
+    for _ in range(calls):
+        fn()
+    sync()
+    return (clock() - start) / calls
+
+
+def median(values):
+    v = sorted(values)
+    mid = len(v) // 2
+    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+
+
+def interleaved(cpu_fn, npu_fn, npu_sync, rounds, sample=burst):
+    """Note [Interleaved rounds]: (median CPU s, median NPU s, median ratio, spread) over `rounds` rounds."""
+    calls = {}
+    for side, fn, sync in (("cpu", cpu_fn, lambda: None), ("npu", npu_fn, npu_sync)):
+        once = warm_up(fn, sync)
+        calls[side] = max(1, min(200, int(0.02 / max(once, 1e-9))))  # bursts of >= ~20 ms
+    cpu, npu, ratios = [], [], []
+    for r in range(rounds):
+        if r % 2 == 0:
+            c = sample(cpu_fn, lambda: None, calls["cpu"])
+            n = sample(npu_fn, npu_sync, calls["npu"])
+        else:
+            n = sample(npu_fn, npu_sync, calls["npu"])
+            c = sample(cpu_fn, lambda: None, calls["cpu"])
+        cpu.append(c)
+        npu.append(n)
+        ratios.append(c / n)
+    return median(cpu), median(npu), median(ratios), max(ratios) / min(ratios) - 1
 
 
 def simulated_us(fn):
@@ -69,16 +99,14 @@ def simulated_us(fn):
     return sum(r.duration_us for r in rec.records)
 
 
-def case(rows, name, make, repeat, target):
+def case(rows, name, make, rounds, target):
     cpu_fn, npu_fn = make("cpu"), make(NPU)
-    cpu = timed(cpu_fn, lambda: None, repeat)
-    npu = timed(npu_fn, torch.npu.synchronize, repeat)
+    cpu, npu, ratio, spread = interleaved(cpu_fn, npu_fn, torch.npu.synchronize, rounds)
     sim = simulated_us(npu_fn)
-    ratio = cpu / npu
-    rows.append({"case": name, "cpu_ms": cpu * 1e3, "npu_ms": npu * 1e3, "ratio": ratio, "target": target,
-                 "met": ratio >= target, "npu_sim_ms": sim / 1e3})
+    rows.append({"case": name, "cpu_ms": cpu * 1e3, "npu_ms": npu * 1e3, "ratio": ratio, "spread": spread,
+                 "rounds": rounds, "target": target, "met": ratio >= target, "npu_sim_ms": sim / 1e3})
     r = rows[-1]
-    print(f"{name:<38}{r['cpu_ms']:>10.3f}{r['npu_ms']:>10.3f}{ratio:>8.2f}{target:>8.2f}"
+    print(f"{name:<38}{r['cpu_ms']:>10.3f}{r['npu_ms']:>10.3f}{ratio:>8.2f}{spread:>8.0%}{target:>8.2f}"
           f"{'' if r['met'] else '  gap':<6}{r['npu_sim_ms']:>11.3f}", flush=True)
 
 
@@ -302,31 +330,32 @@ def main():
     # Note [Fair CPU peer]: the simulator runs its AI cores on every host core,
     # so the CPU backend gets every host core too (Debian's torch defaults to 1).
     torch.set_num_threads(os.cpu_count() or 1)
-    rep = 2 if args.quick else 5
+    rounds = 3 if args.quick else 7
     print(f"{platform.node()} {time.strftime('%Y-%m-%d')} torch {torch.__version__}, "
           f"{torch.get_num_threads()} CPU threads, NPU {torch.npu.get_device_name(0)}")
-    print(f"{'case':<38}{'cpu ms':>10}{'npu ms':>10}{'ratio':>8}{'target':>8}{'':<6}{'npu sim ms':>11}")
+    print(f"rows: medians over {rounds} interleaved rounds (Note [Interleaved rounds]); spread = max / min ratio - 1")
+    print(f"{'case':<38}{'cpu ms':>10}{'npu ms':>10}{'ratio':>8}{'spread':>8}{'target':>8}{'':<6}{'npu sim ms':>11}")
     rows = []
     for n in (256, 1024, 2048):
-        case(rows, f"mm {n} fp32", mm(n, torch.float32), rep, 0.8)
+        case(rows, f"mm {n} fp32", mm(n, torch.float32), rounds, 0.8)
     for n in (256, 1024, 2048):
-        case(rows, f"mm {n} fp16 (CPU: fp32)", mm(n, torch.float16), rep, 0.8)
-    case(rows, "conv2d 8x64x56x56 k3 -> 64", conv(8, 64, 56, 3, 64, 1), rep, 0.7)
-    case(rows, "conv2d 8x128x28x28 k3 -> 128", conv(8, 128, 28, 3, 128, 1), rep, 0.7)
-    case(rows, "conv2d 8x3x224x224 k7 s2 -> 64", conv(8, 3, 224, 7, 64, 2), rep, 0.7)
-    case(rows, "conv2d fp16 8x64x56x56 k3 (CPU: fp32)", conv_fp16(8, 64, 56, 3, 64, 1), rep, 0.7)
-    case(rows, "conv3d 2x64x8x28x28 k3 -> 64", conv3d(2, 64, 8, 28, 3, 64), rep, 0.7)
+        case(rows, f"mm {n} fp16 (CPU: fp32)", mm(n, torch.float16), rounds, 0.8)
+    case(rows, "conv2d 8x64x56x56 k3 -> 64", conv(8, 64, 56, 3, 64, 1), rounds, 0.7)
+    case(rows, "conv2d 8x128x28x28 k3 -> 128", conv(8, 128, 28, 3, 128, 1), rounds, 0.7)
+    case(rows, "conv2d 8x3x224x224 k7 s2 -> 64", conv(8, 3, 224, 7, 64, 2), rounds, 0.7)
+    case(rows, "conv2d fp16 8x64x56x56 k3 (CPU: fp32)", conv_fp16(8, 64, 56, 3, 64, 1), rounds, 0.7)
+    case(rows, "conv3d 2x64x8x28x28 k3 -> 64", conv3d(2, 64, 8, 28, 3, 64), rounds, 0.7)
     for n in (1 << 10, 1 << 20, 1 << 24):
-        case(rows, f"add {n}", add(n), rep, 0.8)
+        case(rows, f"add {n}", add(n), rounds, 0.8)
     for queue in (True, False):
         _C._npu_setTaskQueueEnabled(queue)
-        case(rows, f"10000 tiny adds (task queue {'on' if queue else 'off'})", tiny_ops(10000), rep, 0.5)
+        case(rows, f"10000 tiny adds (task queue {'on' if queue else 'off'})", tiny_ops(10000), rounds, 0.5)
     _C._npu_setTaskQueueEnabled(True)
     for size in ((112,) if args.quick else (112, 224)):
-        case(rows, f"resnet18 train step b8 {size}x{size}", resnet_step(8, size), max(1, rep // 2), 0.8)
-    case(rows, "LSTM LM train step b8 seq32", lstm_step(8, 32), max(1, rep // 2), 0.8)
-    case(rows, "r3d_18 train step b1 8x56x56", video_step(1, 8, 56), max(1, rep // 2), 0.8)
-    case(rows, "transformer LM train step b8 seq64", transformer_step(8, 64), max(1, rep // 2), 0.8)
+        case(rows, f"resnet18 train step b8 {size}x{size}", resnet_step(8, size), max(3, rounds // 2), 0.8)
+    case(rows, "LSTM LM train step b8 seq32", lstm_step(8, 32), max(3, rounds // 2), 0.8)
+    case(rows, "r3d_18 train step b1 8x56x56", video_step(1, 8, 56), max(3, rounds // 2), 0.8)
+    case(rows, "transformer LM train step b8 seq64", transformer_step(8, 64), max(3, rounds // 2), 0.8)
     mem = memory(8, 112, 100, 2, 64)
     met = sum(r["met"] for r in rows)
     print(f"{met} of {len(rows)} speed targets met; memory target {'met' if mem['met'] else 'not met'}")
