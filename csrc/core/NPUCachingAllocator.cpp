@@ -23,6 +23,8 @@
 //    reserve at f x capacity: a segment beyond it fails like a device that is
 //    out of memory (retry after releasing the cache, then the error, which
 //    names the cap).
+//  - PYTORCH_NPU_ALLOC_CONF's max_split_size_mb and garbage_collection_threshold
+//    change the two rules above as in PyTorch (Note [Allocator options]).
 #include "csrc/core/NPUCachingAllocator.h"
 
 #include <algorithm>
@@ -38,6 +40,7 @@
 
 #include <c10/util/irange.h>
 
+#include "csrc/core/AllocatorConfig.h"
 #include "csrc/core/Logging.h"
 #include "csrc/core/NPUEvent.h"
 #include "csrc/core/NPUException.h"
@@ -186,7 +189,7 @@ class DeviceCachingAllocator {
       flushRecent();
       block = findFree(pool, size, stream);
       if (block == nullptr) block = allocateSegment(pool, size, stream, request);
-      block = splitIfWorthIt(block, size);
+      if (shouldSplit(block, size)) split(block, size);
     }
     block->allocated = true;
     block->requested = request;
@@ -316,10 +319,15 @@ class DeviceCachingAllocator {
     auto it = pool.blocks.lower_bound(&key);
     if (it == pool.blocks.end() || (*it)->stream != stream) return nullptr;
     // Any cached block of the stream that is large enough is used (and split
-    // by splitIfWorthIt), as PyTorch's allocator does with its default
+    // by split()), as PyTorch's allocator does with its default
     // max_split_size; refusing big remainders made every medium request
     // (1-10 MiB) map a fresh 20 MiB segment.
     Block* block = *it;
+    // max_split_size_mb (Note [Allocator options]): an oversize block serves only an oversize request that
+    // wastes less than kLargeBuffer of it.
+    if (!pool.is_small && block->size >= config_.max_split_size &&
+        (size < config_.max_split_size || block->size >= size + kLargeBuffer))
+      return nullptr;
     pool.blocks.erase(it);
     if (block->is_split()) {
       for (auto t : statTypes(pool)) {
@@ -332,6 +340,7 @@ class DeviceCachingAllocator {
 
   Block* allocateSegment(BlockPool& pool, size_t size, c10::StreamId stream, size_t request) {
     const size_t seg = segmentSize(size);
+    collectGarbage(seg);
     void* ptr = nullptr;
     aclError status = deviceMalloc(&ptr, seg);
     if (status == ACL_ERROR_RT_MEMORY_ALLOCATION) {
@@ -390,10 +399,16 @@ class DeviceCachingAllocator {
     nodes_.deallocate(b, sizeof(Block), alignof(Block));
   }
 
-  Block* splitIfWorthIt(Block* block, size_t size) {
+  // Whether the rest of `block` after `size` bytes is worth keeping as a block of its own; a request of
+  // max_split_size_mb or more takes its block whole (Note [Allocator options]).
+  bool shouldSplit(const Block* block, size_t size) const {
     const size_t remaining = block->size - size;
-    const bool worth = block->pool->is_small ? remaining >= kMinBlockSize : remaining > kSmallSize;
-    if (!worth) return block;
+    if (block->pool->is_small) return remaining >= kMinBlockSize;
+    return size < config_.max_split_size && remaining > kSmallSize;
+  }
+
+  void split(Block* block, size_t size) {
+    const size_t remaining = block->size - size;
     auto* rest = newBlock(device_, block->stream, remaining, block->pool,
                            static_cast<char*>(block->ptr) + size);
     rest->prev = block;
@@ -402,7 +417,6 @@ class DeviceCachingAllocator {
     block->next = rest;
     block->size = size;
     insertFree(rest);
-    return block;
   }
 
   void insertFree(Block* block) {
@@ -497,29 +511,53 @@ class DeviceCachingAllocator {
     }
   }
 
-  void releaseCachedSegments() {
+  // The cached blocks that are whole segments (unsplit and free).
+  std::vector<Block*> cachedSegments() {
     flushRecent();
+    std::vector<Block*> whole;
     for (BlockPool* pool : {&small_, &large_}) {
-      std::vector<Block*> whole;
       for (Block* b : pool->blocks) {
         if (!b->is_split()) whole.push_back(b);
       }
-      for (Block* b : whole) {
-        pool->blocks.erase(b);
-        {
-          DeviceSwitch guard(device_);
-          NPU_CHECK_ACL(aclrtFree(b->ptr));
-        }
-        for (auto t : statTypes(*pool)) {
-          stats_.segment[t].decrease(1);
-          stats_.reserved_bytes[t].decrease(b->size);
-        }
-        deleteBlock(b);
-      }
+    }
+    return whole;
+  }
+
+  void releaseSegment(Block* b) {
+    b->pool->blocks.erase(b);
+    {
+      DeviceSwitch guard(device_);
+      NPU_CHECK_ACL(aclrtFree(b->ptr));
+    }
+    for (auto t : statTypes(*b->pool)) {
+      stats_.segment[t].decrease(1);
+      stats_.reserved_bytes[t].decrease(b->size);
+    }
+    deleteBlock(b);
+  }
+
+  void releaseCachedSegments() {
+    for (Block* b : cachedSegments()) releaseSegment(b);
+  }
+
+  // garbage_collection_threshold (Note [Allocator options]): before mapping `incoming` bytes that would take
+  // the reserved bytes above the threshold's share of the allowed ones, cached segments go back to the
+  // device, largest first, until they would not.
+  void collectGarbage(size_t incoming) {
+    if (config_.garbage_collection_threshold <= 0 || allowed_bytes_ == SIZE_MAX) return;
+    const auto limit = static_cast<size_t>(config_.garbage_collection_threshold * static_cast<double>(allowed_bytes_));
+    const auto over = [&] { return static_cast<size_t>(stats_.reserved_bytes[kAggregate].current) + incoming > limit; };
+    if (!over()) return;
+    std::vector<Block*> whole = cachedSegments();
+    std::sort(whole.begin(), whole.end(), [](const Block* a, const Block* b) { return a->size > b->size; });
+    for (Block* b : whole) {
+      if (!over()) break;
+      releaseSegment(b);
     }
   }
 
   c10::DeviceIndex device_;
+  const AllocatorConfig config_ = allocatorConfig();  // PYTORCH_NPU_ALLOC_CONF
   std::recursive_mutex mutex_;
   RecycledNodes nodes_;  // Note [Allocator bookkeeping without allocation]
   BlockPool small_;
