@@ -3,6 +3,8 @@
 #include <c10/util/Exception.h>
 
 #include "ascend_sim/acl.h"
+#include "csrc/framework/FormatCast.h"
+#include "csrc/framework/FormatHelper.h"
 
 namespace torch_npu {
 namespace distributed {
@@ -11,6 +13,10 @@ void checkHccl(HcclResult result, const std::string& what) {
   TORCH_CHECK(result == HCCL_SUCCESS, "HCCL ", what, " failed with ", HcclGetErrorString(result), " (HcclResult ",
               static_cast<int>(result), "): ", aclGetRecentErrMsg());
 }
+
+bool usableInPlaceByHccl(const at::Tensor& t) { return t.is_contiguous() && !hasPrivateFormat(t); }
+
+at::Tensor readableByHccl(const at::Tensor& t) { return usableInPlaceByHccl(t) ? t : materializeBase(t).contiguous(); }
 
 HcclDataType movementDataType(c10::ScalarType dtype) {
   switch (dtype) {

@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include <ATen/core/Tensor.h>
 #include <c10/core/ScalarType.h>
 #include <torch/csrc/distributed/c10d/Types.hpp>
 
@@ -19,6 +20,14 @@
 
 namespace torch_npu {
 namespace distributed {
+
+// Note [Staging collective buffers] (ProcessGroupHCCLOps.cpp): HCCL moves flat element ranges, so a
+// tensor it reads must be contiguous and in its base format.
+bool usableInPlaceByHccl(const at::Tensor& t);
+// t, or a contiguous base-format copy with its values.
+at::Tensor readableByHccl(const at::Tensor& t);
+// The address HCCL takes for t (null for an empty tensor).
+inline void* hcclBufferPtr(const at::Tensor& t) { return t.numel() > 0 ? t.data_ptr() : nullptr; }
 
 // Raises "HCCL <what> failed with timeout (HcclResult 9): <simulator message>".
 void checkHccl(HcclResult result, const std::string& what);

@@ -30,14 +30,14 @@ namespace {
 using torch_npu::distributed::commNamed;
 using torch_npu::distributed::CommPipeline;
 using torch_npu::distributed::commTilesOf;
+using torch_npu::distributed::hcclBufferPtr;
 using torch_npu::distributed::NamedComm;
+using torch_npu::distributed::readableByHccl;
 using torch_npu::distributed::RowTile;
 
 constexpr const char* kMmAllReduce = "npu_mm_all_reduce_base";
 constexpr const char* kAllGatherMm = "npu_all_gather_base_mm";
 constexpr const char* kMmReduceScatter = "npu_mm_reduce_scatter_base";
-
-void* mc2Ptr(const at::Tensor& t) { return t.numel() > 0 ? t.data_ptr() : nullptr; }
 
 // x1 / x2 (/ bias): NPU tensors of one device and one dtype, float16 or bfloat16, x1 2-D (or 3-D where
 // allowed), x2 2-D with x1's k rows.
@@ -128,7 +128,7 @@ at::Tensor NPUCustomFunctions::npu_mm_all_reduce_base(
     else
       at::mm_out(rows, in, b);
     if (addend.defined()) rows.add_(addend.narrow(0, tile.first, tile.rows));
-    void* p = mc2Ptr(rows);
+    void* p = hcclBufferPtr(rows);
     const uint64_t count = static_cast<uint64_t>(rows.numel());
     pipeline.communicate("HcclAllReduce",
                          [p, count, dtype](HcclComm c, aclrtStream s) {
@@ -150,7 +150,7 @@ std::tuple<at::Tensor, at::Tensor> NPUCustomFunctions::npu_all_gather_base_mm(
               ": gather_index must be 0 (gather the input, the only form torch_npu supports), got ", gather_index);
 
   const int64_t m = self.size(0), k = self.size(1), n = x2.size(1);
-  const at::Tensor a = rowMajor(self);
+  const at::Tensor a = readableByHccl(self);  // sent as it is stored
   const at::Tensor b = rowMajor(x2);
   const auto options = self.options().memory_format(at::MemoryFormat::Contiguous);
   at::Tensor gathered = at::empty({world_size * m, k}, options);
@@ -167,8 +167,8 @@ std::tuple<at::Tensor, at::Tensor> NPUCustomFunctions::npu_all_gather_base_mm(
     auto send_displs = std::make_shared<std::vector<uint64_t>>(world_size, tile.first * k);
     auto recv_displs = std::make_shared<std::vector<uint64_t>>(world_size);
     for (int64_t r = 0; r < world_size; ++r) (*recv_displs)[r] = (r * m + tile.first) * k;
-    void* send = mc2Ptr(a);
-    void* recv = mc2Ptr(gathered);
+    void* send = hcclBufferPtr(a);
+    void* recv = hcclBufferPtr(gathered);
     arrived.push_back(pipeline.communicate("HcclAlltoAllV",
                                            [=](HcclComm c, aclrtStream s) {
                                              return HcclAlltoAllV(send, send_counts->data(), send_displs->data(), dtype,
@@ -222,8 +222,8 @@ at::Tensor NPUCustomFunctions::npu_mm_reduce_scatter_base(const at::Tensor& self
       at::Tensor part = parts.narrow(0, r * tile.rows, tile.rows);
       at::mm_out(part, a.narrow(0, r * block + tile.first, tile.rows), b);
     }
-    void* send = mc2Ptr(parts);
-    void* recv = mc2Ptr(out.narrow(0, tile.first, tile.rows));
+    void* send = hcclBufferPtr(parts);
+    void* recv = hcclBufferPtr(out.narrow(0, tile.first, tile.rows));
     const uint64_t count = static_cast<uint64_t>(tile.rows * n);
     pipeline.communicate(
         "HcclReduceScatter",

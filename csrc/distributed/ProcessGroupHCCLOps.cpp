@@ -74,16 +74,11 @@ void checkRank(int64_t r, int size, const char* op, const char* what) {
               size - 1, ")");
 }
 
-bool usableInPlace(const at::Tensor& t) { return t.is_contiguous() && !hasPrivateFormat(t); }
-
-// t, or a contiguous base-format copy with its values (Note [Staging collective buffers]).
-at::Tensor readable(const at::Tensor& t) { return usableInPlace(t) ? t : materializeBase(t).contiguous(); }
 // t, or a fresh contiguous buffer to copy back from.
 at::Tensor writable(const at::Tensor& t) {
-  return usableInPlace(t) ? t : at::empty(t.sizes(), t.options().memory_format(c10::MemoryFormat::Contiguous));
+  return usableInPlaceByHccl(t) ? t : at::empty(t.sizes(), t.options().memory_format(c10::MemoryFormat::Contiguous));
 }
 
-void* ptr(const at::Tensor& t) { return t.numel() > 0 ? t.data_ptr() : nullptr; }
 uint64_t count(const at::Tensor& t) { return static_cast<uint64_t>(t.numel()); }
 
 at::Tensor flatBuffer(const at::Tensor& like, int64_t numel) {
@@ -144,8 +139,8 @@ Counts splitCounts(const at::Tensor& t, const std::vector<int64_t>& splits, int 
 std::function<HcclResult(HcclComm, aclrtStream)> allToAllV(const at::Tensor& in, Counts send_counts,
                                                            const at::Tensor& out, Counts recv_counts,
                                                            HcclDataType type) {
-  void* send = ptr(in);
-  void* recv = ptr(out);
+  void* send = hcclBufferPtr(in);
+  void* recv = hcclBufferPtr(out);
   Counts sdispls = displacements(send_counts), rdispls = displacements(recv_counts);
   return [=](HcclComm c, aclrtStream s) {
     return HcclAlltoAllV(send, send_counts.data(), sdispls.data(), type, recv, recv_counts.data(), rdispls.data(),
@@ -173,8 +168,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::allreduce(std::vector<at::Tenso
                                                            const c10d::AllreduceOptions& opts) {
   const at::Tensor& t = single(tensors, "all_reduce");
   const HcclReduction red = reductionFor(t.scalar_type(), opts.reduceOp, "all_reduce");
-  at::Tensor buf = readable(t);
-  void* p = ptr(buf);
+  at::Tensor buf = readableByHccl(t);
+  void* p = hcclBufferPtr(buf);
   const uint64_t n = count(buf);
   Launch l{"all_reduce", c10d::OpType::ALLREDUCE, t.device().index(), {buf},
            [=](HcclComm c, aclrtStream s) { return HcclAllReduce(p, p, n, red.dtype, red.op, c, s); }, {t},
@@ -188,7 +183,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::allreduce_coalesced(std::vector
   for (const at::Tensor& t : tensors) checkLike(t, tensors[0], "all_reduce_coalesced", "every tensor");
   const HcclReduction red = reductionFor(tensors[0].scalar_type(), opts.reduceOp, "all_reduce_coalesced");
   at::Tensor flat = concatenated(tensors, tensors[0]);
-  void* p = ptr(flat);
+  void* p = hcclBufferPtr(flat);
   const uint64_t n = count(flat);
   const int size = getSize();
   std::vector<at::Tensor> results = tensors;
@@ -206,8 +201,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::broadcast(std::vector<at::Tenso
                                                            const c10d::BroadcastOptions& opts) {
   const at::Tensor& t = single(tensors, "broadcast");
   checkRank(opts.rootRank, getSize(), "broadcast", "root");
-  at::Tensor buf = readable(t);
-  void* p = ptr(buf);
+  at::Tensor buf = readableByHccl(t);
+  void* p = hcclBufferPtr(buf);
   const uint64_t n = count(buf);
   const HcclDataType type = movementDataType(t.scalar_type());
   const auto root = static_cast<uint32_t>(opts.rootRank);
@@ -222,8 +217,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::reduce(std::vector<at::Tensor>&
   const at::Tensor& t = single(tensors, "reduce");
   checkRank(opts.rootRank, getSize(), "reduce", "root");
   const HcclReduction red = reductionFor(t.scalar_type(), opts.reduceOp, "reduce");
-  at::Tensor buf = readable(t);
-  void* p = ptr(buf);
+  at::Tensor buf = readableByHccl(t);
+  void* p = hcclBufferPtr(buf);
   const uint64_t n = count(buf);
   const auto root = static_cast<uint32_t>(opts.rootRank);
   const bool is_root = opts.rootRank == getRank();
@@ -241,9 +236,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::allgather(std::vector<std::vect
               outputs.size());
   const std::vector<at::Tensor> list = outputs[0];
   checkList(list, t, getSize(), "all_gather", "output tensors");
-  at::Tensor in = readable(t);
+  at::Tensor in = readableByHccl(t);
   at::Tensor flat = flatBuffer(t, t.numel() * getSize());
-  void *send = ptr(in), *recv = ptr(flat);
+  void *send = hcclBufferPtr(in), *recv = hcclBufferPtr(flat);
   const uint64_t n = count(in);
   const HcclDataType type = movementDataType(t.scalar_type());
   Launch l{"all_gather", c10d::OpType::ALLGATHER, t.device().index(), {in, flat},
@@ -257,9 +252,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::_allgather_base(at::Tensor& out
   checkNpu(input, "all_gather_into_tensor");
   checkLike(output, input, "all_gather_into_tensor", "the output");
   checkWorldMultiple(output, input, getSize(), "all_gather_into_tensor", "output", "input");
-  at::Tensor in = readable(input);
+  at::Tensor in = readableByHccl(input);
   at::Tensor out = writable(output);
-  void *send = ptr(in), *recv = ptr(out);
+  void *send = hcclBufferPtr(in), *recv = hcclBufferPtr(out);
   const uint64_t n = count(in);
   const HcclDataType type = movementDataType(input.scalar_type());
   Launch l{"all_gather_into_tensor", c10d::OpType::_ALLGATHER_BASE, input.device().index(), {in, out},
@@ -283,7 +278,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::gather(std::vector<std::vector<
     TORCH_CHECK(outputs.empty() || outputs[0].empty(), "ProcessGroupHCCL gather: only the root (rank ",
                 opts.rootRank, ") takes an output list");
   }
-  at::Tensor in = readable(t);
+  at::Tensor in = readableByHccl(t);
   const uint64_t n = count(in);
   Counts send_counts(getSize(), 0), recv_counts(getSize(), is_root ? n : 0);
   send_counts[opts.rootRank] = n;
@@ -330,7 +325,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::reduce_scatter(std::vector<at::
   const HcclReduction red = reductionFor(t.scalar_type(), opts.reduceOp, "reduce_scatter");
   at::Tensor flat_in = concatenated(inputs[0], t);
   at::Tensor out = writable(t);
-  void *send = ptr(flat_in), *recv = ptr(out);
+  void *send = hcclBufferPtr(flat_in), *recv = hcclBufferPtr(out);
   const uint64_t n = count(out);
   Launch l{"reduce_scatter", c10d::OpType::REDUCE_SCATTER, t.device().index(), {flat_in, out},
            [=](HcclComm c, aclrtStream s) { return HcclReduceScatter(send, recv, n, red.dtype, red.op, c, s); },
@@ -344,9 +339,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::_reduce_scatter_base(at::Tensor
   checkLike(output, input, "reduce_scatter_tensor", "the output");
   checkWorldMultiple(input, output, getSize(), "reduce_scatter_tensor", "input", "output");
   const HcclReduction red = reductionFor(input.scalar_type(), opts.reduceOp, "reduce_scatter_tensor");
-  at::Tensor in = readable(input);
+  at::Tensor in = readableByHccl(input);
   at::Tensor out = writable(output);
-  void *send = ptr(in), *recv = ptr(out);
+  void *send = hcclBufferPtr(in), *recv = hcclBufferPtr(out);
   const uint64_t n = count(out);
   Launch l{"reduce_scatter_tensor", c10d::OpType::_REDUCE_SCATTER_BASE, input.device().index(), {in, out},
            [=](HcclComm c, aclrtStream s) { return HcclReduceScatter(send, recv, n, red.dtype, red.op, c, s); },
@@ -362,7 +357,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::alltoall_base(at::Tensor& outpu
   checkLike(output, input, "all_to_all_single", "the output");
   const Counts send_counts = splitCounts(input, input_split_sizes, getSize(), "input");
   const Counts recv_counts = splitCounts(output, output_split_sizes, getSize(), "output");
-  at::Tensor in = readable(input);
+  at::Tensor in = readableByHccl(input);
   at::Tensor out = writable(output);
   Launch l{"all_to_all_single", c10d::OpType::ALLTOALL_BASE, input.device().index(), {in, out},
            allToAllV(in, send_counts, out, recv_counts, movementDataType(input.scalar_type())), {output},
@@ -408,8 +403,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::send(std::vector<at::Tensor>& t
   const at::Tensor& t = single(tensors, "send");
   checkRank(dst_rank, getSize(), "send", "destination");
   TORCH_CHECK(dst_rank != getRank(), "ProcessGroupHCCL send: rank ", getRank(), " cannot send to itself");
-  at::Tensor buf = readable(t);
-  void* p = ptr(buf);
+  at::Tensor buf = readableByHccl(t);
+  void* p = hcclBufferPtr(buf);
   const uint64_t n = count(buf);
   const HcclDataType type = movementDataType(t.scalar_type());
   const auto peer = static_cast<uint32_t>(dst_rank);
@@ -423,7 +418,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHCCL::recv(std::vector<at::Tensor>& t
   checkRank(src_rank, getSize(), "recv", "source");
   TORCH_CHECK(src_rank != getRank(), "ProcessGroupHCCL recv: rank ", getRank(), " cannot receive from itself");
   at::Tensor buf = writable(t);
-  void* p = ptr(buf);
+  void* p = hcclBufferPtr(buf);
   const uint64_t n = count(buf);
   const HcclDataType type = movementDataType(t.scalar_type());
   const auto peer = static_cast<uint32_t>(src_rank);

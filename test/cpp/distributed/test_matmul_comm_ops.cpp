@@ -112,6 +112,11 @@ TEST_F(MatmulCommOps, AllGatherAndReduceScatterFormsOnOneRankAreTheProduct) {
     const auto [out, gathered] = allGatherMm().call(x1.to(npu()), x2.to(npu()), hcom_, 1, {}, 0, true, 0);
     expectClose(out.cpu(), cpuProduct(x1, x2), tol, tol);
     EXPECT_TRUE(at::equal(gathered.cpu(), x1));
+    // An input stored FRACTAL_NZ is gathered by its values, not by its stored bytes.
+    const auto [nz_out, nz_gathered] =
+        allGatherMm().call(npuFormatCast(x1.to(npu()), 29), x2.to(npu()), hcom_, 1, {}, 0, true, 0);
+    EXPECT_TRUE(at::equal(nz_gathered.cpu(), x1));
+    expectClose(nz_out.cpu(), cpuProduct(x1, x2), tol, tol);
     const auto [out2, none] = allGatherMm().call(x1.to(npu()), x2.to(npu()), hcom_, 1, {}, 0, false, 0);
     EXPECT_TRUE(at::equal(out2.cpu(), out.cpu()));
     EXPECT_EQ(none.numel(), 0);
