@@ -36,7 +36,7 @@ for kind in "${kinds[@]}"; do
       rm -f build-tsan/Testing/Temporary/LastTestsFailed.log
       # The threaded suites (their files are the whole TSan test programs: Note [Threaded test
       # subset]); GTEST_FILTER narrows each shard (Note [Sharded GoogleTest runs]).
-      threaded="Stream.*:Event.*:EventFailure.*:Memory.*:HbmArena.*:Device.*:Profiling.*:OpDumpTest.*"
+      threaded="Stream.*:ModelCapture.*:Event.*:EventFailure.*:Memory.*:HbmArena.*:Device.*:Profiling.*:OpDumpTest.*"
       threaded+=":OpExecute.*:FaultInjection.*:ThreadPool.*:AiCoreSplit.*:CubeUnit.*:Hccl*.*:*/Hccl*.*"
       threaded+=":Kinds/TransportTest.*:ShmTransport.*:ShmSegment.*:NpuTaskQueue.*:NpuAllocator.*"
       threaded+=":NpuStreamsEvents.*:NpuPinnedMemory.*:NpuCopy.*:NpuFloatStatus.*:NpuRandom.*:NpuRandomOps.*"

@@ -110,6 +110,7 @@ class DevTensor {
     loadInt(dt_, host.data(), 0, 1, numelOf(shape_), v.data());
     return v;
   }
+  void* data() const { return ptr_; }
   aclTensorDesc* desc() const { return desc_; }
   aclDataBuffer* buf() const { return buf_; }
 

@@ -287,6 +287,40 @@ ASCEND_SIM_API aclError aclmdlInitDump(void);
 ASCEND_SIM_API aclError aclmdlSetDump(const char* dumpCfgPath);
 ASCEND_SIM_API aclError aclmdlFinalizeDump(void);
 
+// ---- model capture (acl_mdl.h, aclmdlRI*) --------------------------------------------------
+// Between aclmdlRICaptureBegin and aclmdlRICaptureEnd the tasks submitted to the stream (ops,
+// device-to-device copies, memsets) are not run but kept, in order, in a model run instance;
+// aclmdlRIExecuteAsync runs them again on a stream as one task, with none of the per-task host
+// work of launching them (docs/simulated_device.md, "Model capture"). While a stream captures in
+// ACL_MODEL_RI_CAPTURE_MODE_GLOBAL, the calls that would wait for the device or touch host memory
+// (aclrtSynchronize*, aclrtMemcpy, aclrtMemset, an event record or wait on the capturing stream,
+// an async copy to or from the host on it) fail with ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED and
+// invalidate the capture: aclmdlRICaptureEnd then fails with ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED.
+// (The two error values are the simulator's; CANN's headers were not at hand.)
+#define ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED 107030
+#define ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED 107031
+typedef struct aclmdlRIImpl* aclmdlRI;
+typedef enum {
+  ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,        // unsafe calls fail on every thread
+  ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL = 1,  // not modelled: refused
+  ACL_MODEL_RI_CAPTURE_MODE_RELAXED = 2,       // unsafe calls are allowed (and not captured)
+} aclmdlRICaptureMode;
+typedef enum {
+  ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+  ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE = 1,
+  ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED = 2,
+} aclmdlRICaptureStatus;
+ASCEND_SIM_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
+// *status and (while capturing) *modelRI, the instance being filled; either may be null.
+ASCEND_SIM_API aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus* status, aclmdlRI* modelRI);
+ASCEND_SIM_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI* modelRI);
+ASCEND_SIM_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
+// Runs the model on the stream and waits for it.
+ASCEND_SIM_API aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
+// The number of tasks the model holds.
+ASCEND_SIM_API aclError aclsimModelTaskCount(aclmdlRI modelRI, size_t* count);
+ASCEND_SIM_API aclError aclmdlRIDestroy(aclmdlRI modelRI);
+
 // ---- device information ------------------------------------------------------------------
 typedef enum {
   ACL_DEVICE_INFO_AI_CORE_NUM = 0,      // cube (or unified AI) cores

@@ -77,6 +77,12 @@ std::shared_ptr<Stream> collectiveStream(const Communicator& comm, aclrtStream h
   } catch (const AclError& e) {
     throwHccl(HCCL_E_RUNTIME, e.what());
   }
+  if (s->capture()) {  // Note [Model capture]: checked before the collective takes its sequence number
+    s->invalidateCapture("a collective");
+    throwHccl(HCCL_E_NOT_SUPPORT,
+              "stream " + std::to_string(s->id()) + " of device " + std::to_string(s->device()) +
+                  " is capturing a model; collectives cannot be captured (the capture is invalidated)");
+  }
   if (s->device() != comm.device())
     throwHccl(HCCL_E_RUNTIME, "stream " + ptrString(handle) + " belongs to device " + std::to_string(s->device()) +
                                   ", but rank " + std::to_string(comm.rank()) + " of the communicator runs on device " +

@@ -10,6 +10,7 @@
 #include "runtime/compile_options.h"
 #include "runtime/error_state.h"
 #include "runtime/fault_injection.h"
+#include "runtime/model_capture.h"
 #include "runtime/op_dump.h"
 #include "runtime/runtime.h"
 
@@ -84,6 +85,7 @@ ASCEND_SIM_API aclError aclrtGetOverflowStatus(void* outputAddr, size_t outputSi
       throwAcl(ACL_ERROR_INVALID_PARAM, "outputSize " + std::to_string(outputSize) + " is smaller than 4 bytes");
     Runtime& rt = Runtime::get();
     std::shared_ptr<Stream> s = rt.stream(stream);
+    refuseWhileStreamCaptures(*s, "aclrtGetOverflowStatus");  // it waits for the stream
     void* dst = outputAddr;  // host memory, or device memory (written through its host view)
     if (rt.deviceOwning(outputAddr)) dst = rt.resolve(outputAddr, sizeof(uint32_t)).host;
     Device* dev = &rt.device(s->device());

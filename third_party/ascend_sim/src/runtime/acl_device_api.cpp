@@ -3,6 +3,7 @@
 
 #include "ascend_sim/acl_sim.h"
 #include "runtime/error_state.h"
+#include "runtime/model_capture.h"
 #include "runtime/runtime.h"
 
 using namespace ascend_sim;
@@ -13,6 +14,8 @@ namespace {
 void throwFault(const StreamFault& f) { throwAcl(f.code, f.message); }
 
 void synchronizeStream(const std::shared_ptr<Stream>& s) {
+  refuseWhileStreamCaptures(*s, "aclrtSynchronizeStream");
+  refuseWhileDeviceCaptures(s->device(), "aclrtSynchronizeStream");
   s->waitIdle();
   StreamFault f;
   if (s->takeFault(&f)) throwFault(f);
@@ -102,6 +105,7 @@ ASCEND_SIM_API aclError aclrtSynchronizeStream(aclrtStream stream) {
 ASCEND_SIM_API aclError aclrtSynchronizeDevice(void) {
   return guardApi("aclrtSynchronizeDevice", [&] {
     Device& d = Runtime::get().currentDevice();
+    refuseWhileDeviceCaptures(d.id(), "aclrtSynchronizeDevice");
     d.waitIdle();
     StreamFault f;
     if (d.takeFault(&f)) throwFault(f);
@@ -149,6 +153,7 @@ ASCEND_SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
       throwAcl(ACL_ERROR_RT_STREAM_CONTEXT, "event " + ptrString(event) + " belongs to device " +
                                                 std::to_string(e->device()) + " but the stream runs on device " +
                                                 std::to_string(s->device()));
+    refuseWhileStreamCaptures(*s, "aclrtRecordEvent");  // before the record takes a sequence number
     const uint64_t seq = e->beginRecord(s);
     // See Note [Failures travel through events] in event.h.
     auto failure = std::make_shared<std::string>();
@@ -166,6 +171,7 @@ ASCEND_SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent even
     Runtime& rt = Runtime::get();
     std::shared_ptr<Event> e = rt.event(event);
     std::shared_ptr<Stream> s = rt.stream(stream);
+    refuseWhileStreamCaptures(*s, "aclrtStreamWaitEvent");
     const uint64_t target = e->recordedSeq();
     if (target == 0) return;  // never recorded: nothing to wait for
     s->submit(Task{TaskKind::kEventWait, "EventWait", [e, target](Stream& st) {
@@ -189,6 +195,7 @@ ASCEND_SIM_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus* stat
 ASCEND_SIM_API aclError aclrtSynchronizeEvent(aclrtEvent event) {
   return guardApi("aclrtSynchronizeEvent", [&] {
     std::shared_ptr<Event> e = Runtime::get().event(event);
+    refuseWhileDeviceCaptures(e->device(), "aclrtSynchronizeEvent");
     const uint64_t seq = e->recordedSeq();
     e->waitFor(seq);
     if (std::shared_ptr<Stream> s = e->lastStream()) {

@@ -18,6 +18,7 @@
 #include "ascend_sim/acl_sim.h"
 #include "runtime/error_state.h"
 #include "runtime/fault_injection.h"
+#include "runtime/model_capture.h"
 #include "runtime/runtime.h"
 
 using namespace ascend_sim;
@@ -160,6 +161,8 @@ ASCEND_SIM_API aclError aclrtFreeHost(void* hostPtr) {
 ASCEND_SIM_API aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
   return guardApi("aclrtMemcpy", [&] {
     CopyPlan plan = planCopy(dst, destMax, src, count, kind);
+    for (int device : {plan.src.device_id, plan.dst.device_id})
+      if (device >= 0) refuseWhileDeviceCaptures(device, "aclrtMemcpy");
     if (count == 0) return;
     waitDevice(plan.dst.device_id);
     if (plan.src.device_id != plan.dst.device_id) waitDevice(plan.src.device_id);
@@ -180,6 +183,8 @@ ASCEND_SIM_API aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* 
     Runtime& rt = Runtime::get();
     std::shared_ptr<Stream> s = rt.stream(stream);
     CopyPlan plan = planCopy(dst, destMax, src, count, kind);
+    if (kind != ACL_MEMCPY_DEVICE_TO_DEVICE)  // Note [Model capture]: the host bytes would be the capture's
+      refuseWhileStreamCaptures(*s, "aclrtMemcpyAsync to or from host memory");
     const double us = rt.cost().memcpyUs(count, kind);
     void* to = plan.dst.host;
     const void* from = plan.src.host;
@@ -200,6 +205,7 @@ ASCEND_SIM_API aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value
     if (count == 0) return;
     Runtime& rt = Runtime::get();
     DeviceRange r = rt.resolve(devPtr, count);
+    refuseWhileDeviceCaptures(r.device, "aclrtMemset");
     Device& d = rt.device(r.device);
     d.waitIdle();
     std::memset(r.host, value, count);

@@ -39,6 +39,9 @@ class Device {
   void waitIdle();
   // Takes the pending faults of all streams; returns the first one (if any).
   bool takeFault(StreamFault* out);
+  // Streams capturing a model in ACL_MODEL_RI_CAPTURE_MODE_GLOBAL (Note [Model capture]).
+  int globalCaptures() const { return global_captures_.load(); }
+  void addGlobalCaptures(int delta) { global_captures_.fetch_add(delta); }
   // Max simulated clock over the streams [us].
   double simTimeUs();
 
@@ -66,6 +69,7 @@ class Device {
   TaskRecorder recorder_;
   UtilizationMeter utilization_;
   std::atomic<bool> overflow_{false};
+  std::atomic<int> global_captures_{0};
 };
 
 }  // namespace ascend_sim

@@ -8,6 +8,7 @@
 #include "kernel/kernel.h"
 #include "runtime/error_state.h"
 #include "runtime/fault_injection.h"
+#include "runtime/model_capture.h"
 
 namespace ascend_sim {
 
@@ -38,6 +39,23 @@ void Stream::submit(Task task) {
   task.host = currentHostTag();
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (capture_) {  // Note [Model capture]
+      if (capture_->invalidated)
+        throwAcl(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                 "stream " + std::to_string(id_) + " of device " + std::to_string(device_) +
+                     " is capturing a model that " + capture_->invalid_reason +
+                     " invalidated; end the capture before submitting more work");
+      if (!capturableKind(task.kind)) {
+        capture_->invalidated = true;
+        capture_->invalid_reason = "'" + task.name + "'";
+        throwAcl(ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED,
+                 "'" + task.name + "' cannot be captured on stream " + std::to_string(id_) + " of device " +
+                     std::to_string(device_) +
+                     " (a model keeps ops, device-to-device copies and memsets only); the capture is invalidated");
+      }
+      capture_->tasks.push_back(std::move(task));
+      return;
+    }
     ++submitted_;
     const bool run_here = task.may_run_on_submitter && !task.on_complete && queue_.empty() && !running_;
     if (!run_here) {
@@ -105,6 +123,37 @@ void Stream::accountHostTask(TaskKind kind, const std::string& name, double not_
     clock_us_ = start + duration_us;
   }
   if (recorder_) recorder_->add(TaskRecord{kind, name, id_, start, duration_us, nullptr, bytes, currentHostTag()});
+}
+
+void Stream::beginCapture(std::shared_ptr<CapturedModel> model) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (capture_)
+    throwAcl(ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED,
+             "stream " + std::to_string(id_) + " of device " + std::to_string(device_) + " is already capturing");
+  capture_ = std::move(model);
+}
+
+std::shared_ptr<CapturedModel> Stream::endCapture() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(capture_, nullptr);
+}
+
+std::shared_ptr<CapturedModel> Stream::capture() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return capture_;
+}
+
+void Stream::invalidateCapture(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!capture_ || capture_->invalidated) return;
+  capture_->invalidated = true;
+  capture_->invalid_reason = reason;
+}
+
+void Stream::recordNested(const Task& task, const HostTag& launch, double start_us, double duration_us, double wall_s) {
+  if (utilization_) utilization_->addTask(task.kind, task.detail.get(), wall_s);
+  if (recorder_)
+    recorder_->add(TaskRecord{task.kind, task.name, id_, start_us, duration_us, task.detail, task.bytes, launch});
 }
 
 void Stream::resetClock() {

@@ -51,6 +51,7 @@
 namespace ascend_sim {
 
 class Stream;
+struct CapturedModel;
 
 struct Task {
   TaskKind kind = TaskKind::kOp;
@@ -101,6 +102,16 @@ class Stream {
                        double bytes = 0);
   void resetClock();
 
+  // Model capture (Note [Model capture] in runtime/model_capture.h). While a model is set, submit()
+  // keeps capturable tasks in it and refuses the others.
+  void beginCapture(std::shared_ptr<CapturedModel> model);
+  std::shared_ptr<CapturedModel> endCapture();
+  std::shared_ptr<CapturedModel> capture() const;
+  // Marks the capture invalid (its end then fails), naming the refused call.
+  void invalidateCapture(const std::string& reason);
+  // Records (and meters) a task that a model replay ran inside its own task, at its own start.
+  void recordNested(const Task& task, const HostTag& launch, double start_us, double duration_us, double wall_s);
+
   int device() const { return device_; }
   int id() const { return id_; }
   // True on any stream worker thread.
@@ -129,6 +140,7 @@ class Stream {
   StreamFault fault_;
   bool has_fault_ = false;
   std::string failure_since_record_;
+  std::shared_ptr<CapturedModel> capture_;  // set while capturing
   std::thread worker_;
 };
 

@@ -17,7 +17,8 @@
 
 namespace ascend_sim {
 
-enum class TaskKind { kOp, kMemcpy, kMemset, kEventRecord, kEventWait, kCallback, kCollective };
+// kModel: the replay of a captured model (Note [Model capture]), recorded around its kept tasks.
+enum class TaskKind { kOp, kMemcpy, kMemset, kEventRecord, kEventWait, kCallback, kCollective, kModel };
 
 // Profiling fields of an op task that are fixed by its plan (shared by every
 // launch of the same compiled plan, see runtime/compile_cache.h).
