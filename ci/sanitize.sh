@@ -40,7 +40,7 @@ for kind in "${kinds[@]}"; do
       threaded+=":OpExecute.*:FaultInjection.*:ThreadPool.*:AiCoreSplit.*:CubeUnit.*:Hccl*.*:*/Hccl*.*"
       threaded+=":Kinds/TransportTest.*:ShmTransport.*:ShmSegment.*:NpuTaskQueue.*:NpuAllocator.*"
       threaded+=":NpuStreamsEvents.*:NpuPinnedMemory.*:NpuCopy.*:NpuFloatStatus.*:NpuRandom.*:NpuRandomOps.*"
-      threaded+=":NpuAmpKernels.*"
+      threaded+=":NpuAmpKernels.*:NpuGraph.*"
       (cd build-tsan && GTEST_FILTER="$threaded" ctest -j2 --output-on-failure --timeout 900) || status=1
       ;;
     *) echo "ci/sanitize.sh: unknown sanitizer '$kind' (address, thread)"; exit 2 ;;

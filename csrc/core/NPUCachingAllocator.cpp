@@ -25,11 +25,14 @@
 //    names the cap).
 //  - PYTORCH_NPU_ALLOC_CONF's max_split_size_mb and garbage_collection_threshold
 //    change the two rules above as in PyTorch (Note [Allocator options]).
+//  - While an NPU graph captures, its stream allocates from the graph's own pool
+//    (Note [Graph memory pools]).
 #include "csrc/core/NPUCachingAllocator.h"
 
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <map>
 #include <memory>
 #include <memory_resource>
 #include <mutex>
@@ -112,6 +115,28 @@ struct BlockPool {
   BlockPool(bool small_, std::pmr::memory_resource* nodes) : blocks(blockLess, nodes), is_small(small_) {}
   std::pmr::set<Block*, bool (*)(const Block*, const Block*)> blocks;
   const bool is_small;
+  size_t segments = 0;  // segments mapped for this pool and not yet released
+};
+
+// Note [Graph memory pools]
+// A captured graph replays its kernels on the device addresses they had at capture time, so the
+// memory the capture allocated must stay the graph's: nothing outside the graph may be given it
+// while the graph can still be replayed. As in PyTorch's CUDA allocator, the capturing stream's
+// allocations come from a private pool (its own small and large block pools, with their own
+// segments) from capture_begin to capture_end. Blocks the capture frees go back to that pool and
+// serve later allocations of the same capture (the replay repeats the same order, so the reuse is
+// as safe as it was during the capture); outputs the user keeps return to it when freed. Graphs
+// may share a pool (torch.npu.graph_pool_handle(), or pool=other_graph.pool()). A pool counts its
+// users; when the last graph using it is reset, the pool is dead: its whole free segments go back
+// to the device at the next empty_cache (which waits for the device first, so no replay still runs
+// on them), and it disappears with its last segment.
+// While a capture is underway the allocator does not free cached segments to retry a failed
+// segment (that needs a device synchronize, which the capture forbids): the request fails at once.
+struct PrivatePool {
+  explicit PrivatePool(std::pmr::memory_resource* nodes) : small(true, nodes), large(false, nodes) {}
+  BlockPool small;
+  BlockPool large;
+  int users = 0;
 };
 
 class ActiveBlocks {
@@ -181,9 +206,9 @@ class DeviceCachingAllocator {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     processEvents();
     const size_t size = roundSize(request);
-    BlockPool& pool = size <= kSmallSize ? small_ : large_;
+    BlockPool& pool = poolFor(size, stream);
     Block* block = nullptr;
-    if (recent_ != nullptr && recent_->size == size && recent_->stream == stream) {
+    if (recent_ != nullptr && recent_->size == size && recent_->stream == stream && recent_->pool == &pool) {
       block = std::exchange(recent_, nullptr);  // Note [The last freed block]
     } else {
       flushRecent();
@@ -257,6 +282,34 @@ class DeviceCachingAllocator {
     releaseCachedSegments();
   }
 
+  // Note [Graph memory pools]
+  void beginAllocateToPool(MempoolId id, c10::StreamId stream) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    for (const auto& [s, p] : capture_targets_)
+      TORCH_CHECK(s != stream, "NPU stream ", stream, " of device ", static_cast<int>(device_),
+                  " already allocates to a graph's memory pool (a capture on it is underway)");
+    std::unique_ptr<PrivatePool>& pool = graph_pools_[id];
+    if (!pool) pool = std::make_unique<PrivatePool>(&nodes_);
+    pool->users += 1;
+    capture_targets_.emplace_back(stream, pool.get());
+  }
+
+  void endAllocateToPool(MempoolId id) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    auto it = graph_pools_.find(id);
+    if (it == graph_pools_.end()) return;
+    capture_targets_.erase(std::remove_if(capture_targets_.begin(), capture_targets_.end(),
+                                          [&](const auto& t) { return t.second == it->second.get(); }),
+                           capture_targets_.end());
+  }
+
+  void releasePool(MempoolId id) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    auto it = graph_pools_.find(id);
+    if (it == graph_pools_.end()) return;
+    it->second->users -= 1;  // at 0 the pool is dead: empty_cache returns its memory (after a synchronize)
+  }
+
   DeviceStats stats() {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     flushRecent();  // the statistics read as if the waiting block had merged when it was freed
@@ -283,7 +336,7 @@ class DeviceCachingAllocator {
     flushRecent();
     std::vector<Block*> heads;
     active_.forEach([&](Block* b) { heads.push_back(b); });
-    for (BlockPool* p : {&small_, &large_}) {
+    for (BlockPool* p : allPools()) {
       for (Block* b : p->blocks) heads.push_back(b);
     }
     std::set<Block*> seen;
@@ -308,6 +361,44 @@ class DeviceCachingAllocator {
     return {&stats_.allocation, &stats_.segment, &stats_.active, &stats_.inactive_split,
             &stats_.allocated_bytes, &stats_.reserved_bytes, &stats_.active_bytes,
             &stats_.inactive_split_bytes, &stats_.requested_bytes};
+  }
+
+  // The pool a request of `size` (rounded) on `stream` is served from (Note [Graph memory pools]).
+  BlockPool& poolFor(size_t size, c10::StreamId stream) {
+    for (const auto& [s, p] : capture_targets_)
+      if (s == stream && !TORCH_NPU_MUTATED("graph_pool_shared")) return size <= kSmallSize ? p->small : p->large;
+    return size <= kSmallSize ? small_ : large_;
+  }
+
+  // Every block pool: the two shared ones and those of the graph pools.
+  std::vector<BlockPool*> allPools() {
+    std::vector<BlockPool*> all{&small_, &large_};
+    for (auto& [id, p] : graph_pools_) {
+      all.push_back(&p->small);
+      all.push_back(&p->large);
+    }
+    return all;
+  }
+
+  // The pools whose cached segments may go back to the device: the shared ones and dead graph pools'.
+  std::vector<BlockPool*> trimmablePools() {
+    std::vector<BlockPool*> all{&small_, &large_};
+    for (auto& [id, p] : graph_pools_) {
+      if (p->users > 0) continue;
+      all.push_back(&p->small);
+      all.push_back(&p->large);
+    }
+    return all;
+  }
+
+  void dropEmptyDeadPools() {
+    for (auto it = graph_pools_.begin(); it != graph_pools_.end();) {
+      const PrivatePool& p = *it->second;
+      if (p.users == 0 && p.small.segments == 0 && p.large.segments == 0)
+        it = graph_pools_.erase(it);
+      else
+        ++it;
+    }
   }
 
   static std::array<StatType, 2> statTypes(const BlockPool& pool) {
@@ -343,7 +434,7 @@ class DeviceCachingAllocator {
     collectGarbage(seg);
     void* ptr = nullptr;
     aclError status = deviceMalloc(&ptr, seg);
-    if (status == ACL_ERROR_RT_MEMORY_ALLOCATION) {
+    if (status == ACL_ERROR_RT_MEMORY_ALLOCATION && capture_targets_.empty()) {  // Note [Graph memory pools]
       // Retry once after returning every unused cached segment to the device.
       stats_.num_alloc_retries += 1;
       synchronize(device_);
@@ -370,6 +461,7 @@ class DeviceCachingAllocator {
                   last_device_error_.empty() ? std::string() : " The device said: " + last_device_error_);
     }
     NPU_CHECK_ACL(status);
+    pool.segments += 1;
     for (auto t : statTypes(pool)) {
       stats_.segment[t].increase(1);
       stats_.reserved_bytes[t].increase(seg);
@@ -515,7 +607,7 @@ class DeviceCachingAllocator {
   std::vector<Block*> cachedSegments() {
     flushRecent();
     std::vector<Block*> whole;
-    for (BlockPool* pool : {&small_, &large_}) {
+    for (BlockPool* pool : trimmablePools()) {
       for (Block* b : pool->blocks) {
         if (!b->is_split()) whole.push_back(b);
       }
@@ -525,6 +617,7 @@ class DeviceCachingAllocator {
 
   void releaseSegment(Block* b) {
     b->pool->blocks.erase(b);
+    b->pool->segments -= 1;
     {
       DeviceSwitch guard(device_);
       NPU_CHECK_ACL(aclrtFree(b->ptr));
@@ -538,6 +631,7 @@ class DeviceCachingAllocator {
 
   void releaseCachedSegments() {
     for (Block* b : cachedSegments()) releaseSegment(b);
+    dropEmptyDeadPools();
   }
 
   // garbage_collection_threshold (Note [Allocator options]): before mapping `incoming` bytes that would take
@@ -564,6 +658,9 @@ class DeviceCachingAllocator {
   BlockPool large_;
   ActiveBlocks active_;
   Block* recent_ = nullptr;  // Note [The last freed block]
+  // Note [Graph memory pools]: by id, and the streams that allocate to one while they capture.
+  std::map<MempoolId, std::unique_ptr<PrivatePool>> graph_pools_;
+  std::vector<std::pair<c10::StreamId, PrivatePool*>> capture_targets_;
   std::deque<std::pair<std::unique_ptr<NPUEvent>, Block*>> pending_events_;
   DeviceStats stats_;
   size_t allowed_bytes_ = SIZE_MAX;
@@ -671,6 +768,12 @@ void rawDelete(void* ptr) {
   }
   deviceAllocator(block->device).free(block);
 }
+
+void beginAllocateToPool(c10::DeviceIndex device, MempoolId id, c10::StreamId stream) {
+  deviceAllocator(device).beginAllocateToPool(id, stream);
+}
+void endAllocateToPool(c10::DeviceIndex device, MempoolId id) { deviceAllocator(device).endAllocateToPool(id); }
+void releasePool(c10::DeviceIndex device, MempoolId id) { deviceAllocator(device).releasePool(id); }
 
 DeviceStats getDeviceStats(c10::DeviceIndex device) { return deviceAllocator(device).stats(); }
 void resetPeakStats(c10::DeviceIndex device) { deviceAllocator(device).resetPeak(); }

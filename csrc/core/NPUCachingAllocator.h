@@ -73,6 +73,16 @@ void setMemoryFraction(double fraction, c10::DeviceIndex device);
 // _delete); rawDelete frees it to the cache.
 void* rawAlloc(size_t size, c10::DeviceIndex device, c10::StreamId stream);
 void rawDelete(void* ptr);
+// Graph memory pools (Note [Graph memory pools]). A pool id is CUDA's MempoolId_t: (graph id, 0) for
+// a graph's own pool, (0, handle id) for one from torch.npu.graph_pool_handle().
+using MempoolId = std::pair<uint64_t, uint64_t>;
+// From now until endAllocateToPool, `stream`'s allocations on `device` come from pool `id` (created
+// at its first use; a pool already in use gains a user).
+void beginAllocateToPool(c10::DeviceIndex device, MempoolId id, c10::StreamId stream);
+void endAllocateToPool(c10::DeviceIndex device, MempoolId id);
+// A user of pool `id` is gone (its graph was reset); the last one lets the pool's memory go back
+// to the device once no tensor holds any of it.
+void releasePool(c10::DeviceIndex device, MempoolId id);
 DeviceStats getDeviceStats(c10::DeviceIndex device);
 void resetPeakStats(c10::DeviceIndex device);
 void resetAccumulatedStats(c10::DeviceIndex device);

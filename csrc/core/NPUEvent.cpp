@@ -2,6 +2,7 @@
 
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
+#include "csrc/core/NPUGraph.h"
 #include "csrc/core/TaskQueue.h"
 
 namespace torch_npu {
@@ -32,6 +33,7 @@ void NPUEvent::record(const NPUStream& stream) {
   createOn(stream.device_index());
   aclrtEvent ev = event_;
   aclrtStream s = stream.handle();
+  refuseDuringCapture(stream.device_index(), "Recording an NPU event", s);  // Note [NPU graphs]
   pending_records_.fetch_add(1);
   recorded_ = true;
   auto* pending = &pending_records_;
@@ -46,6 +48,7 @@ void NPUEvent::block(const NPUStream& stream) {
   if (!recorded_) return;  // waiting on a never-recorded event is a no-op (CUDA semantics)
   aclrtEvent ev = event_;
   aclrtStream s = stream.handle();
+  refuseDuringCapture(stream.device_index(), "Waiting for an NPU event", s);  // Note [NPU graphs]
   TaskQueue::forDevice(stream.device_index())
       .enqueue(CallTask{"StreamWaitEvent", [ev, s] { return aclrtStreamWaitEvent(s, ev); }});
 }

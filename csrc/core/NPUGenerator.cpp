@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "csrc/core/NPUFunctions.h"
+#include "csrc/core/NPUGraph.h"
 
 namespace torch_npu {
 namespace {
@@ -56,6 +57,8 @@ uint64_t NPUGenerator::current_seed() const {
 }
 
 std::pair<uint64_t, uint64_t> NPUGenerator::reserve(uint64_t numel) {
+  // Note [NPU graphs]: a replay would draw the same numbers every time.
+  refuseDuringCapture(device().index(), "A random op (its Philox seed and offset are fixed at launch)");
   std::lock_guard<std::mutex> lock(state_mutex_);
   const uint64_t blocks = (numel + 7) / 8 * 2;  // whole Box-Muller pairs of 4-value blocks
   const auto result = std::make_pair(seed_, offset_);

@@ -37,10 +37,22 @@ c10::DeviceIndex resolve(c10::DeviceIndex device) {
 }
 
 thread_local std::vector<c10::StreamId> tls_current_ids;
+thread_local bool tls_chose_stream = false;  // Note [Streams of the autograd engine's NPU threads]
 
 c10::StreamId& currentIdSlot(c10::DeviceIndex device) {
   if (tls_current_ids.empty()) tls_current_ids.assign(device_count(), 0);
   return tls_current_ids[device];
+}
+
+// The streams published for threads that never chose one (0, the default stream, when none is).
+std::vector<std::atomic<c10::StreamId>>& backwardStreams() {
+  static auto* v = new std::vector<std::atomic<c10::StreamId>>(static_cast<size_t>(device_count()));
+  return *v;
+}
+
+c10::StreamId currentId(c10::DeviceIndex device) {
+  if (tls_chose_stream) return currentIdSlot(device);
+  return backwardStreams()[device].load(std::memory_order_relaxed);
 }
 
 c10::Stream makeStream(c10::DeviceIndex device, c10::StreamId id) {
@@ -90,12 +102,12 @@ NPUStream getDefaultNPUStream(c10::DeviceIndex device) {
 
 NPUStream getCurrentNPUStream(c10::DeviceIndex device) {
   device = resolve(device);
-  return NPUStream(makeStream(device, currentIdSlot(device)));
+  return NPUStream(makeStream(device, currentId(device)));
 }
 
 aclrtStream currentStreamHandle(c10::DeviceIndex device) {
   DeviceStreams& s = streamsOf(device);  // checks `device` before currentIdSlot indexes by it
-  return streamHandle(s, device, currentIdSlot(device));
+  return streamHandle(s, device, currentId(device));
 }
 
 NPUStream getStreamFromPool(c10::DeviceIndex device) {
@@ -105,7 +117,24 @@ NPUStream getStreamFromPool(c10::DeviceIndex device) {
 }
 
 void setCurrentNPUStream(NPUStream stream) {
+  if (!tls_chose_stream) {  // from now on the thread's own slots; they start from what it used so far
+    for (c10::DeviceIndex d = 0; d < device_count(); ++d) currentIdSlot(d) = currentId(d);
+    tls_chose_stream = true;
+  }
   currentIdSlot(stream.device_index()) = stream.id();
+}
+
+std::vector<c10::StreamId> publishBackwardStreams() {
+  std::vector<std::atomic<c10::StreamId>>& published = backwardStreams();
+  std::vector<c10::StreamId> previous(published.size());
+  for (size_t d = 0; d < published.size(); ++d)
+    previous[d] = published[d].exchange(currentId(static_cast<c10::DeviceIndex>(d)));
+  return previous;
+}
+
+void restoreBackwardStreams(const std::vector<c10::StreamId>& previous) {
+  std::vector<std::atomic<c10::StreamId>>& published = backwardStreams();
+  for (size_t d = 0; d < published.size() && d < previous.size(); ++d) published[d].store(previous[d]);
 }
 
 }  // namespace torch_npu

@@ -49,4 +49,17 @@ NPUStream getStreamFromPool(c10::DeviceIndex device = -1);
 // Makes `stream` current for its device on the calling thread.
 void setCurrentNPUStream(NPUStream stream);
 
+// Note [Streams of the autograd engine's NPU threads]
+// torch 1.13's autograd engine puts a backward node on the stream its forward ran on for CUDA only;
+// the NPU's nodes run on the engine's NPU worker thread, whose current stream would be the default
+// one. A forward run under `with torch.npu.stream(s)` would then have its backward on the default
+// stream, unordered with the forward that produced its inputs, and a graph capture of a backward
+// pass (make_graphed_callables) would capture nothing. So torch_npu's torch.autograd.backward and
+// .grad (torch_npu/_patches/autograd_streams.py) publish the calling thread's current NPU streams
+// for the call, and a thread that never chose a stream takes the published one as its current
+// stream. Eager single-stream code is unaffected: both are the default stream.
+// publishBackwardStreams returns what was published before, for restoreBackwardStreams.
+std::vector<c10::StreamId> publishBackwardStreams();
+void restoreBackwardStreams(const std::vector<c10::StreamId>& previous);
+
 }  // namespace torch_npu

@@ -10,6 +10,7 @@
 #include "csrc/core/Logging.h"
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
+#include "csrc/core/NPUGraph.h"
 #include "csrc/core/OpDump.h"
 #include "csrc/core/SimulatorExtensions.h"
 #include "csrc/core/TestMutations.h"
@@ -124,6 +125,7 @@ void TaskQueue::raisePendingError() {
 }
 
 void TaskQueue::waitForDevice(aclrtStream stream, const std::string& name) {
+  if (deviceIsCapturing(device_)) return;  // nothing runs until a replay; a synchronize would end the capture
   DeviceSwitch guard(device_);
   const aclError status = stream ? aclrtSynchronizeStream(stream) : aclrtSynchronizeDevice();
   TORCH_CHECK(status == ACL_SUCCESS, "NPU op '", name, "' failed on the device with ",

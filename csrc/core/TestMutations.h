@@ -8,6 +8,8 @@
 //                        allocator may hand a block to a new tensor while a
 //                        side stream still uses it
 //   relu_backward_zero   ReLU's backward kernel (ReluGrad) returns zeros
+//   graph_pool_shared    an NPU graph's capture allocates from the shared pools,
+//                        so eager work may be given the graph's memory
 //   task_queue_lifo      the task queue launches the newest task first
 // The mutation check runs the tests that guard each guarantee with it set and
 // requires them to fail. Unset (always, outside that check) nothing changes.

@@ -11,6 +11,7 @@
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/NPUGenerator.h"
+#include "csrc/core/NPUGraph.h"
 #include "csrc/core/NPUStream.h"
 #include "csrc/core/TaskQueue.h"
 
@@ -101,6 +102,22 @@ void bindStreamsAndEvents(py::module& m) {
       .def("elapsed_time", &NPUEvent::elapsed_time)
       .def_property_readonly("recorded", &NPUEvent::was_recorded)
       .def_property_readonly("device_index", [](const NPUEvent& e) { return static_cast<int64_t>(e.device_index()); });
+
+  // Note [NPU graphs]; torch_npu/npu/graphs.py wraps it as torch.npu.NPUGraph.
+  py::class_<NPUGraph>(m, "_NPUGraph")
+      .def(py::init<>())
+      .def("capture_begin", &NPUGraph::capture_begin, py::arg("pool") = allocator::MempoolId{0, 0},
+           py::call_guard<py::gil_scoped_release>())
+      .def("capture_end", &NPUGraph::capture_end, py::call_guard<py::gil_scoped_release>())
+      .def("replay", &NPUGraph::replay, py::call_guard<py::gil_scoped_release>())
+      .def("reset", &NPUGraph::reset, py::call_guard<py::gil_scoped_release>())
+      .def("pool", &NPUGraph::pool)
+      .def("task_count", &NPUGraph::task_count);
+  m.def("_npu_graphPoolHandle", &graphPoolHandle);
+  // Note [Streams of the autograd engine's NPU threads]
+  m.def("_npu_publishBackwardStreams", &publishBackwardStreams);
+  m.def("_npu_restoreBackwardStreams", &restoreBackwardStreams);
+  m.def("_npu_isCurrentStreamCapturing", [] { return streamIsCapturing(getCurrentNPUStream().handle()); });
 }
 
 void bindMemory(py::module& m) {

@@ -32,6 +32,7 @@ and are not in the list.
 | fsdp               | FSDP's view of torch, its compute device      | [FSDP on the NPU]                            |
 | sync_batch_norm    | SyncBatchNorm.forward: two CUDA checks        | module docstring                             |
 | dataloader         | pinning without CUDA, the pin thread's device | module docstring                             |
+| autograd_streams   | the backward's NPU stream                     | [Streams of the autograd engine's NPU threads] |
 
 Where only a line or two of a long torch function is CUDA-specific, the function is recompiled from
 its own source with that text replaced (`_source.repaired`, Note [Repairing a torch function from
@@ -46,7 +47,7 @@ from torch_npu._patches import registry
 
 # The subsystem fixes of this package (the table above), in the order they are installed.
 _ALL = ("random", "checkpoint", "data_parallel", "sharing", "cuda_amp", "object_collectives", "testing", "fsdp",
-        "sync_batch_norm", "dataloader")
+        "sync_batch_norm", "dataloader", "autograd_streams")
 
 
 def install():

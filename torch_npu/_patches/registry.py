@@ -192,6 +192,11 @@ TORCH_NPU = (
     Patch("torch.utils.data._utils.pin_memory._pin_memory_loop",
           "training/test_dataloader.py::test_batches_are_pinned_for_the_npu",
           "the pin thread sets the NPU's device without CUDA; 1.13 calls torch.cuda.set_device, which raises"),
+    # torch_npu/_patches: autograd_streams.py
+    Patch("torch.autograd.backward", "runtime/test_graphs.py::test_a_backward_runs_on_the_stream_of_its_caller",
+          "runs the NPU's backward nodes on the caller's current NPU stream; 1.13's engine does so for CUDA only"),
+    Patch("torch.autograd.grad", "runtime/test_graphs.py::test_make_graphed_callables_trains_like_the_eager_module",
+          "runs the NPU's backward nodes on the caller's current NPU stream; 1.13's engine does so for CUDA only"),
     # torch.npu itself (torch_npu/_patches/__init__.py)
     Patch("torch.npu", "runtime/test_device_name.py::test_degraded_mode_without_hook",
           "torch.npu where torch._register_device_module refuses 'npu' (c10 knows only 'privateuseone')",

@@ -14,7 +14,7 @@ The import patches PyTorch's Python surface, once, and prints what it redirected
 - torch.cuda: every public function and class that torch.cuda defines (its submodules included) is
   replaced by its torch.npu counterpart of the same name (torch.npu.amp for torch.cuda.amp); the few
   renamed ones (memory_cached -> memory_reserved, ...) by their new names; what has no counterpart
-  (CUDA graphs, NVTX, jiterator, NCCL internals, ...) by a stub that raises a RuntimeError naming the
+  (NVTX, jiterator, NCCL internals, ...) by a stub that raises a RuntimeError naming the
   CUDA API. Private names stay: torch's own modules keep working.
 - Device arguments: "cuda", "cuda:N", torch.device("cuda", N) and, where torch reads an int as a CUDA
   ordinal (Tensor.to(0), .cuda(0), device=0), N mean the NPU in torch.device, the tensor factories
@@ -227,7 +227,7 @@ def _patch_autocast():
 
 
 # ---- torch.cuda ----------------------------------------------------------------------------------
-_RENAMED = {"memory_cached": "memory_reserved", "max_memory_cached": "max_memory_reserved",
+_RENAMED = {"CUDAGraph": "NPUGraph", "memory_cached": "memory_reserved", "max_memory_cached": "max_memory_reserved",
             "reset_max_memory_cached": "reset_peak_memory_stats"}
 
 
@@ -283,7 +283,7 @@ def _patch_torch_cuda():
         if hasattr(torch.npu, name):
             _redirect(f"torch.cuda.{name}", getattr(torch.npu, name), family="torch.cuda.<API>")
     _REPORT["torch.cuda"] = (f"{stats['redirected']} APIs to torch.npu; {len(stats['cuda_only'])} CUDA-only "
-                             "ones raise (CUDA graphs, NVTX, torch.cuda.nccl, cudart, ...)")
+                             "ones raise (NVTX, torch.cuda.nccl, cudart, ...)")
     return stats
 
 

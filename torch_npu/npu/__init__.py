@@ -210,11 +210,14 @@ __all__ = [
     "set_op_profiling", "OpRecord", "profile", "config", "FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor",
     "LongTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "npu_device", "init_dump", "set_dump",
     "finalize_dump", "inject_fault", "clear_faults", "injected_faults", "set_op_execute_timeout", "hung_tasks",
+    "NPUGraph", "graph", "graph_pool_handle", "is_current_stream_capturing", "make_graphed_callables",
 ]
 
 from torch_npu.npu import utils  # noqa: E402  (needs the functions above)
 from torch_npu.npu import autograd_profiler  # noqa: E402, F401  (torch_npu/__init__.py calls its install())
 from torch_npu.npu.e2e_profile import profile  # noqa: E402  (torch.npu.profile, the porting guide's E2E)
 from torch_npu.npu.dump import finalize_dump, init_dump, set_dump  # noqa: E402
+from torch_npu.npu.graphs import (NPUGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: E402
+                                  make_graphed_callables)
 from torch_npu.npu.faults import (clear_faults, hung_tasks, inject_fault, injected_faults,  # noqa: E402
                                   set_op_execute_timeout)

@@ -101,7 +101,7 @@ TEST_F(MatmulCommOps, MmAllReduceRunsTileMatMulsAndTileAllReducesOnTwoStreams) {
   for (size_t t = 0; t < 4; ++t) {
     // Tile t's all-reduce starts once tile t's MatMul has ended, not after the whole product.
     EXPECT_GE(all_reduces[t].start_us, matmuls[t].start_us + matmuls[t].duration_us) << t;
-    if (t + 1 < 4) EXPECT_LE(all_reduces[t].start_us, matmuls[t + 1].start_us) << t;
+    if (t + 1 < 4) { EXPECT_LE(all_reduces[t].start_us, matmuls[t + 1].start_us) << t; }
   }
 }
 

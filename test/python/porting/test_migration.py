@@ -225,9 +225,8 @@ def test_rule_unsupported_apis_are_reported_and_left_alone():
         g = torch.cuda.CUDAGraph()
         torch.cuda.nvtx.range_push("x")
     """)
-    assert "torch.cuda.CUDAGraph()" in out and 'torch.cuda.nvtx.range_push("x")' in out
-    assert [(line, api) for line, api, _ in unsupported] == [(3, "torch.cuda.CUDAGraph"),
-                                                             (4, "torch.cuda.nvtx.range_push")]
+    assert "torch.npu.NPUGraph()" in out and 'torch.cuda.nvtx.range_push("x")' in out
+    assert [(line, api) for line, api, _ in unsupported] == [(4, "torch.cuda.nvtx.range_push")]
 
 
 def test_custom_rule_files_extend_the_built_in_rules(tmp_path):
@@ -278,10 +277,11 @@ _CHECKS = textwrap.dedent("""
                        torch.cuda.current_device(), torch.cuda.get_device_name().startswith("Ascend")]
     out["generator"] = str(torch.Generator("cuda").device)
     out["nccl"] = dist.is_nccl_available()
+    out["graph"] = type(torch.cuda.CUDAGraph()).__name__
     try:
-        torch.cuda.CUDAGraph()
+        torch.cuda.nvtx.range_push("x")
     except RuntimeError as e:
-        out["graph_error"] = str(e)
+        out["nvtx_error"] = str(e)
     out["autocast"] = type(torch.autocast("cuda")).__module__
     out["pinned"] = torch.ones(3).pin_memory().is_pinned()
     torch.backends.cudnn.benchmark = True
@@ -303,7 +303,8 @@ def test_transfer_redirects_devices_torch_cuda_generators_and_names_what_it_cann
     assert out["to"] == ["npu:0", "npu:0", "npu:0", "torch.float16"]
     assert out["cuda_api"] == [True, True, 0, True]
     assert out["generator"] == "npu:0" and out["nccl"] and out["pinned"]
-    assert out["graph_error"].startswith("torch.cuda.CUDAGraph is CUDA-only")
+    assert out["graph"] == "NPUGraph"
+    assert out["nvtx_error"].startswith("torch.cuda.nvtx.range_push is CUDA-only")
     assert out["autocast"] == "torch_npu.npu.amp.autocast_mode"
     assert out["cuda_checkpoint"] == "npu:0"
 

@@ -46,6 +46,8 @@ def _pytest(node):
     ("task_queue_lifo",
      _pytest("runtime/test_task_queue.py::test_queue_on_off_and_blocking_give_the_same_bits_and_the_cpus_values")),
     ("relu_backward_zero", _pytest("training/test_training.py::test_npu_training_matches_cpu")),
+    ("graph_pool_shared", _pytest("runtime/test_graphs.py::test_the_capture_memory_stays_the_graphs_until_reset")),
+    ("graph_pool_shared", [GTESTS, "--gtest_filter=NpuGraph.ThePoolKeepsCapturedMemoryUntilReset"]),
     ("relu_backward_zero", [GTESTS, "--gtest_filter=NpuUnaryOps.Backward:NpuActivationGrad.ExplicitBackwardOps"]),
 ])
 def test_the_guarding_tests_fail_under_their_mutation(mutation, guards):

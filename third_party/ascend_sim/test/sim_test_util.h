@@ -123,9 +123,9 @@ class DevTensor {
   aclDataBuffer* buf_ = nullptr;
 };
 
-// Launches op on the default stream (does not synchronize).
+// Launches op on `stream` (the default one unless given); does not synchronize.
 inline aclError launchOp(const char* op, std::vector<const DevTensor*> ins, std::vector<const DevTensor*> outs,
-                         aclopAttr* attr = nullptr) {
+                         aclopAttr* attr = nullptr, aclrtStream stream = nullptr) {
   std::vector<aclTensorDesc*> id, od;
   std::vector<aclDataBuffer*> ib, ob;
   for (auto* t : ins) {
@@ -137,7 +137,7 @@ inline aclError launchOp(const char* op, std::vector<const DevTensor*> ins, std:
     ob.push_back(t->buf());
   }
   return aclopExecuteV2(op, static_cast<int>(ins.size()), id.data(), ib.data(), static_cast<int>(outs.size()),
-                        od.data(), ob.data(), attr, nullptr);
+                        od.data(), ob.data(), attr, stream);
 }
 
 // Deterministic pseudo-random values in [lo, hi).

@@ -92,6 +92,9 @@ ASCEND_SIM_API aclError aclsimClearTaskRecords(int32_t deviceId);
 // Number of distinct (op type, dtypes, formats, shapes, attributes) plans
 // "compiled" so far in this process (docs/simulated_device.md, "Op compilation").
 ASCEND_SIM_API aclError aclsimGetCompileCount(uint64_t* count);
+// Invalidates the capture under way on `stream` (a host-side refusal the runtime did not see, such
+// as a random op during an NPU graph capture); `reason` is named when the capture ends.
+ASCEND_SIM_API aclError aclsimInvalidateCapture(aclrtStream stream, const char* reason);
 
 // Fault injection (tests): `spec` is rules separated by ';' (also read from
 // ASCEND_SIM_FAULTS at start-up):

@@ -160,6 +160,14 @@ ASCEND_SIM_API aclError aclsimModelTaskCount(aclmdlRI modelRI, size_t* count) {
   });
 }
 
+ASCEND_SIM_API aclError aclsimInvalidateCapture(aclrtStream stream, const char* reason) {
+  return guardApi("aclsimInvalidateCapture", [&] {
+    std::shared_ptr<Stream> s = Runtime::get().stream(stream);
+    if (!s->capture()) throwAcl(ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED, streamName(*s) + " is not capturing a model");
+    s->invalidateCapture(reason && *reason ? reason : "the host");
+  });
+}
+
 ASCEND_SIM_API aclError aclmdlRIDestroy(aclmdlRI modelRI) {
   return guardApi("aclmdlRIDestroy", [&] {
     std::shared_ptr<CapturedModel> m = modelOf(modelRI);

@@ -26,18 +26,7 @@ ASCEND_SIM_REGISTER_KERNEL(KernelDef{"ModelTestFault", &validateOk, &computeFaul
 
 aclError launchOn(aclrtStream s, const char* op, std::vector<const DevTensor*> ins,
                   std::vector<const DevTensor*> outs) {
-  std::vector<aclTensorDesc*> id, od;
-  std::vector<aclDataBuffer*> ib, ob;
-  for (auto* t : ins) {
-    id.push_back(t->desc());
-    ib.push_back(t->buf());
-  }
-  for (auto* t : outs) {
-    od.push_back(t->desc());
-    ob.push_back(t->buf());
-  }
-  return aclopExecuteV2(op, static_cast<int>(ins.size()), id.data(), ib.data(), static_cast<int>(outs.size()),
-                        od.data(), ob.data(), nullptr, s);
+  return launchOp(op, std::move(ins), std::move(outs), nullptr, s);
 }
 
 class ModelCapture : public ::testing::Test {
