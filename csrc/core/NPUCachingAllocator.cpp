@@ -219,6 +219,7 @@ class DeviceCachingAllocator {
     block->allocated = true;
     block->requested = request;
     active_.insert(block);
+    if (block->size >= config_.max_split_size) stats_.oversize_allocations.increase(1);
     const auto types = statTypes(pool);
     for (auto t : types) {
       stats_.allocation[t].increase(1);
@@ -235,6 +236,7 @@ class DeviceCachingAllocator {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     flushRecent();  // before `block` counts as free: the two must not merge while one waits
     block->allocated = false;
+    if (block->size >= config_.max_split_size) stats_.oversize_allocations.decrease(1);
     const auto types = statTypes(*block->pool);
     for (auto t : types) {
       stats_.allocation[t].decrease(1);
@@ -313,7 +315,9 @@ class DeviceCachingAllocator {
   DeviceStats stats() {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     flushRecent();  // the statistics read as if the waiting block had merged when it was freed
-    return stats_;
+    DeviceStats out = stats_;
+    out.max_split_size = static_cast<int64_t>(config_.max_split_size);  // SIZE_MAX reads -1, as in torch
+    return out;
   }
 
   void resetPeak() {
@@ -321,6 +325,8 @@ class DeviceCachingAllocator {
     for (StatArray* a : allStats()) {
       for (auto& s : *a) s.reset_peak();
     }
+    stats_.oversize_allocations.reset_peak();
+    stats_.oversize_segments.reset_peak();
   }
 
   void resetAccumulated() {
@@ -328,6 +334,7 @@ class DeviceCachingAllocator {
     for (StatArray* a : allStats()) {
       for (auto& s : *a) s.allocated = s.freed = 0;
     }
+    for (Stat* s : {&stats_.oversize_allocations, &stats_.oversize_segments}) s->allocated = s->freed = 0;
     stats_.num_alloc_retries = stats_.num_ooms = 0;
   }
 
@@ -462,6 +469,7 @@ class DeviceCachingAllocator {
     }
     NPU_CHECK_ACL(status);
     pool.segments += 1;
+    if (seg >= config_.max_split_size) stats_.oversize_segments.increase(1);
     for (auto t : statTypes(pool)) {
       stats_.segment[t].increase(1);
       stats_.reserved_bytes[t].increase(seg);
@@ -618,6 +626,7 @@ class DeviceCachingAllocator {
   void releaseSegment(Block* b) {
     b->pool->blocks.erase(b);
     b->pool->segments -= 1;
+    if (b->size >= config_.max_split_size) stats_.oversize_segments.decrease(1);
     {
       DeviceSwitch guard(device_);
       NPU_CHECK_ACL(aclrtFree(b->ptr));

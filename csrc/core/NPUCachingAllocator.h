@@ -42,6 +42,10 @@ struct DeviceStats {
   StatArray requested_bytes;
   int64_t num_alloc_retries = 0;  // times cached memory was freed to satisfy a request
   int64_t num_ooms = 0;
+  // max_split_size_mb (Note [Allocator options]): live allocations and segments of at least that size.
+  Stat oversize_allocations;
+  Stat oversize_segments;
+  int64_t max_split_size = -1;  // bytes; -1 when unset (torch's SIZE_MAX read as int64_t)
 };
 
 struct SegmentInfo {

@@ -59,6 +59,16 @@ py::dict statArrayDict(const allocator::DeviceStats& s) {
   add("requested_bytes", s.requested_bytes);
   out["num_alloc_retries"] = s.num_alloc_retries;
   out["num_ooms"] = s.num_ooms;
+  for (const auto& [name, stat] :
+       {std::pair<const char*, const allocator::Stat&>{"oversize_allocations", s.oversize_allocations},
+        {"oversize_segments", s.oversize_segments}}) {
+    const std::string prefix = std::string(name) + ".";
+    out[py::str(prefix + "current")] = stat.current;
+    out[py::str(prefix + "peak")] = stat.peak;
+    out[py::str(prefix + "allocated")] = stat.allocated;
+    out[py::str(prefix + "freed")] = stat.freed;
+  }
+  out["max_split_size"] = s.max_split_size;
   return out;
 }
 

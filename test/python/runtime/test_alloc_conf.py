@@ -48,6 +48,27 @@ def test_max_split_size_keeps_large_blocks_whole():
     assert out["reserved"] == 120 * MIB
 
 
+OVERSIZE = """
+big = torch.empty(100 * MIB, dtype=torch.uint8, device="npu")
+small = torch.empty(4 * MIB, dtype=torch.uint8, device="npu")
+live = torch.npu.memory_stats()
+del big
+torch.npu.empty_cache()
+after = torch.npu.memory_stats()
+print(json.dumps({k: [s[f"{k}.current"] for s in (live, after)] + [after[f"{k}.peak"]]
+                  for k in ("oversize_allocations", "oversize_segments")} | {"max_split": after["max_split_size"]}))
+"""
+
+
+def test_oversize_statistics_count_blocks_and_segments_of_max_split_size_or_more():
+    out, _ = run("max_split_size_mb:64", OVERSIZE)
+    # (live, after freeing and emptying the cache, peak): only the 100 MiB block and segment are oversize.
+    assert out["oversize_allocations"] == [1, 0, 1] and out["oversize_segments"] == [1, 0, 1]
+    assert out["max_split"] == 64 * MIB
+    plain, _ = run(None, OVERSIZE)
+    assert plain["oversize_allocations"] == [0, 0, 0] and plain["max_split"] == -1  # torch's SIZE_MAX
+
+
 GC = """
 torch.npu.set_per_process_memory_fraction(0.5)   # 2 GiB of the 4 GiB device allowed
 a = torch.empty(600 * MIB, dtype=torch.uint8, device="npu")

@@ -61,6 +61,7 @@ Task modelExecuteTask(const std::shared_ptr<CapturedModel>& model) {
         return elapsed;
       }};
   task.may_run_on_submitter = true;  // its tasks are ops, copies and memsets: none waits
+  task.records_nested = true;
   return task;
 }
 

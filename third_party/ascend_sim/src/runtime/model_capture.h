@@ -17,8 +17,9 @@
 // aclmdlRIExecuteAsync submits one task, "ModelExecute", that runs the kept tasks in order on the
 // executing stream's worker. Its simulated duration is the sum of theirs (the device does the same
 // work; what a model saves is host time: no dispatch, no allocation, no plan lookup, one queue
-// hand-off), and each kept task is recorded under it with its own start and duration, so a profile
-// shows the launch and its kernels. One model runs once at a time (a kept op writes its operands'
+// hand-off). Each kept task is recorded with its own start and duration, and the replay itself as a
+// zero-length "ModelExecute" marker where it begins, so a profile shows the launch and its kernels
+// and a sum over the records counts the replay's time once. One model runs once at a time (a kept op writes its operands'
 // addresses into its launch), so two streams replaying one model take turns.
 #pragma once
 

@@ -209,8 +209,8 @@ void Stream::runTask(Task& task) {
     // Recorded before the task counts as completed, so a synchronize that
     // returns sees its record.
     if (recorder_ && !failed)
-      recorder_->add(TaskRecord{task.kind, std::move(task.name), id_, start, duration, std::move(task.detail),
-                                task.bytes, task.host});
+      recorder_->add(TaskRecord{task.kind, std::move(task.name), id_, start, task.records_nested ? 0.0 : duration,
+                                std::move(task.detail), task.bytes, task.host});
     if (failed) {
       const char* what = task.kind == TaskKind::kOp ? "op '" : "task '";
       std::string message = std::string(what) + task.name + "' failed on device " + std::to_string(device_) +

@@ -68,6 +68,9 @@ struct Task {
   // Runs on the submitting thread when the stream is idle (Note [Ops run on
   // the submitting thread of an idle stream]). Only for tasks that never wait.
   bool may_run_on_submitter = false;
+  // The task records the tasks it runs itself (a model replay, Note [Model capture]): its own record
+  // is a zero-length marker at its start, so that summing records counts its time once.
+  bool records_nested = false;
 };
 
 struct StreamFault {
