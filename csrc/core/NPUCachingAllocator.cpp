@@ -132,6 +132,8 @@ struct BlockPool {
 // on them), and it disappears with its last segment.
 // While a capture is underway the allocator does not free cached segments to retry a failed
 // segment (that needs a device synchronize, which the capture forbids): the request fails at once.
+// Nor does it record events for a freed block that other streams used (record_stream): the block
+// waits, unusable, until the capture ends, and then waits for its events as usual.
 struct PrivatePool {
   explicit PrivatePool(std::pmr::memory_resource* nodes) : small(true, nodes), large(false, nodes) {}
   BlockPool small;
@@ -245,7 +247,12 @@ class DeviceCachingAllocator {
     }
     reportToProfiler(block->ptr, -static_cast<int64_t>(block->size));
     if (!block->stream_uses.empty()) {
-      deferUntilStreamsDone(block);
+      if (capture_targets_.empty()) {
+        deferUntilStreamsDone(block);
+      } else {
+        // Note [Graph memory pools]: a capture refuses event records; the events wait for its end.
+        needs_events_after_capture_.push_back(block);
+      }
     } else {
       deactivate(block);
       recent_ = block;  // Note [The last freed block]
@@ -296,13 +303,15 @@ class DeviceCachingAllocator {
     capture_targets_.emplace_back(stream, pool.get());
   }
 
-  void endAllocateToPool(MempoolId id) {
+  void endAllocateToPool(MempoolId id, c10::StreamId stream) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     auto it = graph_pools_.find(id);
     if (it == graph_pools_.end()) return;
-    capture_targets_.erase(std::remove_if(capture_targets_.begin(), capture_targets_.end(),
-                                          [&](const auto& t) { return t.second == it->second.get(); }),
-                           capture_targets_.end());
+    // Only this stream's capture: another one may share the pool and still be under way.
+    capture_targets_.erase(
+        std::remove_if(capture_targets_.begin(), capture_targets_.end(),
+                       [&](const auto& t) { return t.first == stream && t.second == it->second.get(); }),
+        capture_targets_.end());
   }
 
   void releasePool(MempoolId id) {
@@ -602,6 +611,10 @@ class DeviceCachingAllocator {
   }
 
   void processEvents() {
+    if (capture_targets_.empty() && !needs_events_after_capture_.empty()) {
+      for (Block* b : needs_events_after_capture_) deferUntilStreamsDone(b);
+      needs_events_after_capture_.clear();
+    }
     while (!pending_events_.empty()) {
       auto& [event, block] = pending_events_.front();
       if (!event->query()) break;
@@ -612,10 +625,12 @@ class DeviceCachingAllocator {
   }
 
   // The cached blocks that are whole segments (unsplit and free).
-  std::vector<Block*> cachedSegments() {
+  // Dead graph pools' too only after a device synchronize (empty_cache, the out-of-memory retry): a
+  // replay queued before the graph's reset may still run on them.
+  std::vector<Block*> cachedSegments(bool with_dead_graph_pools) {
     flushRecent();
     std::vector<Block*> whole;
-    for (BlockPool* pool : trimmablePools()) {
+    for (BlockPool* pool : with_dead_graph_pools ? trimmablePools() : std::vector<BlockPool*>{&small_, &large_}) {
       for (Block* b : pool->blocks) {
         if (!b->is_split()) whole.push_back(b);
       }
@@ -639,7 +654,7 @@ class DeviceCachingAllocator {
   }
 
   void releaseCachedSegments() {
-    for (Block* b : cachedSegments()) releaseSegment(b);
+    for (Block* b : cachedSegments(true)) releaseSegment(b);
     dropEmptyDeadPools();
   }
 
@@ -651,7 +666,7 @@ class DeviceCachingAllocator {
     const auto limit = static_cast<size_t>(config_.garbage_collection_threshold * static_cast<double>(allowed_bytes_));
     const auto over = [&] { return static_cast<size_t>(stats_.reserved_bytes[kAggregate].current) + incoming > limit; };
     if (!over()) return;
-    std::vector<Block*> whole = cachedSegments();
+    std::vector<Block*> whole = cachedSegments(false);
     std::sort(whole.begin(), whole.end(), [](const Block* a, const Block* b) { return a->size > b->size; });
     for (Block* b : whole) {
       if (!over()) break;
@@ -670,6 +685,7 @@ class DeviceCachingAllocator {
   // Note [Graph memory pools]: by id, and the streams that allocate to one while they capture.
   std::map<MempoolId, std::unique_ptr<PrivatePool>> graph_pools_;
   std::vector<std::pair<c10::StreamId, PrivatePool*>> capture_targets_;
+  std::vector<Block*> needs_events_after_capture_;  // freed during a capture, used by other streams
   std::deque<std::pair<std::unique_ptr<NPUEvent>, Block*>> pending_events_;
   DeviceStats stats_;
   size_t allowed_bytes_ = SIZE_MAX;
@@ -781,7 +797,9 @@ void rawDelete(void* ptr) {
 void beginAllocateToPool(c10::DeviceIndex device, MempoolId id, c10::StreamId stream) {
   deviceAllocator(device).beginAllocateToPool(id, stream);
 }
-void endAllocateToPool(c10::DeviceIndex device, MempoolId id) { deviceAllocator(device).endAllocateToPool(id); }
+void endAllocateToPool(c10::DeviceIndex device, MempoolId id, c10::StreamId stream) {
+  deviceAllocator(device).endAllocateToPool(id, stream);
+}
 void releasePool(c10::DeviceIndex device, MempoolId id) { deviceAllocator(device).releasePool(id); }
 
 DeviceStats getDeviceStats(c10::DeviceIndex device) { return deviceAllocator(device).stats(); }

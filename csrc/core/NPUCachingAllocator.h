@@ -83,7 +83,7 @@ using MempoolId = std::pair<uint64_t, uint64_t>;
 // From now until endAllocateToPool, `stream`'s allocations on `device` come from pool `id` (created
 // at its first use; a pool already in use gains a user).
 void beginAllocateToPool(c10::DeviceIndex device, MempoolId id, c10::StreamId stream);
-void endAllocateToPool(c10::DeviceIndex device, MempoolId id);
+void endAllocateToPool(c10::DeviceIndex device, MempoolId id, c10::StreamId stream);
 // A user of pool `id` is gone (its graph was reset); the last one lets the pool's memory go back
 // to the device once no tensor holds any of it.
 void releasePool(c10::DeviceIndex device, MempoolId id);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -85,12 +86,7 @@ allocator::MempoolId graphPoolHandle() { return {0, nextGraphId()}; }
 
 NPUGraph::NPUGraph() : id_(nextGraphId()) {}
 
-NPUGraph::~NPUGraph() {
-  try {
-    if (capturing_) finishCapture();
-    reset();
-  } catch (const std::exception& e) { TORCH_WARN("NPUGraph: releasing a graph failed: ", e.what()); }
-}
+NPUGraph::~NPUGraph() { abort_capture(); }
 
 void NPUGraph::capture_begin(allocator::MempoolId pool) {
   TORCH_CHECK(!has_graph_ && !capturing_,
@@ -115,7 +111,7 @@ void NPUGraph::capture_begin(allocator::MempoolId pool) {
   }();
   if (status != ACL_SUCCESS) {
     const std::string message = aclGetRecentErrMsg();
-    allocator::endAllocateToPool(device_, mempool_id_);
+    allocator::endAllocateToPool(device_, mempool_id_, capture_stream_);
     allocator::releasePool(device_, mempool_id_);
     TORCH_CHECK(false, "NPUGraph.capture_begin failed with ", aclErrorName(status), ": ", message);
   }
@@ -131,7 +127,7 @@ void NPUGraph::finishCapture() {
     TaskQueue::forDevice(device_).drain();
   } catch (const std::exception& e) { queue_error = e.what(); }
   removeCapture(capture_handle_);
-  allocator::endAllocateToPool(device_, mempool_id_);
+  allocator::endAllocateToPool(device_, mempool_id_, capture_stream_);
   capturing_ = false;
   aclmdlRI model = nullptr;
   const aclError status = [&] {
@@ -173,14 +169,32 @@ void NPUGraph::replay() {
 void NPUGraph::reset() {
   TORCH_CHECK(!capturing_, "NPUGraph.reset called during a capture; end the capture first");
   if (!has_graph_) return;
-  TaskQueue::forDevice(device_).drain();  // queued replays reach the device before the model goes
-  {
-    DeviceSwitch guard(device_);
-    NPU_CHECK_ACL(aclmdlRIDestroy(model_));
-  }
-  model_ = nullptr;
+  // Queued replays reach the device before the model goes. An earlier task's error that the drain
+  // raises is raised again once the graph is gone, not instead of releasing it.
+  std::exception_ptr queue_error;
+  try {
+    TaskQueue::forDevice(device_).drain();
+  } catch (...) { queue_error = std::current_exception(); }
+  const aclmdlRI model = std::exchange(model_, nullptr);
   has_graph_ = false;
   allocator::releasePool(device_, mempool_id_);
+  {
+    DeviceSwitch guard(device_);
+    NPU_CHECK_ACL_WARN(aclmdlRIDestroy(model));
+  }
+  if (queue_error) std::rethrow_exception(queue_error);
+}
+
+void NPUGraph::abort_capture() {
+  if (capturing_) {
+    try {
+      finishCapture();
+    } catch (const std::exception&) {  // the capture's own failure: the caller reports another error
+    }
+  }
+  try {
+    reset();
+  } catch (const std::exception&) {}
 }
 
 allocator::MempoolId NPUGraph::pool() const {

@@ -39,6 +39,9 @@ class NPUGraph {
   void capture_end();
   void replay();
   void reset();
+  // Ends a capture under way and drops the graph, whatever fails on the way (an error leaving a
+  // `with torch.npu.graph(...)` block: that error is the one to report).
+  void abort_capture();
   allocator::MempoolId pool() const;
   // The number of device tasks the captured model holds.
   size_t task_count() const;

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <vector>
 
+#include <c10/util/ThreadLocalDebugInfo.h>
+
 #include "csrc/core/NPUException.h"
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/TaskQueue.h"
@@ -36,23 +38,29 @@ c10::DeviceIndex resolve(c10::DeviceIndex device) {
   return device;
 }
 
+// A thread's current stream per device; kFollow: it never chose one for that device.
+constexpr c10::StreamId kFollow = -1;
 thread_local std::vector<c10::StreamId> tls_current_ids;
-thread_local bool tls_chose_stream = false;  // Note [Streams of the autograd engine's NPU threads]
 
 c10::StreamId& currentIdSlot(c10::DeviceIndex device) {
-  if (tls_current_ids.empty()) tls_current_ids.assign(device_count(), 0);
+  if (tls_current_ids.empty()) tls_current_ids.assign(device_count(), kFollow);
   return tls_current_ids[device];
 }
 
-// The streams published for threads that never chose one (0, the default stream, when none is).
-std::vector<std::atomic<c10::StreamId>>& backwardStreams() {
-  static auto* v = new std::vector<std::atomic<c10::StreamId>>(static_cast<size_t>(device_count()));
-  return *v;
-}
+// Note [Streams of the autograd engine's NPU threads]: the caller's streams travel with its
+// thread-local debug info, which the autograd engine installs on its worker for every node of the
+// caller's backward (ThreadLocalState). The kind is one of c10's uint8_t values it does not name.
+constexpr auto kBackwardStreams = static_cast<c10::DebugInfoKind>(0x4E);
+struct BackwardStreams : c10::DebugInfoBase {
+  std::vector<c10::StreamId> ids;
+};
 
 c10::StreamId currentId(c10::DeviceIndex device) {
-  if (tls_chose_stream) return currentIdSlot(device);
-  return backwardStreams()[device].load(std::memory_order_relaxed);
+  const c10::StreamId own = currentIdSlot(device);
+  if (own != kFollow) return own;
+  if (auto* published = static_cast<BackwardStreams*>(c10::ThreadLocalDebugInfo::get(kBackwardStreams)))
+    return published->ids[device];
+  return 0;
 }
 
 c10::Stream makeStream(c10::DeviceIndex device, c10::StreamId id) {
@@ -116,25 +124,14 @@ NPUStream getStreamFromPool(c10::DeviceIndex device) {
   return NPUStream(makeStream(device, static_cast<c10::StreamId>(1 + n % kStreamsPerPool)));
 }
 
-void setCurrentNPUStream(NPUStream stream) {
-  if (!tls_chose_stream) {  // from now on the thread's own slots; they start from what it used so far
-    for (c10::DeviceIndex d = 0; d < device_count(); ++d) currentIdSlot(d) = currentId(d);
-    tls_chose_stream = true;
-  }
-  currentIdSlot(stream.device_index()) = stream.id();
+void setCurrentNPUStream(NPUStream stream) { currentIdSlot(stream.device_index()) = stream.id(); }
+
+void publishBackwardStreams() {
+  auto info = std::make_shared<BackwardStreams>();
+  for (c10::DeviceIndex d = 0; d < device_count(); ++d) info->ids.push_back(currentId(d));
+  c10::ThreadLocalDebugInfo::_push(kBackwardStreams, std::move(info));
 }
 
-std::vector<c10::StreamId> publishBackwardStreams() {
-  std::vector<std::atomic<c10::StreamId>>& published = backwardStreams();
-  std::vector<c10::StreamId> previous(published.size());
-  for (size_t d = 0; d < published.size(); ++d)
-    previous[d] = published[d].exchange(currentId(static_cast<c10::DeviceIndex>(d)));
-  return previous;
-}
-
-void restoreBackwardStreams(const std::vector<c10::StreamId>& previous) {
-  std::vector<std::atomic<c10::StreamId>>& published = backwardStreams();
-  for (size_t d = 0; d < published.size() && d < previous.size(); ++d) published[d].store(previous[d]);
-}
+void unpublishBackwardStreams() { c10::ThreadLocalDebugInfo::_pop(kBackwardStreams); }
 
 }  // namespace torch_npu

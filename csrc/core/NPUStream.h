@@ -56,10 +56,12 @@ void setCurrentNPUStream(NPUStream stream);
 // stream, unordered with the forward that produced its inputs, and a graph capture of a backward
 // pass (make_graphed_callables) would capture nothing. So torch_npu's torch.autograd.backward and
 // .grad (torch_npu/_patches/autograd_streams.py) publish the calling thread's current NPU streams
-// for the call, and a thread that never chose a stream takes the published one as its current
-// stream. Eager single-stream code is unaffected: both are the default stream.
-// publishBackwardStreams returns what was published before, for restoreBackwardStreams.
-std::vector<c10::StreamId> publishBackwardStreams();
-void restoreBackwardStreams(const std::vector<c10::StreamId>& previous);
+// in its thread-local debug info for the call. The engine carries that state to its worker for
+// every node of this backward (and of no other), so concurrent and nested backward calls each see
+// their own caller's streams, and no other thread sees them. A thread uses the published stream of
+// a device for which it has not chosen one itself. Eager single-stream code is unaffected: both
+// are the default stream. The two calls nest like a stack, on the calling thread.
+void publishBackwardStreams();
+void unpublishBackwardStreams();
 
 }  // namespace torch_npu

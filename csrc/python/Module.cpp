@@ -121,12 +121,13 @@ void bindStreamsAndEvents(py::module& m) {
       .def("capture_end", &NPUGraph::capture_end, py::call_guard<py::gil_scoped_release>())
       .def("replay", &NPUGraph::replay, py::call_guard<py::gil_scoped_release>())
       .def("reset", &NPUGraph::reset, py::call_guard<py::gil_scoped_release>())
+      .def("_abort_capture", &NPUGraph::abort_capture, py::call_guard<py::gil_scoped_release>())
       .def("pool", &NPUGraph::pool)
       .def("task_count", &NPUGraph::task_count);
   m.def("_npu_graphPoolHandle", &graphPoolHandle);
   // Note [Streams of the autograd engine's NPU threads]
   m.def("_npu_publishBackwardStreams", &publishBackwardStreams);
-  m.def("_npu_restoreBackwardStreams", &restoreBackwardStreams);
+  m.def("_npu_unpublishBackwardStreams", &unpublishBackwardStreams);
   m.def("_npu_isCurrentStreamCapturing", [] { return streamIsCapturing(getCurrentNPUStream().handle()); });
 }
 

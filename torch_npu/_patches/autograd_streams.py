@@ -17,11 +17,11 @@ import torch
 def _on_caller_streams(run):
     @functools.wraps(run)
     def running(*args, **kwargs):
-        previous = _C._npu_publishBackwardStreams()
+        _C._npu_publishBackwardStreams()
         try:
             return run(*args, **kwargs)
         finally:
-            _C._npu_restoreBackwardStreams(previous)
+            _C._npu_unpublishBackwardStreams()
 
     running.__wrapped_for_npu_streams__ = True
     return running

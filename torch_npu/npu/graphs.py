@@ -93,12 +93,8 @@ class graph:
         try:
             if exc_type is None:
                 self.npu_graph.capture_end()
-            else:
-                try:  # the block's error is the one to report; the capture is dropped
-                    self.npu_graph.capture_end()
-                except RuntimeError:
-                    pass
-                self.npu_graph.reset()
+            else:  # the block's error is the one to report; the capture is ended and dropped
+                self.npu_graph._abort_capture()
         finally:
             self._stream_ctx.__exit__(exc_type, exc_value, traceback)
         return False

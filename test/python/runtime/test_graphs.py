@@ -267,3 +267,57 @@ def test_a_backward_runs_on_the_stream_of_its_caller():
     w2 = w.detach().cpu().requires_grad_()
     (x.cpu() @ w2).tanh().sum().backward()
     torch.testing.assert_close(w.grad.cpu(), w2.grad, rtol=1e-5, atol=1e-5)
+
+
+def test_a_block_another_stream_used_freed_during_a_capture_waits_for_its_end():
+    g = torch.npu.NPUGraph()
+    ctx = torch.npu.graph(g)
+    t = torch.ones(1000, device="npu")
+    t.record_stream(ctx.capture_stream)  # its free records an event on the capturing stream: after the capture
+    x = torch.ones(8, device="npu")
+    with ctx:
+        y = x + 1
+        del t
+    g.replay()
+    assert y.cpu().tolist() == [2.0] * 8
+    u = torch.ones(1000, device="npu")  # the allocator goes on as before
+    assert u.sum().item() == 1000
+
+
+def test_two_captures_sharing_a_pool_at_once_keep_their_memory():
+    s1, s2 = torch.npu.Stream(), torch.npu.Stream()
+    x = torch.ones(100, device="npu")
+    torch.npu.synchronize()
+    g1, g2 = torch.npu.NPUGraph(), torch.npu.NPUGraph()
+    seen = {}
+    with torch.npu.stream(s1):
+        g1.capture_begin()
+    with torch.npu.stream(s2):
+        g2.capture_begin(pool=g1.pool())
+    with torch.npu.stream(s1):
+        y1 = x * 2
+        g1.capture_end()  # g2 still captures, from the same pool
+    with torch.npu.stream(s2):
+        t = x * 3
+        seen["t"] = t.data_ptr()
+        y2 = t + 1
+        del t
+        g2.capture_end()
+        z = torch.empty(100, device="npu")  # eager on g2's stream: not g2's freed temporary
+        assert z.data_ptr() != seen["t"]
+    g1.replay()
+    g2.replay()
+    assert y1.cpu().tolist() == [2.0] * 100 and y2.cpu().tolist() == [4.0] * 100
+
+
+def test_an_error_in_a_graph_block_after_a_stream_switch_still_ends_the_capture():
+    g = torch.npu.NPUGraph()
+    with pytest.raises(ValueError, match="boom"):
+        with torch.npu.graph(g):
+            torch.ones(2, device="npu").add_(1)
+            torch.npu.set_stream(torch.npu.Stream())
+            raise ValueError("boom")
+    assert not torch.npu.is_current_stream_capturing()
+    torch.npu.synchronize()  # no capture is left under way
+    with pytest.raises(RuntimeError, match="without a preceding successful capture"):
+        g.replay()

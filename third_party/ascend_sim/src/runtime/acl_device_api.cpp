@@ -91,6 +91,9 @@ ASCEND_SIM_API aclError aclrtCreateStream(aclrtStream* stream) {
 ASCEND_SIM_API aclError aclrtDestroyStream(aclrtStream stream) {
   return guardApi("aclrtDestroyStream", [&] {
     Runtime& rt = Runtime::get();
+    if (rt.stream(stream)->capture())
+      throwAcl(ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED,
+               "cannot destroy a stream while it captures a model; end the capture first (aclmdlRICaptureEnd)");
     std::shared_ptr<Stream> s = rt.unregisterStream(stream);
     s->waitIdle();
     rt.device(s->device()).removeStream(s);

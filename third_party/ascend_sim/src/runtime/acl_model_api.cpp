@@ -65,11 +65,16 @@ std::string streamName(const Stream& s) {
   return "stream " + std::to_string(s.id()) + " of device " + std::to_string(s.device());
 }
 
+// Refuses a model whose capture has not ended: its task list is still being written.
+void requireCaptured(const CapturedModel& m, aclmdlRI h, const char* use) {
+  if (m.capturing.load())
+    throwAcl(ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED,
+             "model run instance " + ptrString(h) + " is still being captured on stream " +
+                 std::to_string(m.stream_id) + "; end the capture before " + use + " it");
+}
+
 void submitModel(const std::shared_ptr<CapturedModel>& m, aclmdlRI h, Stream& s) {
-  if (s.capture() == m)
-    throwAcl(ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED, "model run instance " + ptrString(h) +
-                                                          " is still being captured on " + streamName(s) +
-                                                          "; end the capture before executing it");
+  requireCaptured(*m, h, "executing");
   if (s.device() != m->device)
     throwAcl(ACL_ERROR_RT_STREAM_CONTEXT, "model run instance " + ptrString(h) + " was captured on device " +
                                               std::to_string(m->device) + " but " + streamName(s) +
@@ -123,6 +128,7 @@ ASCEND_SIM_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI* modelRI
     std::shared_ptr<Stream> s = Runtime::get().stream(stream);
     std::shared_ptr<CapturedModel> m = s->endCapture();
     if (!m) throwAcl(ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED, streamName(*s) + " is not capturing a model");
+    m->capturing.store(false);
     if (m->mode == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) Runtime::get().device(s->device()).addGlobalCaptures(-1);
     aclmdlRI h = handleOf(m);
     if (m->invalidated) {
@@ -145,6 +151,7 @@ ASCEND_SIM_API aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout) {
   return guardApi("aclmdlRIExecute", [&] {
     (void)timeout;  // the op execute timeout (aclrtSetOpExecuteTimeOut) still bounds each kept op
     std::shared_ptr<CapturedModel> m = modelOf(modelRI);
+    refuseWhileDeviceCaptures(m->device, "aclmdlRIExecute");  // it waits for the device
     std::shared_ptr<Stream> s = Runtime::get().device(m->device).defaultStream();
     submitModel(m, modelRI, *s);
     s->waitIdle();
@@ -156,7 +163,9 @@ ASCEND_SIM_API aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout) {
 ASCEND_SIM_API aclError aclsimModelTaskCount(aclmdlRI modelRI, size_t* count) {
   return guardApi("aclsimModelTaskCount", [&] {
     if (!count) throwAcl(ACL_ERROR_INVALID_PARAM, "count must not be null");
-    *count = modelOf(modelRI)->tasks.size();
+    std::shared_ptr<CapturedModel> m = modelOf(modelRI);
+    requireCaptured(*m, modelRI, "counting the tasks of");
+    *count = m->tasks.size();
   });
 }
 
@@ -170,11 +179,7 @@ ASCEND_SIM_API aclError aclsimInvalidateCapture(aclrtStream stream, const char* 
 
 ASCEND_SIM_API aclError aclmdlRIDestroy(aclmdlRI modelRI) {
   return guardApi("aclmdlRIDestroy", [&] {
-    std::shared_ptr<CapturedModel> m = modelOf(modelRI);
-    for (const std::shared_ptr<Stream>& s : Runtime::get().device(m->device).streams())
-      if (s->capture() == m)
-        throwAcl(ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED,
-                 "model run instance " + ptrString(modelRI) + " is still being captured on " + streamName(*s));
+    requireCaptured(*modelOf(modelRI), modelRI, "destroying");
     destroyHandle(modelRI);  // replays already submitted hold the model
   });
 }

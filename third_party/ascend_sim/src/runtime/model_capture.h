@@ -23,6 +23,7 @@
 // addresses into its launch), so two streams replaying one model take turns.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -38,9 +39,12 @@ struct CapturedModel {
   int device = 0;
   int stream_id = 0;  // the stream that captured it
   aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
+  // Written under the capturing stream's mutex until the capture ends (`capturing` false), read-only
+  // after: a model still being captured is refused by everything that reads its tasks.
   std::vector<Task> tasks;
-  bool invalidated = false;
-  std::string invalid_reason;  // the call that invalidated the capture
+  std::atomic<bool> capturing{true};
+  std::atomic<bool> invalidated{false};
+  std::string invalid_reason;  // the call that invalidated the capture; read once the capture ended
   std::mutex run_mu;           // one replay at a time
 };
 

@@ -176,6 +176,11 @@ TEST_F(ModelCapture, BadCapturesAreRefused) {
                  ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED);
   aclmdlRI during = nullptr;
   ASSERT_ACL_OK(aclmdlRICaptureGetInfo(stream_, nullptr, &during));
+  aclrtStream other = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&other));
+  EXPECT_ACL_ERR(aclmdlRIExecuteAsync(during, other), ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED);  // still filling
+  EXPECT_ACL_ERR(aclrtDestroyStream(stream_), ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED);
+  ASSERT_ACL_OK(aclrtDestroyStream(other));
   EXPECT_ACL_ERR(aclmdlRIExecuteAsync(during, stream_), ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED);
   EXPECT_ACL_ERR(aclmdlRIDestroy(during), ACL_ERROR_RT_STREAM_CAPTURE_UNSUPPORTED);
   ASSERT_ACL_OK(aclmdlRICaptureEnd(stream_, &model));
