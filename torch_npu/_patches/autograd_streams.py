@@ -23,12 +23,9 @@ def _on_caller_streams(run):
         finally:
             _C._npu_unpublishBackwardStreams()
 
-    running.__wrapped_for_npu_streams__ = True
     return running
 
 
 def install():
-    for name in ("backward", "grad"):
-        original = getattr(torch.autograd, name)
-        if not getattr(original, "__wrapped_for_npu_streams__", False):
-            replace(f"torch.autograd.{name}", _on_caller_streams(original))
+    for name in ("backward", "grad"):  # replace() does nothing the second time
+        replace(f"torch.autograd.{name}", _on_caller_streams(getattr(torch.autograd, name)))
