@@ -171,6 +171,52 @@ ASCEND_SIM_API aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t 
 // Device id that owns devPtr (any pointer inside a live allocation), or an error.
 ASCEND_SIM_API aclError aclrtPointerGetDevice(const void* devPtr, int32_t* deviceId);
 
+// ---- virtual memory ------------------------------------------------------------------
+// CANN's virtual memory management: reserve a range of device addresses, allocate physical HBM
+// in granules, map it into the range (contiguous addresses over memory mapped at different
+// times: PyTorch's expandable segments). Granularity: 2 MiB (assumed); a mapping's size equals its physical
+// allocation's; offset, alignment and expectPtr must be 0 / null. Physical memory counts as used
+// HBM (aclrtGetMemInfo) from aclrtMallocPhysical to aclrtFreePhysical.
+typedef void* aclrtDrvMemHandle;
+typedef enum { ACL_MEM_HANDLE_TYPE_NONE = 0 } aclrtMemHandleType;
+typedef enum { ACL_MEM_ALLOCATION_TYPE_PINNED = 0 } aclrtMemAllocationType;
+typedef enum {
+  ACL_DDR_MEM = 0,
+  ACL_HBM_MEM = 1,
+  ACL_DDR_MEM_HUGE = 2,
+  ACL_DDR_MEM_NORMAL = 3,
+  ACL_HBM_MEM_HUGE = 4,
+  ACL_HBM_MEM_NORMAL = 5,
+} aclrtMemAttr;
+typedef enum { ACL_MEM_LOCATION_TYPE_HOST = 0, ACL_MEM_LOCATION_TYPE_DEVICE = 1 } aclrtMemLocationType;
+typedef struct {
+  uint32_t id;
+  aclrtMemLocationType type;
+} aclrtMemLocation;
+typedef struct {
+  aclrtMemHandleType handleType;
+  aclrtMemAllocationType allocationType;
+  aclrtMemAttr memAttr;
+  aclrtMemLocation location;
+  uint64_t reserve;
+} aclrtPhysicalMemProp;
+typedef enum {
+  ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM = 0,
+  ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED = 1,
+} aclrtMemGranularityOptions;
+ASCEND_SIM_API aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp* prop, aclrtMemGranularityOptions option,
+                                                         size_t* granularity);
+// On the current device.
+ASCEND_SIM_API aclError aclrtReserveMemAddress(void** virPtr, size_t size, size_t alignment, void* expectPtr,
+                                               uint64_t flags);
+ASCEND_SIM_API aclError aclrtReleaseMemAddress(void* virPtr);
+// On prop->location.id (type ACL_MEM_LOCATION_TYPE_DEVICE).
+ASCEND_SIM_API aclError aclrtMallocPhysical(aclrtDrvMemHandle* handle, size_t size, const aclrtPhysicalMemProp* prop,
+                                            uint64_t flags);
+ASCEND_SIM_API aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+ASCEND_SIM_API aclError aclrtMapMem(void* virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags);
+ASCEND_SIM_API aclError aclrtUnmapMem(void* virPtr);
+
 // ---- streams ----------------------------------------------------------------------
 // Streams belong to the current device and run their tasks in order.
 ASCEND_SIM_API aclError aclrtCreateStream(aclrtStream* stream);

@@ -45,6 +45,10 @@ HbmArena::HbmArena(int device, size_t capacity) : device_(device), capacity_(rou
 }
 
 HbmArena::~HbmArena() {
+  for (auto& [base, r] : ranges_) {  // Note [Virtual memory of the simulated HBM]
+    munmap(r.device_base, r.bytes);
+    munmap(r.host_base, r.bytes);
+  }
   munmap(device_base_, capacity_);
   munmap(host_base_, capacity_);
   close(fd_);
@@ -53,17 +57,23 @@ HbmArena::~HbmArena() {
 void* HbmArena::allocate(size_t bytes) {
   if (bytes == 0) throwAcl(ACL_ERROR_INVALID_PARAM, "size must be positive, got 0 bytes");
   std::lock_guard<std::mutex> lock(mu_);
+  return allocateLocked(bytes, kAlignment);
+}
+
+// First fit of `bytes` (rounded to kAlignment) starting at a multiple of `alignment`.
+void* HbmArena::allocateLocked(size_t bytes, size_t alignment) {
   const size_t need = bytes > capacity_ ? 0 : roundUp(bytes, kAlignment);
   size_t largest = 0;
   for (auto it = free_.begin(); need != 0 && it != free_.end(); ++it) {
     largest = std::max(largest, it->second);
-    if (it->second < need) continue;
-    const size_t off = it->first, size = it->second;
+    const size_t off = it->first, size = it->second, start = roundUp(off, alignment);
+    if (start + need > off + size) continue;
     free_.erase(it);
-    if (size > need) free_[off + need] = size - need;
-    live_[off] = Live{need, bytes};
+    if (start > off) free_[off] = start - off;
+    if (off + size > start + need) free_[start + need] = off + size - (start + need);
+    live_[start] = Live{need, bytes};
     in_use_ += need;
-    return device_base_ + off;
+    return device_base_ + start;
   }
   std::string msg = "out of device memory on device " + std::to_string(device_) + ": requested " +
                     std::to_string(bytes) + " bytes, " + std::to_string(in_use_) + " of " +
@@ -76,10 +86,19 @@ void* HbmArena::allocate(size_t bytes) {
 void HbmArena::free(void* p) {
   std::lock_guard<std::mutex> lock(mu_);
   const char* c = static_cast<const char*>(p);
-  auto it = owns(p) ? live_.find(static_cast<size_t>(c - device_base_)) : live_.end();
+  auto it = inBase(p) ? live_.find(static_cast<size_t>(c - device_base_)) : live_.end();
   if (it == live_.end())
     throwAcl(ACL_ERROR_RT_INVALID_MEMORY, "pointer " + ptrString(p) + " is not the start of a live allocation on device " +
                                               std::to_string(device_));
+  if (physical_.count(it->first))
+    throwAcl(ACL_ERROR_RT_INVALID_MEMORY, "pointer " + ptrString(p) +
+                                              " is a physical allocation (aclrtMallocPhysical): "
+                                              "free it with aclrtFreePhysical");
+  freeLocked(it->first);
+}
+
+void HbmArena::freeLocked(size_t offset) {
+  auto it = live_.find(offset);
   size_t off = it->first, size = it->second.aligned;
   live_.erase(it);
   in_use_ -= size;
@@ -105,8 +124,10 @@ void HbmArena::free(void* p) {
 }
 
 bool HbmArena::owns(const void* p) const {
-  const char* c = static_cast<const char*>(p);
-  return c >= device_base_ && c < device_base_ + capacity_;
+  if (inBase(p)) return true;
+  if (!has_ranges_.load(std::memory_order_acquire)) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  return rangeOf(p) != nullptr;
 }
 
 void* HbmArena::hostView(const void* p, size_t n) const {
@@ -116,7 +137,10 @@ void* HbmArena::hostView(const void* p, size_t n) const {
     throwAcl(ACL_ERROR_RT_INVALID_MEMORY, "device range [" + ptrString(p) + ", +" + std::to_string(n) +
                                               " bytes) on device " + std::to_string(device_) + " " + why);
   };
-  if (!owns(p)) fail("is outside the device's HBM");
+  if (!inBase(p)) {
+    if (const Range* r = rangeOf(p)) return rangeHostView(*r, p, n);
+    fail("is outside the device's HBM");
+  }
   size_t off = static_cast<size_t>(c - device_base_);
   auto it = live_.upper_bound(off);
   if (it == live_.begin()) fail("is not inside a live allocation");
