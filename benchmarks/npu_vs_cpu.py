@@ -219,6 +219,58 @@ def resnet_step(batch, size):
     return lambda dev: resnet_setup(dev, batch, size)[3]
 
 
+def resnet50_step(batch, size, mixed):
+    """A ResNet-50 training step; on the NPU with mixed=True, apex O2 as the porting guide sets it up (fp16
+    model, fp32 master weights, static loss scale 128, combined gradients). The CPU peer is always fp32."""
+    def make(dev):
+        torch.manual_seed(0)
+        model = torchvision.models.resnet50(num_classes=100).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        if mixed and dev != "cpu":
+            from apex import amp
+            model, opt = amp.initialize(model, opt, opt_level="O2", loss_scale=128.0, combine_grad=True,
+                                        verbosity=0)
+        x = torch.randn(batch, 3, size, size).to(dev)
+        y = torch.randint(0, 100, (batch,)).to(dev)
+
+        def step():
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(x), y)
+            if mixed and dev != "cpu":
+                with amp.scale_loss(loss, opt) as scaled:
+                    scaled.backward()
+            else:
+                loss.backward()
+            opt.step()
+        return step
+    return make
+
+
+def bert_base_step(batch, seq, mixed, vocab=30522):
+    """A BERT-base-sized encoder (12 layers, width 768, 12 heads, FFN 3072, GELU) with a masked-LM head,
+    one training step; on the NPU with mixed=True, under torch.npu.amp.autocast with a GradScaler."""
+    def make(dev):
+        torch.manual_seed(0)
+        layer = nn.TransformerEncoderLayer(768, 12, 3072, activation="gelu", batch_first=True)
+        model = nn.ModuleDict({"emb": nn.Embedding(vocab, 768), "enc": nn.TransformerEncoder(layer, 12),
+                               "head": nn.Linear(768, vocab)}).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        x, y = torch.randint(0, vocab, (batch, seq)).to(dev), torch.randint(0, vocab, (batch, seq)).to(dev)
+        on_npu = mixed and dev != "cpu"
+        scaler = torch.npu.amp.GradScaler(enabled=on_npu)
+
+        def step():
+            opt.zero_grad()
+            with torch.npu.amp.autocast(enabled=on_npu):
+                logits = model["head"](model["enc"](model["emb"](x)))
+                loss = nn.functional.cross_entropy(logits.float().flatten(0, 1), y.flatten())
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        return step
+    return make
+
+
 def lstm_step(batch, seq, vocab=1000, hidden=256):
     """A 2-layer LSTM language model: embedding, LSTM, vocabulary head, cross entropy, SGD."""
     def make(dev):
@@ -378,6 +430,14 @@ def main():
     case(rows, "LSTM LM train step b8 seq32", lstm_step(8, 32), max(3, rounds // 2), 0.8)
     case(rows, "r3d_18 train step b1 8x56x56", video_step(1, 8, 56), max(3, rounds // 2), 0.8)
     case(rows, "transformer LM train step b8 seq64", transformer_step(8, 64), max(3, rounds // 2), 0.8)
+    if not args.quick:
+        # Mixed precision (issue: at least 0.8 of the CPU's fp32 step, and no slower than the NPU's own fp32).
+        for mixed in (False, True):
+            case(rows, f"resnet50 train step b16 224 {'apex O2' if mixed else 'fp32'}", resnet50_step(16, 224, mixed),
+                 3, 0.8)
+        for mixed in (False, True):
+            case(rows, f"BERT-base train step b8 seq128 {'autocast' if mixed else 'fp32'}",
+                 bert_base_step(8, 128, mixed), 3, 0.8)
     mem = memory(8, 112, 100, 2, 64)
     met = sum(r["met"] for r in rows)
     print(f"{met} of {len(rows)} speed targets met; memory target {'met' if mem['met'] else 'not met'}")

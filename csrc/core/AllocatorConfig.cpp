@@ -44,11 +44,6 @@ AllocatorConfig parseAllocatorConfig(const std::string& text) {
       TORCH_CHECK(value == "True" || value == "False", kVariable, ": expandable_segments must be True or False, got '",
                   value, "'");
       config.expandable_segments = value == "True";
-      if (config.expandable_segments) {
-        TORCH_WARN_ONCE(kVariable,
-                        ": expandable_segments:True is not modelled by the simulated NPU's caching "
-                        "allocator; segments keep their size");
-      }
     } else {
       TORCH_CHECK(false, kVariable, ": unknown option '", key,
                   "' (the NPU allocator takes max_split_size_mb, garbage_collection_threshold and "

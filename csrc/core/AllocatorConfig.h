@@ -12,8 +12,9 @@
 //                                  allowed bytes, unused cached segments are returned to the
 //                                  device, largest first, until it would not (PyTorch frees
 //                                  the least recently used first). 0 < T < 1.
-//   expandable_segments:True|False accepted; True is not modelled (segments stay fixed) and
-//                                  warns once.
+//   expandable_segments:True|False True: each stream's pools grow one segment, a range of device
+//                                  addresses mapped to HBM granule by granule as needed (Note
+//                                  [Expandable segments] in NPUCachingAllocator.cpp). Default False.
 // Any other key, or a malformed value, raises naming the variable and the key. The variable is
 // read once, when the allocator first serves a request.
 #pragma once

@@ -43,7 +43,9 @@
 
 #include <c10/util/irange.h>
 
+#include "csrc/core/AllocatorBlocks.h"
 #include "csrc/core/AllocatorConfig.h"
+#include "csrc/core/ExpandableSegment.h"
 #include "csrc/core/Logging.h"
 #include "csrc/core/NPUEvent.h"
 #include "csrc/core/NPUException.h"
@@ -67,108 +69,17 @@ void Stat::decrease(int64_t n) {
 
 namespace {
 
+using detail::ActiveBlocks;
+using detail::Block;
+using detail::BlockPool;
+using detail::PrivatePool;
+
 constexpr size_t kMinBlockSize = 512;        // bytes; every size is rounded up to this
 constexpr size_t kSmallSize = 1048576;       // bytes; largest "small" request
 constexpr size_t kSmallBuffer = 2097152;     // bytes; segment size of the small pool
 constexpr size_t kLargeBuffer = 20971520;    // bytes; segment size for medium requests
 constexpr size_t kMinLargeAlloc = 10485760;  // bytes; from here a request gets its own segment
 constexpr size_t kRoundLarge = 2097152;      // bytes; own segments are rounded to this
-
-struct BlockPool;
-
-struct Block {
-  c10::DeviceIndex device;
-  c10::StreamId stream;
-  size_t size;
-  size_t requested = 0;
-  void* ptr;
-  BlockPool* pool;
-  bool allocated = false;
-  Block* prev = nullptr;  // neighbours within the same segment
-  Block* next = nullptr;
-  std::unordered_set<c10::StreamId> stream_uses;
-  int event_count = 0;
-  // Handed out and not yet back in a pool (allocated, or freed while events on other streams are
-  // pending): a member of the allocator's intrusive list of active blocks.
-  bool active = false;
-  Block* active_prev = nullptr;
-  Block* active_next = nullptr;
-
-  Block(c10::DeviceIndex d, c10::StreamId s, size_t sz, BlockPool* p, void* ptr_)
-      : device(d), stream(s), size(sz), ptr(ptr_), pool(p) {}
-  bool is_split() const { return prev != nullptr || next != nullptr; }
-};
-
-bool blockLess(const Block* a, const Block* b) {
-  if (a->stream != b->stream) return a->stream < b->stream;
-  if (a->size != b->size) return a->size < b->size;
-  return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
-}
-
-// Note [Allocator bookkeeping without allocation]
-// malloc and free run for nearly every op launch, on the Python thread, so their bookkeeping
-// allocates nothing from the heap in the steady state: Block objects and the free-block sets'
-// nodes come from the allocator's RecycledNodes (guarded by its mutex, like the sets), and the
-// active blocks form an intrusive list (ActiveBlocks) instead of a hash set. Splitting a cached
-// block and merging it back on free (every small op output) then costs no malloc/free pair.
-struct BlockPool {
-  BlockPool(bool small_, std::pmr::memory_resource* nodes) : blocks(blockLess, nodes), is_small(small_) {}
-  std::pmr::set<Block*, bool (*)(const Block*, const Block*)> blocks;
-  const bool is_small;
-  size_t segments = 0;  // segments mapped for this pool and not yet released
-};
-
-// Note [Graph memory pools]
-// A captured graph replays its kernels on the device addresses they had at capture time, so the
-// memory the capture allocated must stay the graph's: nothing outside the graph may be given it
-// while the graph can still be replayed. As in PyTorch's CUDA allocator, the capturing stream's
-// allocations come from a private pool (its own small and large block pools, with their own
-// segments) from capture_begin to capture_end. Blocks the capture frees go back to that pool and
-// serve later allocations of the same capture (the replay repeats the same order, so the reuse is
-// as safe as it was during the capture); outputs the user keeps return to it when freed. Graphs
-// may share a pool (torch.npu.graph_pool_handle(), or pool=other_graph.pool()). A pool counts its
-// users; when the last graph using it is reset, the pool is dead: its whole free segments go back
-// to the device at the next empty_cache (which waits for the device first, so no replay still runs
-// on them), and it disappears with its last segment.
-// While a capture is underway the allocator does not free cached segments to retry a failed
-// segment (that needs a device synchronize, which the capture forbids): the request fails at once.
-// Nor does it record events for a freed block that other streams used (record_stream): the block
-// waits, unusable, until the capture ends, and then waits for its events as usual.
-struct PrivatePool {
-  explicit PrivatePool(std::pmr::memory_resource* nodes) : small(true, nodes), large(false, nodes) {}
-  BlockPool small;
-  BlockPool large;
-  int users = 0;
-};
-
-class ActiveBlocks {
- public:
-  void insert(Block* b) {
-    b->active = true;
-    b->active_prev = nullptr;
-    b->active_next = head_;
-    if (head_) head_->active_prev = b;
-    head_ = b;
-  }
-  void erase(Block* b) {
-    if (!b->active) return;
-    if (b->active_prev) {
-      b->active_prev->active_next = b->active_next;
-    } else {
-      head_ = b->active_next;
-    }
-    if (b->active_next) b->active_next->active_prev = b->active_prev;
-    b->active = false;
-    b->active_prev = b->active_next = nullptr;
-  }
-  template <typename F>
-  void forEach(F f) const {
-    for (Block* b = head_; b; b = b->active_next) f(b);
-  }
-
- private:
-  Block* head_ = nullptr;
-};
 
 std::string formatBytes(size_t bytes) {
   char buf[64];
@@ -205,7 +116,11 @@ class DeviceCachingAllocator {
       : device_(device), small_(true, &nodes_), large_(false, &nodes_) {}
 
   Block* malloc(size_t request, c10::StreamId stream) {
+    // Note [Memory history]: the stack is gathered before the lock (it takes the GIL).
+    const bool recording = recording_.load(std::memory_order_relaxed);
+    ContextPtr context = recording ? recordContext() : nullptr;
     std::lock_guard<std::recursive_mutex> lock(mutex_);
+    request_context_ = context;  // for an "oom" trace entry
     processEvents();
     const size_t size = roundSize(request);
     BlockPool& pool = poolFor(size, stream);
@@ -231,6 +146,11 @@ class DeviceCachingAllocator {
       stats_.requested_bytes[t].increase(request);
     }
     reportToProfiler(block->ptr, static_cast<int64_t>(block->size));
+    if (recording || !block->history.empty()) {
+      // Not recording: an entry without a stack, so that no older entry names the wrong owner.
+      addAllocation(block->history, HistoryEntry{reinterpret_cast<uintptr_t>(block->ptr), request, context});
+    }
+    if (recording) traceEvent(TraceAction::kAlloc, block, block->size, std::move(context));
     return block;
   }
 
@@ -246,6 +166,7 @@ class DeviceCachingAllocator {
       stats_.requested_bytes[t].decrease(block->requested);
     }
     reportToProfiler(block->ptr, -static_cast<int64_t>(block->size));
+    traceEvent(TraceAction::kFreeRequested, block, block->size);
     if (!block->stream_uses.empty()) {
       if (capture_targets_.empty()) {
         deferUntilStreamsDone(block);
@@ -321,6 +242,20 @@ class DeviceCachingAllocator {
     it->second->users -= 1;  // at 0 the pool is dead: empty_cache returns its memory (after a synchronize)
   }
 
+  void recordHistory(bool enabled, size_t max_entries) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    if (enabled != recording_.load()) trace_.clear();  // a new recording starts a new trace, as torch's
+    trace_.setMaxEntries(enabled ? max_entries : 0);
+    recording_.store(enabled);
+  }
+
+  bool recordsHistory() const { return recording_.load(); }
+
+  std::vector<TraceEntry> allocationTrace() {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    return {trace_.entries().begin(), trace_.entries().end()};
+  }
+
   DeviceStats stats() {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     flushRecent();  // the statistics read as if the waiting block had merged when it was freed
@@ -359,16 +294,32 @@ class DeviceCachingAllocator {
     for (Block* b : heads) {
       while (b->prev) b = b->prev;
       if (!seen.insert(b).second) continue;
+      // A segment; for an expandable one (Note [Expandable segments]), each run of mapped blocks.
       SegmentInfo seg;
-      seg.device = device_;
-      seg.address = reinterpret_cast<uintptr_t>(b->ptr);
-      seg.is_large = !b->pool->is_small;
       for (Block* it = b; it; it = it->next) {
+        if (!it->mapped) {
+          if (!seg.blocks.empty()) out.push_back(std::exchange(seg, SegmentInfo{}));
+          continue;
+        }
+        if (seg.blocks.empty()) {
+          seg.device = device_;
+          seg.address = reinterpret_cast<uintptr_t>(it->ptr);
+          seg.stream = it->stream;
+          seg.is_large = !it->pool->is_small;
+          seg.is_expandable = it->expandable != nullptr;
+        }
         seg.total_size += it->size;
         if (it->allocated) seg.allocated_size += it->size;
-        seg.blocks.emplace_back(it->size, it->allocated);
+        if (it->active) seg.active_size += it->size;
+        BlockInfo info;
+        info.size = it->size;
+        info.requested_size = it->allocated ? it->requested : 0;
+        info.state = it->allocated ? BlockState::kActiveAllocated
+                                   : (it->active ? BlockState::kActivePendingFree : BlockState::kInactive);
+        info.history = it->history;
+        seg.blocks.push_back(std::move(info));
       }
-      out.push_back(std::move(seg));
+      if (!seg.blocks.empty()) out.push_back(std::move(seg));
     }
   }
 
@@ -417,6 +368,24 @@ class DeviceCachingAllocator {
     }
   }
 
+  // Note [Memory history]: the device's totals after the event; called under the lock, after the statistics changed
+  // (a segment's unmap: before).
+  void traceEvent(TraceAction action, const Block* block, size_t size, ContextPtr context = nullptr) {
+    if (!recording_.load(std::memory_order_relaxed)) return;
+    int64_t reserved = stats_.reserved_bytes[kAggregate].current;
+    if (action == TraceAction::kSegmentFree) reserved -= static_cast<int64_t>(size);
+    trace_.record(TraceEntry{action, reinterpret_cast<uintptr_t>(block->ptr), size, block->stream, traceClockUs(),
+                             stats_.allocated_bytes[kAggregate].current, reserved, std::move(context)});
+  }
+
+  // torch's "oom" trace entry: the request that failed, with the totals at that moment.
+  void traceOom(size_t request, c10::StreamId stream) {
+    if (!recording_.load(std::memory_order_relaxed)) return;
+    trace_.record(TraceEntry{TraceAction::kOom, 0, request, stream, traceClockUs(),
+                             stats_.allocated_bytes[kAggregate].current, stats_.reserved_bytes[kAggregate].current,
+                             request_context_});
+  }
+
   static std::array<StatType, 2> statTypes(const BlockPool& pool) {
     return {kAggregate, pool.is_small ? kSmallPool : kLargePool};
   }
@@ -445,38 +414,45 @@ class DeviceCachingAllocator {
     return block;
   }
 
+  // More device memory for a request no cached block serves: a new segment, or more of the pool's
+  // expandable segment (Note [Expandable segments]); returns a free block of at least `size`.
   Block* allocateSegment(BlockPool& pool, size_t size, c10::StreamId stream, size_t request) {
+    const bool expandable = usesExpandableSegments(pool);
     const size_t seg = segmentSize(size);
-    collectGarbage(seg);
+    collectGarbage(expandable ? size : seg);
     void* ptr = nullptr;
-    aclError status = deviceMalloc(&ptr, seg);
+    Block* grown = nullptr;
+    auto attempt = [&] { return expandable ? growExpandable(pool, size, stream, &grown) : deviceMalloc(&ptr, seg); };
+    aclError status = attempt();
     if (status == ACL_ERROR_RT_MEMORY_ALLOCATION && capture_targets_.empty()) {  // Note [Graph memory pools]
-      // Retry once after returning every unused cached segment to the device.
+      // Retry once after returning every unused cached segment (and free expandable pages) to the device.
       stats_.num_alloc_retries += 1;
       synchronize(device_);
       processEvents();
       releaseCachedSegments();
-      status = deviceMalloc(&ptr, seg);
+      status = attempt();
     }
     if (status == ACL_ERROR_RT_MEMORY_ALLOCATION) {
       stats_.num_ooms += 1;
+      traceOom(request, stream);
       const auto [free_bytes, total] = memGetInfo(device_);
       const int64_t allocated = stats_.allocated_bytes[kAggregate].current;
       const int64_t reserved = stats_.reserved_bytes[kAggregate].current;
-      TORCH_CHECK(false, "NPU out of memory. Tried to allocate ", formatBytes(request),
-                  " (NPU ", static_cast<int>(device_), "; ", formatBytes(total),
-                  " total capacity; ", formatBytes(allocated), " already allocated; ",
-                  formatBytes(free_bytes), " free; ", formatBytes(reserved),
+      TORCH_CHECK(false, "NPU out of memory. Tried to allocate ", formatBytes(request), " (NPU ",
+                  static_cast<int>(device_), "; ", formatBytes(total), " total capacity; ", formatBytes(allocated),
+                  " already allocated; ", formatBytes(free_bytes), " free; ", formatBytes(reserved),
                   " reserved in total by PyTorch",
-                  allowed_bytes_ == SIZE_MAX ? std::string()
-                                             : "; " + formatBytes(allowed_bytes_) +
-                                                   " allowed by set_per_process_memory_fraction",
+                  allowed_bytes_ == SIZE_MAX
+                      ? std::string()
+                      : "; " + formatBytes(allowed_bytes_) + " allowed by set_per_process_memory_fraction",
                   "). If reserved memory is >> allocated memory, "
-                  "call torch.npu.empty_cache(); otherwise reduce the batch size or set "
+                  "call torch.npu.empty_cache() or set PYTORCH_NPU_ALLOC_CONF=expandable_segments:True to avoid "
+                  "fragmentation; otherwise reduce the batch size or set "
                   "ASCEND_SIM_HBM_SIZE to give the simulated device more memory.",
                   last_device_error_.empty() ? std::string() : " The device said: " + last_device_error_);
     }
     NPU_CHECK_ACL(status);
+    if (expandable) return grown;
     pool.segments += 1;
     if (seg >= config_.max_split_size) stats_.oversize_segments.increase(1);
     for (auto t : statTypes(pool)) {
@@ -484,7 +460,9 @@ class DeviceCachingAllocator {
       stats_.reserved_bytes[t].increase(seg);
     }
     NPU_LOGD("allocator: new segment of {} bytes on device {}", seg, device_);
-    return newBlock(device_, stream, seg, &pool, ptr);
+    Block* block = newBlock(device_, stream, seg, &pool, ptr);
+    traceEvent(TraceAction::kSegmentAlloc, block, seg);
+    return block;
   }
 
   // On failure, last_device_error_ holds the device's own reason ("" when the
@@ -516,16 +494,21 @@ class DeviceCachingAllocator {
     return size < config_.max_split_size && remaining > kSmallSize;
   }
 
-  void split(Block* block, size_t size) {
+  void split(Block* block, size_t size) { insertFree(carve(block, size)); }
+
+  // Cuts `block` after `size` bytes; returns the rest, a block of its own in no pool (mapped or not as `block`).
+  Block* carve(Block* block, size_t size) {
     const size_t remaining = block->size - size;
-    auto* rest = newBlock(device_, block->stream, remaining, block->pool,
-                           static_cast<char*>(block->ptr) + size);
+    auto* rest = newBlock(device_, block->stream, remaining, block->pool, static_cast<char*>(block->ptr) + size);
+    rest->expandable = block->expandable;
+    rest->mapped = block->mapped;
     rest->prev = block;
     rest->next = block->next;
     if (rest->next) rest->next->prev = rest;
     block->next = rest;
     block->size = size;
-    insertFree(rest);
+    if (!block->history.empty()) splitHistory(block->history, rest->history, reinterpret_cast<uintptr_t>(rest->ptr));
+    return rest;
   }
 
   void insertFree(Block* block) {
@@ -555,6 +538,7 @@ class DeviceCachingAllocator {
 
   // A freed block stops counting as active.
   void deactivate(Block* block) {
+    traceEvent(TraceAction::kFreeCompleted, block, block->size);
     active_.erase(block);
     for (auto t : statTypes(*block->pool)) {
       stats_.active[t].decrease(1);
@@ -580,8 +564,8 @@ class DeviceCachingAllocator {
   // Merges a free, inactive block with its free neighbours of the same segment and pools it.
   void returnToPool(Block* block) {
     for (Block* neighbour : {block->prev, block->next}) {
-      if (neighbour == nullptr || neighbour->allocated || neighbour->event_count > 0 || neighbour->active ||
-          neighbour == recent_) {
+      if (neighbour == nullptr || !neighbour->mapped || neighbour->allocated || neighbour->event_count > 0 ||
+          neighbour->active || neighbour == recent_) {
         continue;
       }
       removeFree(neighbour);
@@ -589,11 +573,13 @@ class DeviceCachingAllocator {
         block->ptr = neighbour->ptr;
         block->prev = neighbour->prev;
         if (block->prev) block->prev->next = block;
+        noteNewHead(block);
       } else {
         block->next = neighbour->next;
         if (block->next) block->next->prev = block;
       }
       block->size += neighbour->size;
+      if (!neighbour->history.empty()) mergeHistory(block->history, neighbour->history);
       deleteBlock(neighbour);
     }
     insertFree(block);
@@ -632,13 +618,14 @@ class DeviceCachingAllocator {
     std::vector<Block*> whole;
     for (BlockPool* pool : with_dead_graph_pools ? trimmablePools() : std::vector<BlockPool*>{&small_, &large_}) {
       for (Block* b : pool->blocks) {
-        if (!b->is_split()) whole.push_back(b);
+        if (!b->is_split() && b->expandable == nullptr) whole.push_back(b);
       }
     }
     return whole;
   }
 
   void releaseSegment(Block* b) {
+    traceEvent(TraceAction::kSegmentFree, b, b->size);
     b->pool->blocks.erase(b);
     b->pool->segments -= 1;
     if (b->size >= config_.max_split_size) stats_.oversize_segments.decrease(1);
@@ -656,6 +643,154 @@ class DeviceCachingAllocator {
   void releaseCachedSegments() {
     for (Block* b : cachedSegments(true)) releaseSegment(b);
     dropEmptyDeadPools();
+    releaseExpandablePages();
+  }
+
+  // Note [Expandable segments]
+  // With PYTORCH_NPU_ALLOC_CONF=expandable_segments:True, each stream's small and large pool (not a
+  // graph's private pool) has one segment: a reserved range of device addresses as large as the
+  // device's HBM (CANN's virtual memory API, aclrtReserveMemAddress), whose 2 MiB granules are mapped
+  // to physical HBM only as needed. Its blocks tile the whole range; those not backed are "unmapped"
+  // blocks — holes in no pool, never handed out, never merged with a mapped neighbour. A request that
+  // no free block serves maps the fewest granules that, with the free mapped block before a hole,
+  // make room for it (the smallest such growth over all holes), so memory freed anywhere in the
+  // segment extends into new memory instead of being stranded in a segment of its own: the
+  // fragmentation that segments of fixed sizes cause (a large request cannot use the free tails of
+  // several 20 MiB segments; a growing request size maps a new segment each time) does not arise.
+  // empty_cache, the out-of-memory retry and garbage_collection_threshold (after the fixed segments) unmap
+  // every whole free granule, once the device is idle. Reserved bytes count
+  // mapped granules; the segment counts as one segment while anything in it is mapped; a snapshot
+  // shows each run of mapped blocks as a segment with is_expandable.
+  bool usesExpandableSegments(const BlockPool& pool) const {
+    return config_.expandable_segments && (&pool == &small_ || &pool == &large_);
+  }
+
+  // An expandable segment with the pool it serves and its first block (the chain's head changes as
+  // blocks merge into their predecessors).
+  struct ExpandableEntry {
+    std::unique_ptr<ExpandableSegment> segment;
+    BlockPool* pool;
+    Block* head;
+  };
+
+  ExpandableEntry& expandableFor(BlockPool& pool, c10::StreamId stream) {
+    for (auto& e : expandable_) {
+      if (e.segment->stream() == stream && e.pool == &pool) return e;
+    }
+    const size_t capacity = memGetInfo(device_).second;
+    auto segment = std::make_unique<ExpandableSegment>(device_, stream, capacity);
+    Block* whole = newBlock(device_, stream, segment->size(), &pool, segment->base());
+    whole->expandable = segment.get();
+    whole->mapped = false;
+    expandable_.push_back(ExpandableEntry{std::move(segment), &pool, whole});
+    return expandable_.back();
+  }
+
+  // Keeps an expandable segment's head right after `block` took over its predecessor's place.
+  void noteNewHead(Block* block) {
+    if (block->expandable == nullptr || block->prev != nullptr) return;
+    for (auto& e : expandable_) {
+      if (e.segment.get() == block->expandable) e.head = block;
+    }
+  }
+
+  // Maps the granules a request of `size` needs (Note [Expandable segments]); *out: a free block of at least
+  // `size`, taken from the pool. ACL_ERROR_RT_MEMORY_ALLOCATION when the device or the process's fraction refuses.
+  aclError growExpandable(BlockPool& pool, size_t size, c10::StreamId stream, Block** out) {
+    ExpandableEntry& entry = expandableFor(pool, stream);
+    ExpandableSegment& seg = *entry.segment;
+    const size_t granule = seg.granularity();
+    Block* hole = nullptr;
+    size_t grow = SIZE_MAX;
+    for (Block* b = entry.head; b; b = b->next) {
+      if (b->mapped) continue;
+      const bool free_before =
+          b->prev && b->prev->mapped && !b->prev->allocated && !b->prev->active && b->prev->event_count == 0;
+      const size_t have = free_before ? b->prev->size : 0;
+      const size_t need = (size - std::min(have, size) + granule - 1) / granule * granule;
+      if (need <= b->size && need < grow) {
+        hole = b;
+        grow = need;
+      }
+    }
+    last_device_error_.clear();
+    if (hole != nullptr &&
+        grow == 0) {  // the free block before a hole is large enough (findFree refused an oversize one)
+      *out = hole->prev;
+      removeFree(*out);
+      return ACL_SUCCESS;
+    }
+    const auto reserved = static_cast<size_t>(stats_.reserved_bytes[kAggregate].current);
+    if (hole == nullptr || reserved + grow > allowed_bytes_) return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    const size_t offset = static_cast<size_t>(static_cast<char*>(hole->ptr) - seg.base());
+    const aclError status = seg.map(offset, grow, &last_device_error_);
+    if (status != ACL_SUCCESS) return status;
+    if (hole->size > grow) carve(hole, grow);  // the rest stays a hole
+    hole->mapped = true;
+    if (seg.mappedBytes() == grow) {
+      for (auto t : statTypes(pool)) stats_.segment[t].increase(1);
+    }
+    for (auto t : statTypes(pool)) stats_.reserved_bytes[t].increase(grow);
+    traceEvent(TraceAction::kSegmentMap, hole, grow);
+    returnToPool(hole);  // merges the free block before it into `hole`
+    removeFree(hole);    // and hands it out whole (findFree's max_split_size rule would refuse it)
+    *out = hole;
+    return ACL_SUCCESS;
+  }
+
+  // Unmaps every whole granule of the expandable segments' free blocks (Note [Expandable segments]), after
+  // waiting for the device: a kernel queued before its block was freed must not find its pages gone.
+  void releaseExpandablePages() {
+    flushRecent();
+    bool synchronized = false;
+    for (auto& entry : expandable_) {
+      std::vector<Block*> free_blocks;
+      for (Block* b = entry.head; b; b = b->next) {
+        if (b->mapped && !b->allocated && !b->active && b->event_count == 0) free_blocks.push_back(b);
+      }
+      for (Block* b : free_blocks) {
+        if (!synchronized) {
+          synchronize(device_);
+          synchronized = true;
+        }
+        unmapFreeGranules(*entry.segment, b);
+      }
+    }
+  }
+
+  void unmapFreeGranules(ExpandableSegment& seg, Block* block) {
+    const size_t granule = seg.granularity();
+    const size_t begin = static_cast<size_t>(static_cast<char*>(block->ptr) - seg.base());
+    const size_t first = (begin + granule - 1) / granule * granule;
+    const size_t last = (begin + block->size) / granule * granule;
+    if (last <= first) return;
+    removeFree(block);
+    Block* hole = block;
+    if (first > begin) {  // the partly free granule before stays mapped
+      hole = carve(block, first - begin);
+      insertFree(block);
+    }
+    if (hole->size > last - first) insertFree(carve(hole, last - first));  // so does the one after
+    BlockPool& pool = *hole->pool;
+    seg.unmap(first, last - first);
+    hole->mapped = false;
+    hole->history.clear();
+    for (auto t : statTypes(pool)) stats_.reserved_bytes[t].decrease(last - first);
+    if (seg.mappedBytes() == 0) {
+      for (auto t : statTypes(pool)) stats_.segment[t].decrease(1);
+    }
+    traceEvent(TraceAction::kSegmentUnmap, hole, last - first);
+    // Holes next to each other become one.
+    for (Block* neighbour : {hole->next, hole->prev}) {
+      if (neighbour == nullptr || neighbour->mapped) continue;
+      Block* keep = neighbour == hole->prev ? neighbour : hole;
+      Block* gone = keep == hole ? neighbour : hole;
+      keep->size += gone->size;
+      keep->next = gone->next;
+      if (keep->next) keep->next->prev = keep;
+      deleteBlock(gone);
+      hole = keep;
+    }
   }
 
   // garbage_collection_threshold (Note [Allocator options]): before mapping `incoming` bytes that would take
@@ -672,6 +807,7 @@ class DeviceCachingAllocator {
       if (!over()) break;
       releaseSegment(b);
     }
+    if (over() && !expandable_.empty() && capture_targets_.empty()) releaseExpandablePages();
   }
 
   c10::DeviceIndex device_;
@@ -690,6 +826,10 @@ class DeviceCachingAllocator {
   DeviceStats stats_;
   size_t allowed_bytes_ = SIZE_MAX;
   std::string last_device_error_;  // see deviceMalloc
+  std::atomic<bool> recording_{false};       // Note [Memory history]
+  ContextPtr request_context_;               // the stack of the request being served
+  std::vector<ExpandableEntry> expandable_;  // Note [Expandable segments]
+  AllocationTrace trace_;
 };
 
 // Deliberately leaked: tensors may be freed during static destruction.
@@ -810,6 +950,17 @@ std::vector<SegmentInfo> snapshot() {
   std::vector<SegmentInfo> out;
   for (auto& a : deviceAllocators()) a->snapshot(out);
   return out;
+}
+
+void recordHistory(c10::DeviceIndex device, bool enabled, size_t max_entries) {
+  deviceAllocator(device).recordHistory(enabled, max_entries);
+}
+std::vector<TraceEntry> allocationTrace(c10::DeviceIndex device) { return deviceAllocator(device).allocationTrace(); }
+bool anyDeviceRecordsHistory() {
+  for (auto& a : deviceAllocators()) {
+    if (a->recordsHistory()) return true;
+  }
+  return false;
 }
 
 std::pair<size_t, size_t> memGetInfo(c10::DeviceIndex device) {

@@ -11,6 +11,7 @@
 
 #include <c10/core/Allocator.h>
 
+#include "csrc/core/AllocatorHistory.h"
 #include "csrc/core/NPUStream.h"
 
 namespace torch_npu {
@@ -48,13 +49,27 @@ struct DeviceStats {
   int64_t max_split_size = -1;  // bytes; -1 when unset (torch's SIZE_MAX read as int64_t)
 };
 
+// torch's block states: "active_allocated", "active_pending_free" (freed, waiting for the streams that
+// used it), "inactive" (cached).
+enum class BlockState { kActiveAllocated, kActivePendingFree, kInactive };
+
+struct BlockInfo {
+  int64_t size = 0;
+  int64_t requested_size = 0;
+  BlockState state = BlockState::kInactive;
+  std::vector<HistoryEntry> history;  // Note [Memory history]
+};
+
 struct SegmentInfo {
   int64_t device = 0;
   uintptr_t address = 0;
   int64_t total_size = 0;
   int64_t allocated_size = 0;
+  int64_t active_size = 0;
+  c10::StreamId stream = 0;
   bool is_large = false;
-  std::vector<std::pair<int64_t, bool>> blocks;  // (size, allocated)
+  bool is_expandable = false;  // part of an expandable segment (Note [Expandable segments])
+  std::vector<BlockInfo> blocks;
 };
 
 c10::Allocator* get();
@@ -91,6 +106,11 @@ DeviceStats getDeviceStats(c10::DeviceIndex device);
 void resetPeakStats(c10::DeviceIndex device);
 void resetAccumulatedStats(c10::DeviceIndex device);
 std::vector<SegmentInfo> snapshot();
+// Note [Memory history]: turns recording on or off for `device` (max_entries: the trace's length; 0
+// keeps block histories only), and returns the device's trace so far.
+void recordHistory(c10::DeviceIndex device, bool enabled, size_t max_entries);
+std::vector<TraceEntry> allocationTrace(c10::DeviceIndex device);
+bool anyDeviceRecordsHistory();
 // Device capacity and free bytes as the simulator reports them.
 std::pair<size_t, size_t> memGetInfo(c10::DeviceIndex device);
 

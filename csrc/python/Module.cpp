@@ -147,27 +147,6 @@ void bindMemory(py::module& m) {
     py::gil_scoped_release no_gil;
     allocator::emptyCache();
   });
-  m.def("_npu_memorySnapshot", [] {
-    py::list segments;
-    for (const auto& s : allocator::snapshot()) {
-      py::dict seg;
-      seg["device"] = s.device;
-      seg["address"] = s.address;
-      seg["total_size"] = s.total_size;
-      seg["allocated_size"] = s.allocated_size;
-      seg["segment_type"] = s.is_large ? "large" : "small";
-      py::list blocks;
-      for (const auto& [size, allocated] : s.blocks) {
-        py::dict b;
-        b["size"] = size;
-        b["state"] = allocated ? "active_allocated" : "inactive";
-        blocks.append(b);
-      }
-      seg["blocks"] = blocks;
-      segments.append(seg);
-    }
-    return segments;
-  });
 }
 
 void bindRandomAndQueue(py::module& m) {
@@ -193,6 +172,7 @@ void bindFormats(py::module& m);  // FormatBindings.cpp
 void bindSimulator(py::module& m);  // SimulatorBindings.cpp
 void bindDistributed(py::module& m);  // DistributedBindings.cpp
 void bindAutocast(py::module& m);  // AutocastBindings.cpp
+void bindMemoryHistory(py::module& m);  // MemoryHistoryBindings.cpp
 
 }  // namespace torch_npu
 
@@ -202,6 +182,7 @@ PYBIND11_MODULE(_C, m) {
   torch_npu::bindDevice(m);
   torch_npu::bindStreamsAndEvents(m);
   torch_npu::bindMemory(m);
+  torch_npu::bindMemoryHistory(m);
   torch_npu::bindRandomAndQueue(m);
   torch_npu::bindStorage(m);
   torch_npu::bindFormats(m);

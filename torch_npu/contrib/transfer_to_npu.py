@@ -278,6 +278,10 @@ def _patch_torch_cuda():
         counterparts = [npu_sub, torch.npu] if isinstance(npu_sub, types.ModuleType) else [torch.npu]
         _redirect_cuda_module(module, counterparts, f"torch.cuda.{name}", stats)
     _redirect_cuda_module(torch.cuda, [torch.npu], "torch.cuda", stats)
+    # Private, but what every memory-debugging recipe calls (torch 2 adds _dump_snapshot; 1.13 lacks it).
+    for name in ("_record_memory_history", "_snapshot", "_dump_snapshot"):
+        _redirect(f"torch.cuda.memory.{name}", getattr(torch.npu.memory, name), family="torch.cuda.<API>")
+        stats["redirected"] += 1
     for name in ("FloatTensor", "HalfTensor", "DoubleTensor", "IntTensor", "LongTensor", "ShortTensor",
                  "CharTensor", "ByteTensor", "BoolTensor"):
         if hasattr(torch.npu, name):

@@ -217,7 +217,16 @@ class profile(_TorchProfile):
         if not self.use_npu:
             raise RuntimeError("export_html_report needs the NPU's tasks: profile with use_npu=True")
         from torch_npu.profiler.html_report import write_html_report
-        return write_html_report(self.npu_chrome_trace(), path, title)
+        # With memory history recorded (torch.npu.memory._record_memory_history), the memory section
+        # shows the allocator's trace over the profile's window, and the stacks of the blocks live at its peak.
+        trace = self.npu_chrome_trace()
+        memory = torch.npu.memory._snapshot()
+        if not any(memory.device_traces):
+            return write_html_report(trace, path, title)
+        start_us = self.kineto_results.trace_start_us()
+        host = [e["ts"] + e.get("dur", 0) for e in trace["traceEvents"] if e.get("pid") == "CPU" and e.get("ph") == "X"]
+        window = (start_us, start_us + max(host, default=0))
+        return write_html_report(trace, path, title, memory=memory, memory_window=window, device=self._recorder.device)
 
 
 def _walk(nodes):

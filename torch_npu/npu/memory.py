@@ -136,3 +136,6 @@ def memory_summary(device=None, abbreviated=False):
     lines.append(f"  NPU OOMs: {stats['num_ooms']:<10} NPU alloc retries: {stats['num_alloc_retries']}")
     lines.append("=" * width)
     return "\n".join(lines) + "\n"
+
+
+from torch_npu.npu._memory_history import _dump_snapshot, _record_memory_history, _snapshot  # noqa: E402,F401

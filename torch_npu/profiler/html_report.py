@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from torch_npu.npu._intervals import index_by_thread, innermost
+from torch_npu.profiler.memory_report import load_snapshot, render_memory_section
 
 UNITS = ("Cube", "Vector", "MTE", "AI CPU")
 _LAUNCH_EVENT = "NPU launch"  # a launch's own host event (csrc/core/TaskQueue.cpp); its parent launched the task
@@ -251,8 +252,8 @@ def _table(table_id, columns, rows, flagged=lambda row: False):
     return f'<table id="{table_id}"><tr>{head}</tr>{"".join(body)}</table>'
 
 
-def render_html(tasks, host_ops, title="NPU profile"):
-    """The report's HTML text (see the module doc)."""
+def render_html(tasks, host_ops, title="NPU profile", memory_html=""):
+    """The report's HTML text (see the module doc); memory_html: memory_report's section."""
     total = sum(t.dur for t in tasks)
     shares = unit_shares(tasks)
     gaps = launch_gaps(tasks)
@@ -297,29 +298,46 @@ def render_html(tasks, host_ops, title="NPU profile"):
         _table("launch-gaps", [("gap", lambda r: _fmt_us(r["gap"])), ("stream", lambda r: r["stream"]),
                                ("after task", lambda r: r["before"]), ("next task", lambda r: r["after"]),
                                ("next launched by", lambda r: r["host_op"])], gaps[:20]),
+        memory_html,
     ]
+    if not tasks and memory_html:  # a memory snapshot alone
+        sections = [sections[0], memory_html]
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
             f"<title>{_esc(title)}</title><style>{_STYLE}</style></head><body>\n"
             + "\n".join(sections) + "\n</body></html>\n")
 
 
-def write_html_report(trace, path, title="NPU profile"):
-    """Writes the HTML report of `trace` (a path to a chrome trace, or its dict) to `path`; returns path."""
+def write_html_report(trace, path, title="NPU profile", memory=None, memory_window=(None, None), device=None):
+    """Writes the HTML report of `trace` (a path to a chrome trace, or its dict; None: memory only) to
+    `path`, with a memory section from `memory` (a snapshot or its pickle's path; memory_report.py)
+    or else from the trace's memory counters, over memory_window (since, until: host microseconds) and of
+    `device` (None: the first with a trace); returns path."""
+    trace = load_trace(trace) if trace is not None else {}
     tasks, host_ops = parse_trace(trace)
+    memory_html = render_memory_section(load_snapshot(memory) if memory is not None else None,
+                                        trace.get("traceEvents", []), device, *memory_window)
     with open(path, "w") as f:
-        f.write(render_html(tasks, host_ops, title))
+        f.write(render_html(tasks, host_ops, title, memory_html))
     return path
 
 
 def main(argv=None):
     import argparse
     parser = argparse.ArgumentParser(prog="python3 -m torch_npu.tools.profile_report",
-                                     description="Self-contained HTML report of a torch_npu profiler trace.")
-    parser.add_argument("trace", help="chrome trace JSON written by torch_npu's profilers")
-    parser.add_argument("-o", "--output", help="HTML file to write (default: the trace's name with .html)")
+                                     description="Self-contained HTML report of a torch_npu profiler trace "
+                                                 "and/or a memory snapshot.")
+    parser.add_argument("trace", nargs="?", help="chrome trace JSON written by torch_npu's profilers")
+    parser.add_argument("--memory", help="memory snapshot pickle (torch.npu.memory._dump_snapshot)")
+    parser.add_argument("-o", "--output", help="HTML file to write (default: the trace's or snapshot's name "
+                                               "with .html)")
     parser.add_argument("--title", default=None)
     args = parser.parse_args(argv)
-    output = args.output or (args.trace[:-5] if args.trace.endswith(".json") else args.trace) + ".html"
-    write_html_report(args.trace, output, args.title or f"NPU profile: {args.trace}")
+    if args.trace is None and args.memory is None:
+        parser.error("give a trace, a --memory snapshot, or both")
+    source = args.trace or args.memory
+    base = next((source[:-len(ext)] for ext in (".json", ".pickle") if source.endswith(ext)), source)
+    output = args.output or base + ".html"
+    kind = "NPU profile" if args.trace else "NPU memory"
+    write_html_report(args.trace, output, args.title or f"{kind}: {source}", memory=args.memory)
     print(output)
     return 0

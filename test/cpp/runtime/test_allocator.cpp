@@ -201,3 +201,88 @@ TEST(RecycledNodes, MoreSizesThanClassesUseTheHeap) {
   EXPECT_EQ(nodes.allocate(16, 8), blocks[0]);  // the first sizes got classes
   nodes.deallocate(blocks[0], 16, 8);
 }
+
+// Note [Memory history]: the block-history rules, then the allocator's trace and snapshot.
+namespace {
+using torch_npu::allocator::HistoryEntry;
+
+std::vector<uintptr_t> addrs(const std::vector<HistoryEntry>& h) {
+  std::vector<uintptr_t> out;
+  for (const auto& e : h) out.push_back(e.addr);
+  return out;
+}
+}  // namespace
+
+TEST(AllocatorHistory, NewAllocationDropsTheOverlappedOnesAndSplitAndMergeKeepThemDisjoint) {
+  std::vector<HistoryEntry> block;
+  torch_npu::allocator::addAllocation(block, {1000, 100, nullptr});
+  torch_npu::allocator::addAllocation(block, {1200, 100, nullptr});
+  torch_npu::allocator::addAllocation(block, {1050, 200, nullptr});  // overlaps both
+  EXPECT_EQ(addrs(block), (std::vector<uintptr_t>{1050}));
+  torch_npu::allocator::addAllocation(block, {1000, 50, nullptr});  // touches, does not overlap
+  EXPECT_EQ(addrs(block), (std::vector<uintptr_t>{1000, 1050}));
+
+  std::vector<HistoryEntry> rest;
+  torch_npu::allocator::splitHistory(block, rest, 1100);  // 1050..1250 straddles the cut
+  EXPECT_EQ(addrs(block), (std::vector<uintptr_t>{1000}));
+  EXPECT_TRUE(rest.empty());
+  torch_npu::allocator::addAllocation(rest, {1100, 20, nullptr});
+  torch_npu::allocator::splitHistory(block, rest, 1000);  // everything at or above the cut moves
+  EXPECT_TRUE(block.empty());
+  EXPECT_EQ(addrs(rest), (std::vector<uintptr_t>{1100, 1000}));
+  torch_npu::allocator::mergeHistory(block, rest);
+  EXPECT_EQ(addrs(block), (std::vector<uintptr_t>{1100, 1000}));
+  EXPECT_TRUE(rest.empty());
+}
+
+TEST(AllocatorHistory, TraceRecordsAllocationsFreesAndSegmentsWithTotals) {
+  using torch_npu::allocator::TraceAction;
+  torch_npu::synchronize(0);
+  torch_npu::allocator::emptyCache();
+  // A stream of the pool: its blocks are its own, so no cached block of an earlier test serves the request.
+  const auto side = torch_npu::getStreamFromPool(0);
+  torch_npu::setCurrentNPUStream(side);
+  torch_npu::allocator::recordHistory(0, true, 1000);
+  uintptr_t addr = 0;
+  int64_t allocated_after_alloc = 0;
+  {
+    at::Tensor a = floats(3 * kMiB);  // 12 MiB: a segment of its own
+    addr = reinterpret_cast<uintptr_t>(a.data_ptr());
+    allocated_after_alloc = allocatedBytes();
+    bool found = false;
+    for (const auto& seg : torch_npu::allocator::snapshot()) {
+      if (seg.address != addr) continue;
+      found = true;
+      ASSERT_FALSE(seg.blocks.empty());
+      EXPECT_EQ(seg.blocks[0].state, torch_npu::allocator::BlockState::kActiveAllocated);
+      ASSERT_EQ(seg.blocks[0].history.size(), 1u);
+      EXPECT_EQ(seg.blocks[0].history[0].real_size, static_cast<size_t>(3 * kMiB * 4));
+      EXPECT_EQ(seg.blocks[0].requested_size, 3 * kMiB * 4);
+    }
+    EXPECT_TRUE(found);
+  }
+  torch_npu::allocator::emptyCache();
+  const auto trace = torch_npu::allocator::allocationTrace(0);
+  torch_npu::allocator::recordHistory(0, false, 0);
+  torch_npu::setCurrentNPUStream(torch_npu::getDefaultNPUStream(0));
+  std::vector<TraceAction> actions;
+  for (const auto& e : trace) {
+    if (e.addr != addr) continue;
+    actions.push_back(e.action);
+    if (e.action == TraceAction::kAlloc) { EXPECT_EQ(e.allocated_bytes, allocated_after_alloc); }
+    if (e.action == TraceAction::kSegmentFree) { EXPECT_EQ(e.reserved_bytes, reservedBytes()); }
+  }
+  EXPECT_EQ(actions,
+            (std::vector<TraceAction>{TraceAction::kSegmentAlloc, TraceAction::kAlloc, TraceAction::kFreeRequested,
+                                      TraceAction::kFreeCompleted, TraceAction::kSegmentFree}));
+  EXPECT_TRUE(torch_npu::allocator::allocationTrace(0).empty());  // stopping clears the trace
+}
+
+TEST(AllocatorHistory, TraceKeepsTheLastMaxEntries) {
+  torch_npu::allocator::recordHistory(0, true, 4);
+  for (int i = 0; i < 10; ++i) floats(100 + i);
+  const auto trace = torch_npu::allocator::allocationTrace(0);
+  torch_npu::allocator::recordHistory(0, false, 0);
+  ASSERT_EQ(trace.size(), 4u);
+  EXPECT_EQ(trace.back().action, torch_npu::allocator::TraceAction::kFreeCompleted);
+}

@@ -278,6 +278,10 @@ _CHECKS = textwrap.dedent("""
     out["generator"] = str(torch.Generator("cuda").device)
     out["nccl"] = dist.is_nccl_available()
     out["graph"] = type(torch.cuda.CUDAGraph()).__name__
+    torch.cuda.memory._record_memory_history(True)
+    kept = torch.ones(1000, device="cuda")
+    out["memory_history"] = sum(len(b.get("history", [])) for s in torch.cuda.memory._snapshot() for b in s["blocks"])
+    torch.cuda.memory._record_memory_history(False)
     try:
         torch.cuda.nvtx.range_push("x")
     except RuntimeError as e:
@@ -303,7 +307,7 @@ def test_transfer_redirects_devices_torch_cuda_generators_and_names_what_it_cann
     assert out["to"] == ["npu:0", "npu:0", "npu:0", "torch.float16"]
     assert out["cuda_api"] == [True, True, 0, True]
     assert out["generator"] == "npu:0" and out["nccl"] and out["pinned"]
-    assert out["graph"] == "NPUGraph"
+    assert out["graph"] == "NPUGraph" and out["memory_history"] >= 1
     assert out["nvtx_error"].startswith("torch.cuda.nvtx.range_push is CUDA-only")
     assert out["autocast"] == "torch_npu.npu.amp.autocast_mode"
     assert out["cuda_checkpoint"] == "npu:0"

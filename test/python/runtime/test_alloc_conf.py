@@ -85,12 +85,121 @@ def test_garbage_collection_threshold_returns_cached_segments_before_mapping_pas
     assert collected["reserved"] == 700 * MIB  # 600 + 700 > 0.5 x 2 GiB: the cached segment went back first
 
 
-def test_expandable_segments_is_accepted_and_warns_when_true():
-    body = 'torch.ones(4, device="npu")\nprint(json.dumps({}))\n'
-    _, err = run("expandable_segments:False", body)
-    assert "expandable_segments" not in err
-    _, err = run("expandable_segments:True,max_split_size_mb:128", body)
-    assert "expandable_segments:True is not modelled" in err
+# A live 4 MiB block in each of four 20 MiB segments, the rest of them free (64 MiB), under a 100 MiB cap:
+# a 40 MiB request needs a segment of its own, and no free tail can be given back to make room.
+FRAGMENTED = """
+torch.npu.set_per_process_memory_fraction(100 * MIB / torch.npu.mem_get_info()[1])
+blocks = [torch.empty(4 * MIB, dtype=torch.uint8, device="npu") for _ in range(20)]
+kept = blocks[::5]
+del blocks
+reserved_before = torch.npu.memory_reserved()
+try:
+    big = torch.full((10 * MIB,), 3.0, device="npu")  # 40 MiB
+    result = {"reserved": torch.npu.memory_stats()["reserved_bytes.large_pool.current"], "sum": big.sum().item(),
+              "segments": [(s["total_size"], s["is_expandable"]) for s in torch.npu.memory_snapshot()
+                           if s["segment_type"] == "large"]}
+except RuntimeError as e:
+    result = {"error": str(e)}
+result["reserved_before"] = reserved_before
+result["kept"] = [t.data_ptr() - kept[0].data_ptr() for t in kept]
+print(json.dumps(result))
+"""
+
+
+def test_expandable_segments_serve_what_fragmented_fixed_segments_cannot():
+    plain, _ = run(None, FRAGMENTED)
+    assert plain["reserved_before"] == 80 * MIB
+    assert "NPU out of memory" in plain["error"] and "expandable_segments:True" in plain["error"]
+    grown, err = run("expandable_segments:True", FRAGMENTED)
+    assert "not modelled" not in err
+    assert grown["reserved_before"] == 80 * MIB  # 20 x 4 MiB mapped back to back in one range
+    assert grown["kept"] == [0, 20 * MIB, 40 * MIB, 60 * MIB]
+    # The retry unmapped the four free 16 MiB stretches and mapped 40 MiB after the last kept block; the
+    # kernels read the tensor across its 20 granules as one buffer.
+    assert grown["sum"] == 3.0 * 10 * MIB
+    assert grown["reserved"] == 4 * 4 * MIB + 40 * MIB
+    assert all(expandable for _, expandable in grown["segments"])
+    assert sorted(size for size, _ in grown["segments"]) == [4 * MIB, 4 * MIB, 4 * MIB, 44 * MIB]
+
+
+GROWING = """
+for mib in range(10, 32, 2):  # a sequence length that grows step by step
+    x = torch.ones(mib * MIB // 4, device="npu")
+    assert x.sum().item() == mib * MIB // 4
+    del x
+stats = torch.npu.memory_stats()
+torch.npu.empty_cache()
+print(json.dumps({"peak_reserved": stats["reserved_bytes.large_pool.peak"],
+                  "segments": stats["segment.large_pool.current"], "after_empty_cache": torch.npu.memory_reserved()}))
+"""
+
+
+def test_expandable_segments_extend_the_freed_block_instead_of_mapping_a_new_segment():
+    plain, _ = run(None, GROWING)
+    assert plain["peak_reserved"] >= 100 * MIB  # a new segment for each larger size (until the retry)
+    grown, _ = run("expandable_segments:True", GROWING)
+    assert grown["peak_reserved"] == 30 * MIB  # each step maps only the difference
+    assert grown["segments"] == 1 and grown["after_empty_cache"] == 0
+
+
+def test_expandable_segments_trace_maps_and_unmaps_and_streams_get_their_own():
+    body = """
+    torch.npu.memory._record_memory_history(True)
+    x = torch.ones(3 * MIB, device="npu")
+    side = torch.npu.Stream()
+    with torch.npu.stream(side):
+        y = torch.ones(3 * MIB, device="npu")
+    side.synchronize()
+    large = [(s["stream"], s["is_expandable"]) for s in torch.npu.memory_snapshot() if s["segment_type"] == "large"]
+    del x, y
+    torch.npu.empty_cache()
+    stats = torch.npu.memory_stats()
+    actions = [e["action"] for e in torch.npu.memory._snapshot().device_traces[0]]
+    print(json.dumps({"actions": sorted(set(actions)), "large": sorted(large), "side": side.stream_id,
+                      "left": [stats[k] for k in ("reserved_bytes.all.current", "segment.all.current",
+                                                  "inactive_split.all.current", "inactive_split_bytes.all.current")]}))
+    """
+    out, _ = run("expandable_segments:True", body)
+    assert {"segment_map", "segment_unmap", "alloc", "free_completed"} <= set(out["actions"])
+    assert "segment_alloc" not in out["actions"]
+    assert out["large"] == sorted([[0, True], [out["side"], True]])  # one expandable segment per stream
+    assert out["left"] == [0, 0, 0, 0]  # everything unmapped, no split block left behind
+
+
+def test_expandable_segments_with_max_split_size_and_a_block_another_stream_still_uses():
+    body = """
+    x = torch.empty(127 * MIB, dtype=torch.uint8, device="npu")  # maps 128 MiB: an oversize block
+    ok = x.numel() == 127 * MIB
+    side = torch.npu.Stream()
+    y = torch.full((MIB,), 7.0, device="npu")
+    side.wait_stream(torch.npu.current_stream())
+    with torch.npu.stream(side):
+        z = y * 2  # reads y on the side stream
+    y.record_stream(side)
+    del x, y  # y's block waits for `side`: empty_cache must leave its granule mapped
+    torch.npu.empty_cache()
+    side.synchronize()
+    print(json.dumps({"ok": ok, "z": z.sum().item(), "reserved": torch.npu.memory_reserved()}))
+    """
+    out, _ = run("expandable_segments:True,max_split_size_mb:128", body)
+    assert out["ok"] and out["z"] == 14.0 * MIB
+    assert 0 < out["reserved"] <= 8 * MIB  # y's and z's granules only
+
+
+def test_garbage_collection_threshold_unmaps_free_expandable_granules():
+    body = """
+    torch.npu.set_per_process_memory_fraction(1024 * MIB / torch.npu.mem_get_info()[1])
+    a = torch.empty(600 * MIB, dtype=torch.uint8, device="npu")
+    b = torch.empty(8 * MIB, dtype=torch.uint8, device="npu")  # after a: a's granules cannot be extended into
+    del a
+    c = torch.empty(700 * MIB, dtype=torch.uint8, device="npu")
+    stats = torch.npu.memory_stats()
+    print(json.dumps({"reserved": stats["reserved_bytes.all.current"], "retries": stats["num_alloc_retries"]}))
+    """
+    plain, _ = run("expandable_segments:True", body)  # 608 + 700 MiB > the cap: an out-of-memory retry unmaps a
+    assert plain == {"reserved": 708 * MIB, "retries": 1}
+    collected, _ = run("expandable_segments:True,garbage_collection_threshold:0.5", body)
+    assert collected == {"reserved": 708 * MIB, "retries": 0}  # unmapped before mapping, no failed attempt
 
 
 def test_bad_values_raise_naming_the_variable_and_the_key():

@@ -61,7 +61,8 @@ def test_memory_snapshot_lists_segments_in_use():
         seg = segments[0]
         assert seg["segment_type"] == "large" and seg["address"] == x.data_ptr(), seg
         assert seg["total_size"] == seg["allocated_size"] == 12 << 20, seg
-        assert seg["blocks"] == [{"size": 12 << 20, "state": "active_allocated"}], seg
+        assert seg["blocks"] == [{"size": 12 << 20, "requested_size": 12 << 20, "state": "active_allocated"}], seg
+        assert seg["active_size"] == 12 << 20 and seg["stream"] == torch.npu.current_stream().stream_id, seg
         del x
         assert all(b["state"] == "inactive" for s in torch.npu.memory_snapshot() for b in s["blocks"]
                    if s["address"] == seg["address"])

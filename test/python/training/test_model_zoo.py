@@ -136,10 +136,12 @@ MODELS = {
     "deeplabv3_mobilenet_v3": (lambda: tv.segmentation.deeplabv3_mobilenet_v3_large(num_classes=3,
                                                                                     weights_backbone=None),
                                _pixels(2, 32, 3), _segmentation_loss, 3),
+    # 4: the CPU reference's own error depends on the host's oneDNN path. Gradient error against fp64 (norm
+    # 207): NPU 0.0198 (1e-4 relative); CPU 0.0078 with AVX-512 oneDNN kernels, above 0.0099 with AVX2 ones.
     "r2plus1d": (lambda: tv.video.resnet.VideoResNet(tv.video.resnet.BasicBlock,
                                                      [tv.video.resnet.Conv2Plus1D] * 4, [1, 1, 1, 1],
                                                      tv.video.resnet.R2Plus1dStem, num_classes=4),
-                 _images(4, 16, 4, frames=4), _cross_entropy, 2),
+                 _images(4, 16, 4, frames=4), _cross_entropy, 4),
     "r3d_18": (lambda: tv.video.r3d_18(num_classes=4), _images(4, 16, 4, frames=4), _cross_entropy, 2),
     "wav2vec2": (_wav2vec2, _signal((2, 400)), _mean_square, 2),
     "conformer": (lambda: torchaudio.models.Conformer(input_dim=16, num_heads=2, ffn_dim=32, num_layers=2,
