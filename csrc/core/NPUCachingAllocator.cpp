@@ -561,13 +561,16 @@ class DeviceCachingAllocator {
     if (recent_ != nullptr) returnToPool(std::exchange(recent_, nullptr));
   }
 
+  // Whether `b` is a mapped block sitting free in its pool: not handed out, not waiting for other streams'
+  // events, not the last freed block kept aside.
+  bool isPooledFree(const Block* b) const {
+    return b != nullptr && b->mapped && !b->allocated && !b->active && b->event_count == 0 && b != recent_;
+  }
+
   // Merges a free, inactive block with its free neighbours of the same segment and pools it.
   void returnToPool(Block* block) {
     for (Block* neighbour : {block->prev, block->next}) {
-      if (neighbour == nullptr || !neighbour->mapped || neighbour->allocated || neighbour->event_count > 0 ||
-          neighbour->active || neighbour == recent_) {
-        continue;
-      }
+      if (!isPooledFree(neighbour)) continue;
       removeFree(neighbour);
       if (neighbour == block->prev) {
         block->ptr = neighbour->ptr;
@@ -704,9 +707,7 @@ class DeviceCachingAllocator {
     size_t grow = SIZE_MAX;
     for (Block* b = entry.head; b; b = b->next) {
       if (b->mapped) continue;
-      const bool free_before =
-          b->prev && b->prev->mapped && !b->prev->allocated && !b->prev->active && b->prev->event_count == 0;
-      const size_t have = free_before ? b->prev->size : 0;
+      const size_t have = isPooledFree(b->prev) ? b->prev->size : 0;
       const size_t need = (size - std::min(have, size) + granule - 1) / granule * granule;
       if (need <= b->size && need < grow) {
         hole = b;
@@ -746,7 +747,7 @@ class DeviceCachingAllocator {
     for (auto& entry : expandable_) {
       std::vector<Block*> free_blocks;
       for (Block* b = entry.head; b; b = b->next) {
-        if (b->mapped && !b->allocated && !b->active && b->event_count == 0) free_blocks.push_back(b);
+        if (isPooledFree(b)) free_blocks.push_back(b);
       }
       for (Block* b : free_blocks) {
         if (!synchronized) {
