@@ -9,11 +9,6 @@
 namespace ascend_sim {
 namespace {
 
-struct IdentityOp {
-  float operator()(float a, const float*) const { return a; }
-  int64_t operator()(int64_t a, const float*) const { return a; }
-};
-
 void checkScalar(const OpCall& call, const TensorArg& t, const char* name) {
   if (t.numel() != 1)
     fail(call, ACL_ERROR_OP_INPUT_NOT_MATCH,
@@ -66,9 +61,9 @@ void computeFill(const OpCall& call) {
   value.shape.clear();
   const TensorArg* ins[1] = {&value};
   if (isFloatDtype(value.dtype)) {
-    runElementwiseFloat(ins, 1, call.outputs[0], ASCEND_SIM_F1(IdentityOp), nullptr, &call.ctx);
+    runElementwiseFloat(ins, 1, call.outputs[0], &copyChunkF32, nullptr, &call.ctx);
   } else {
-    runElementwiseInt(ins, 1, call.outputs[0], ASCEND_SIM_I1(IdentityOp), nullptr, &call.ctx);
+    runElementwiseInt(ins, 1, call.outputs[0], &copyChunkI64, nullptr, &call.ctx);
   }
   zeroOutputPads(call);  // y may be in a private format
 }

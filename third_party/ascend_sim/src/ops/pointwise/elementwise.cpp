@@ -1,6 +1,7 @@
 #include "ops/pointwise/elementwise.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -97,6 +98,34 @@ class PerBlock {
   T* data_;
 };
 
+// Note [Copies without a map]
+// A Cast is a load in the input's dtype, the identity on the Vector unit and
+// a store in the output's dtype. On the host the identity pass is a copy of
+// every chunk between two scratch buffers, as long as the conversions around
+// it (a sixth of an autocast step's elementwise time). The engine skips it:
+// the store reads the loaded chunk (or the input in place), and an fp32
+// output is loaded into directly. The Vector unit still accounts its
+// repeats (a map with no function counts only), so the cost is unchanged.
+template <typename T>
+void copyChunk(const T* const* in, T* o, int64_t n, const float*) {
+  if (o != in[0]) std::memcpy(o, in[0], static_cast<size_t>(n) * sizeof(T));
+}
+}  // namespace
+
+void copyChunkF32(const float* const* in, float* o, int64_t n, const float* p) { copyChunk<float>(in, o, n, p); }
+void copyChunkI64(const int64_t* const* in, int64_t* o, int64_t n, const float* p) { copyChunk<int64_t>(in, o, n, p); }
+
+namespace {
+
+template <typename T>
+constexpr auto copyChunkOf() {
+  if constexpr (std::is_same_v<T, float>) {
+    return &copyChunkF32;
+  } else {
+    return &copyChunkI64;
+  }
+}
+
 template <typename T, typename Fn>
 void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn, const float* params,
                const LaunchContext* ctx, UnitCounters* total) {
@@ -126,6 +155,10 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
   for (int k = 0; k < nin; ++k)
     in_native[k] = execute && ins[k]->dtype == Ops::kNative && readableInPlace(*ins[k], out);
   const bool out_native = execute && out.dtype == Ops::kNative;
+  // Note [Copies without a map]: a copy into another dtype skips the Vector pass; one from a
+  // staged input into the native output loads straight into the output.
+  const bool copy = execute && nin == 1 && fn == copyChunkOf<T>() && ins[0]->data != out.data;
+  const bool load_into_out = copy && out_native && !in_native[0] && !buffersOverlap(*ins[0], out);
   const int64_t numel = numelOf(out.shape);
   const LaunchContext defaults;
   const int64_t blocks = elementwiseBlocks(numel, (ctx ? *ctx : defaults).vector_cores);
@@ -149,7 +182,10 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
         const T* in_ptrs[4] = {};
         for (int k = 0; k < nin; ++k) {
           const int64_t o = off[k + 1] + i * st[k + 1];
-          if (in_native[k] && st[k + 1] == 1) {
+          if (load_into_out) {
+            Ops::load(ins[k]->dtype, ins[k]->data, o, st[k + 1], m, static_cast<T*>(out.data) + off[0] + i, &c);
+            in_ptrs[k] = static_cast<const T*>(out.data) + off[0] + i;
+          } else if (in_native[k] && st[k + 1] == 1) {
             in_ptrs[k] = static_cast<const T*>(ins[k]->data) + o;
             Ops::load(ins[k]->dtype, nullptr, o, 1, m, nullptr, &c);  // account only
           } else {
@@ -161,7 +197,12 @@ void runEngine(const TensorArg* const* ins, int nin, const TensorArg& out, Fn fn
         // Note [Elementwise operands in place]): one scratch buffer less to keep in L1.
         T* res = out_native ? static_cast<T*>(out.data) + off[0] + i
                             : (nin > 0 && in_ptrs[0] == staged[0] ? staged[0] : res_staged);
-        Ops::map(execute ? fn : nullptr, in_ptrs, nin, res, m, params, dts, &c);
+        if (copy && (load_into_out || !out_native)) {
+          res = const_cast<T*>(in_ptrs[0]);                          // read by the store only
+          Ops::map(nullptr, in_ptrs, nin, res, m, params, dts, &c);  // account only
+        } else {
+          Ops::map(execute ? fn : nullptr, in_ptrs, nin, res, m, params, dts, &c);
+        }
         uint16_t* const f16_out = saturate_fp16 ? static_cast<uint16_t*>(out.data) + off[0] + i : nullptr;
         if constexpr (std::is_same_v<T, float>) {
           if (f16_out) {  // convert and saturate in one pass

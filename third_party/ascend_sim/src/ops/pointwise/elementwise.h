@@ -107,6 +107,12 @@ void registerElementwiseSpecs(const ElementwiseSpec* specs, size_t count);
 // min(cores, number of kChunk chunks), at least 1.
 int64_t elementwiseBlocks(int64_t numel, int cores);
 
+// The chunk functions of a copy (Cast, Fill): output = input 0. The engine
+// recognises them and moves input 0 to the store without a Vector pass of
+// its own (Note [Copies without a map] in elementwise.cpp).
+ASCEND_SIM_API void copyChunkF32(const float* const* in, float* out, int64_t n, const float* params);
+ASCEND_SIM_API void copyChunkI64(const int64_t* const* in, int64_t* out, int64_t n, const float* params);
+
 // The engine itself, also used by kernels outside the table (e.g. Fill).
 // `ctx` gives the core count of the split (nullptr: defaults); `cnt`, if
 // given, receives the units' counters. Null data pointers: account only.

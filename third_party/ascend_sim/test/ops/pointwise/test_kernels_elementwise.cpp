@@ -292,6 +292,50 @@ TEST(KernelCast, AllPairs) {
   EXPECT_EQ(bi.toInts(), (std::vector<int64_t>{7, -3}));
 }
 
+// Note [Copies without a map] skips the Vector pass of a Cast and a Fill: long runs over many
+// chunks and blocks, a staged input loaded straight into an fp32 output, a broadcast value.
+TEST(KernelCast, LongRunsAndFillsConvertEveryElement) {
+  const int64_t cols = 40001;  // several staged chunks per block, and not a multiple of one
+  std::vector<float> src(static_cast<size_t>(5 * cols));
+  for (size_t i = 0; i < src.size(); ++i) src[i] = (static_cast<float>(i % 977) - 488.3f) * 61.7f;
+  const std::pair<aclDataType, aclDataType> pairs[] = {{ACL_FLOAT, ACL_FLOAT16}, {ACL_FLOAT16, ACL_FLOAT},
+                                                       {ACL_BF16, ACL_FLOAT},    {ACL_FLOAT, ACL_BF16},
+                                                       {ACL_FLOAT, ACL_FLOAT},   {ACL_INT32, ACL_FLOAT}};
+  for (const auto& [from, to] : pairs) {
+    HostTensor x = HostTensor::floats(from, {5, cols}, src), y(to, {5, cols});
+    run(makeCall("Cast", {&x}, {&y}));
+    const std::vector<float> xs = x.toFloats(), ys = y.toFloats();
+    for (size_t i = 0; i < xs.size(); ++i)
+      ASSERT_EQ(ys[i], roundTo(to, xs[i])) << dtypeName(from) << " -> " << dtypeName(to) << " at " << i;
+  }
+  for (aclDataType from : {ACL_FLOAT, ACL_FLOAT16}) {  // Fill: a broadcast 0-d value, the same copy
+    for (aclDataType to : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+      HostTensor value = HostTensor::floats(from, {}, {-1234.56f}), y(to, {5, cols});
+      run(makeCall("Fill", {&value}, {&y}));
+      const float want = roundTo(to, value.toFloats()[0]);
+      for (float v : y.toFloats()) ASSERT_EQ(v, want) << dtypeName(from) << " -> " << dtypeName(to);
+    }
+  }
+}
+
+// A strided fp16 run (a transposed Cube operand) is gathered and converted a block at a time.
+TEST(KernelDtype, StridedHalfLoadsConvertEveryElement) {
+  std::vector<uint16_t> h(3 * 200 + 1);
+  for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<uint16_t>(i * 331u);  // infs and NaNs too
+  for (int64_t n : {1, 63, 64, 65, 200}) {
+    std::vector<float> dst(static_cast<size_t>(n));
+    loadFloat(ACL_FLOAT16, h.data(), 1, 3, n, dst.data());
+    for (int64_t i = 0; i < n; ++i) {
+      const float want = halfToFloat(h[static_cast<size_t>(1 + 3 * i)]);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(dst[static_cast<size_t>(i)])) << i;
+      } else {
+        ASSERT_EQ(dst[static_cast<size_t>(i)], want) << "n " << n << " at " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace ascend_sim
