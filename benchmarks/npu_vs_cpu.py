@@ -22,7 +22,9 @@ i.e. ratio >= 0.5), resnet18 training step (ratio >= 0.8, i.e. <= 1.25x CPU).
 Issue 16 added fp16 conv2d (>= 0.7), an LSTM and a transformer language-model
 training step (>= 0.8) and the all_reduce bus bandwidth table of
 allreduce_busbw.py (hccl >= gloo from 64 KB to 64 MB, 2 and 4 processes).
-Issue 38 added 3-D convolution (>= 0.7) and torchvision's r3d_18 video training step (>= 0.8).
+Issue 38 added 3-D convolution (>= 0.7), torchvision's r3d_18 video training step (>= 0.8), 1-element adds
+eager and replayed from an NPU graph, and (full runs only) ResNet-50 fp32 / apex O2, BERT-base fp32 / autocast
+and torchvision's Faster R-CNN training steps (>= 0.8; the mixed-precision steps no slower than fp32).
 """
 import argparse
 import json
@@ -271,6 +273,26 @@ def bert_base_step(batch, seq, mixed, vocab=30522):
     return make
 
 
+def detection_step(batch, size, classes=5):
+    """torchvision's Faster R-CNN (ResNet-50 FPN backbone, untrained) in training mode: RPN and ROI heads with
+    their losses, two boxes per image, SGD. Images are resized to `size` by the model's own transform."""
+    def make(dev):
+        torch.manual_seed(0)
+        model = torchvision.models.detection.fasterrcnn_resnet50_fpn(
+            weights=None, weights_backbone=None, num_classes=classes, min_size=size, max_size=size).to(dev).train()
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        images = [torch.rand(3, size, size).to(dev) for _ in range(batch)]
+        boxes = torch.tensor([[0.03, 0.06, 0.62, 0.69], [0.16, 0.19, 0.38, 0.94]]) * size
+        targets = [{"boxes": boxes.to(dev), "labels": torch.tensor([1, 3]).to(dev)} for _ in range(batch)]
+
+        def step():
+            opt.zero_grad()
+            sum(model(images, targets).values()).backward()
+            opt.step()
+        return step
+    return make
+
+
 def lstm_step(batch, seq, vocab=1000, hidden=256):
     """A 2-layer LSTM language model: embedding, LSTM, vocabulary head, cross entropy, SGD."""
     def make(dev):
@@ -438,6 +460,10 @@ def main():
         for mixed in (False, True):
             case(rows, f"BERT-base train step b8 seq128 {'autocast' if mixed else 'fp32'}",
                  bert_base_step(8, 128, mixed), 3, 0.8)
+        for fp32, mixed in ((rows[-4], rows[-3]), (rows[-2], rows[-1])):
+            print(f"{'':<38}{mixed['case']}: {mixed['npu_ms'] / fp32['npu_ms']:.2f}x the NPU fp32 step's time "
+                  f"(target <= 1)", flush=True)
+        case(rows, "Faster R-CNN R50-FPN train step b2 320", detection_step(2, 320), 3, 0.8)
     mem = memory(8, 112, 100, 2, 64)
     met = sum(r["met"] for r in rows)
     print(f"{met} of {len(rows)} speed targets met; memory target {'met' if mem['met'] else 'not met'}")
