@@ -27,6 +27,29 @@ def _run(cmd):
     subprocess.check_call(cmd, cwd=ROOT)
 
 
+# Note [Public headers]: what a C++ extension may include. include/ (torch_npu's spellings:
+# torch_npu/csrc/framework/OpCommand.h, ...) is installed whole into torch_npu/include/, with the
+# project headers below, which those include; nothing else from csrc/ or third_party/ is installed,
+# so an extension that builds against torch_npu/include needs nothing from the source tree.
+PUBLIC_HEADERS = [
+    "csrc/framework/OpCommand.h", "csrc/core/AclOpLaunch.h", "csrc/core/NPUStream.h",
+    "csrc/core/NPUFunctions.h", "csrc/core/NPUException.h", "csrc/framework/FormatHelper.h",
+    ("third_party/ascend_sim/include/ascend_sim/acl.h", "ascend_sim/acl.h"),
+]
+
+
+def install_headers():
+    target_root = os.path.join(PACKAGE_DIR, "include")
+    if os.path.isdir(target_root):
+        shutil.rmtree(target_root)  # a header removed from the list must not linger
+    shutil.copytree(os.path.join(ROOT, "include"), target_root, ignore=shutil.ignore_patterns("*.md"))
+    for entry in PUBLIC_HEADERS:
+        source, target = entry if isinstance(entry, tuple) else (entry, entry)
+        os.makedirs(os.path.dirname(os.path.join(target_root, target)), exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, source), os.path.join(target_root, target))
+    print(f"installed the public C++ headers into {target_root}")
+
+
 def build_native(jobs=None):
     jobs = jobs or os.environ.get("TORCH_NPU_BUILD_JOBS", str(os.cpu_count() or 2))
     # TORCH_NPU_TEST_BUILD=1 (ci/test.sh): a test build, with the mutation check's deliberate
@@ -42,6 +65,7 @@ def build_native(jobs=None):
             os.remove(target)  # never overwrite a mapped library in place
         shutil.copy2(lib, target)
     print(f"copied {len(libs)} libraries into {PACKAGE_DIR}")
+    install_headers()
 
 
 def install_startup_hook():
@@ -95,6 +119,6 @@ setup(
     version="0.1.0",
     description="PyTorch backend for a simulated Ascend NPU",
     packages=["torch_npu", "torch_npu.npu", "torch_npu.npu.amp", "torch_npu.distributed", "torch_npu.testing",
-              "torch_npu.optim", "torch_npu.profiler"],
+              "torch_npu.optim", "torch_npu.profiler", "torch_npu.utils"],
     cmdclass={"build": BuildCommand, "develop": DevelopCommand},
 )

@@ -12,6 +12,7 @@ PACKAGES=(
   libopenblas0-pthread          # PyTorch's CPU matmul at OpenBLAS speed (the reference and the peer)
   liblapack-dev libblas-dev     # the simulator's linear algebra kernels call LAPACK (src/ops/linalg)
   pybind11-dev python3-pybind11 python3-dev python3-setuptools python3-yaml python3-pytest
+  ninja-build                   # torch_npu.utils.cpp_extension.load: torch builds JIT extensions with ninja
   libspdlog-dev libfmt-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libgloo-dev

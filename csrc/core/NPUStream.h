@@ -28,6 +28,7 @@ class NPUStream {
   c10::StreamId id() const { return stream_.id(); }
   // The simulator's handle of this stream.
   aclrtStream handle() const;
+  aclrtStream stream() const { return handle(); }  // torch_npu's name
   // True if all work submitted to the stream (queued ops included) finished.
   bool query() const;
   // Waits for the stream (and the task queue feeding it).

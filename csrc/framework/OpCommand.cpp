@@ -30,6 +30,14 @@ int c0Class(const at::Tensor& t) { return t.element_size() == 1 ? 1 : 0; }
 
 OpCommand::OpCommand(std::string op_type) { launch_.op_type = std::move(op_type); }
 
+OpCommand& OpCommand::Name(const std::string& op_type) {
+  TORCH_CHECK(!op_type.empty(), "OpCommand::Name: the op type is empty");
+  TORCH_CHECK(launch_.op_type.empty() || launch_.op_type == op_type, "OpCommand::Name(\"", op_type,
+              "\"): this command already runs \"", launch_.op_type, "\"; use one OpCommand per op");
+  launch_.op_type = op_type;
+  return *this;
+}
+
 void OpCommand::checkDevice(const at::Tensor& t, const char* role, size_t index) {
   TORCH_CHECK(t.defined(), "NPU op ", launch_.op_type, ": ", role, " ", index, " is undefined");
   TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1, "NPU op ", launch_.op_type, ": ",
@@ -75,7 +83,8 @@ OpCommand& OpCommand::InputScalar(const c10::Scalar& value, c10::ScalarType dtyp
 
 OpCommand& OpCommand::Output(const at::Tensor& t) {
   checkDevice(t, "output", outputs_.size());
-  TORCH_INTERNAL_ASSERT(t.is_contiguous(), "NPU op ", launch_.op_type, ": outputs must be contiguous");
+  TORCH_CHECK(t.is_contiguous(), "NPU op ", launch_.op_type, ": output ", outputs_.size(), " is not contiguous (sizes ",
+              t.sizes(), ", strides ", t.strides(), "); allocate outputs with at::empty or call .contiguous()");
   if (t.numel() == 0) empty_output_ = true;
   outputs_.push_back(Operand{t, c10::nullopt});
   return *this;
@@ -192,7 +201,9 @@ void OpCommand::resolveOutput(Operand& out, bool native, AclTensorParam& p) {
 }
 
 void OpCommand::Run() {
-  TORCH_INTERNAL_ASSERT(device_.has_value(), "NPU op ", launch_.op_type, " has no device tensor");
+  TORCH_CHECK(!launch_.op_type.empty(), "OpCommand::Run: no op type; call Name(\"OpType\") first");
+  TORCH_CHECK(device_.has_value(), "NPU op ", launch_.op_type, " has no NPU tensor operand: give it an Input or ",
+              "Output on the NPU");
   if (empty_output_) return;  // nothing to compute
   const bool native = runsOnPrivateStorage();
   // Note [Operands resolved in place]

@@ -24,10 +24,14 @@ namespace torch_npu {
 class OpCommand {
  public:
   explicit OpCommand(std::string op_type);
+  // torch_npu's spelling, for extensions: OpCommand cmd; cmd.Name("Add").Input(x)...Run();
+  OpCommand() = default;
+  OpCommand& Name(const std::string& op_type);
 
   OpCommand& Input(const at::Tensor& t);
   // A 0-d host input (CANN "const" input) holding `value` converted to `dtype`.
   OpCommand& InputScalar(const c10::Scalar& value, c10::ScalarType dtype);
+  OpCommand& Input(const c10::Scalar& value, c10::ScalarType dtype) { return InputScalar(value, dtype); }
   OpCommand& Output(const at::Tensor& t);
   // Exact descriptors (format, storage and origin shapes) for `keep`'s memory.
   OpCommand& InputRaw(AclTensorParam param, const at::Tensor& keep);
@@ -45,7 +49,9 @@ class OpCommand {
 
   OpCommand& Attr(const std::string& name, bool v) { return addAttr(name, v); }
   OpCommand& Attr(const std::string& name, int64_t v) { return addAttr(name, v); }
+  OpCommand& Attr(const std::string& name, int v) { return addAttr(name, static_cast<int64_t>(v)); }
   OpCommand& Attr(const std::string& name, float v) { return addAttr(name, v); }
+  OpCommand& Attr(const std::string& name, double v) { return addAttr(name, static_cast<float>(v)); }
   OpCommand& Attr(const std::string& name, const char* v) { return addAttr(name, std::string(v)); }
   OpCommand& Attr(const std::string& name, std::string v) { return addAttr(name, std::move(v)); }
   OpCommand& Attr(const std::string& name, c10::IntArrayRef v) {

@@ -1,0 +1,22 @@
+// at_npu::native::OpCommand: launches one CANN op on the current NPU stream, through the task queue.
+//
+//   at::Tensor out = at::empty_like(x);
+//   at_npu::native::OpCommand cmd;
+//   cmd.Name("Add").Input(x).Input(y).Output(out).Run();
+//
+// Inputs may be any strided NPU tensors (they are made contiguous); outputs must be contiguous NPU
+// tensors of the same device. A host 0-d input: Input(c10::Scalar, dtype).
+// Attributes: Attr(name, bool | int | int64_t | float | double | string | IntArrayRef | vector<float>
+// | ScalarType). The op runs asynchronously: an error the op itself raises (an unknown op type, an
+// operand the kernel rejects) is reported by the next launch or synchronize, naming the op.
+#pragma once
+
+#include "csrc/framework/OpCommand.h"
+
+namespace at_npu {
+namespace native {
+
+using OpCommand = ::torch_npu::OpCommand;
+
+}  // namespace native
+}  // namespace at_npu

@@ -1,0 +1,1 @@
+"""torch_npu.utils: helpers for code written against torch_npu (C++ extensions: cpp_extension)."""
