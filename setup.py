@@ -34,6 +34,8 @@ def _run(cmd):
 PUBLIC_HEADERS = [
     "csrc/framework/OpCommand.h", "csrc/core/AclOpLaunch.h", "csrc/core/NPUStream.h",
     "csrc/core/NPUFunctions.h", "csrc/core/NPUException.h", "csrc/framework/FormatHelper.h",
+    "csrc/framework/NPUStorageImpl.h", "csrc/framework/NPUTensorFactory.h", "csrc/core/NPUCachingAllocator.h",
+    "csrc/core/AllocatorHistory.h",
     ("third_party/ascend_sim/include/ascend_sim/acl.h", "ascend_sim/acl.h"),
 ]
 

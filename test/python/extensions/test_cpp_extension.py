@@ -148,6 +148,50 @@ int64_t current_stream_id() { return c10_npu::getCurrentNPUStream().id(); }
 bool stream_has_handle() { return c10_npu::getCurrentNPUStream().stream() != nullptr; }
 """
 
+HELPERS_SOURCE = r"""
+#include "torch_npu/csrc/core/npu/NPUCachingAllocator.h"
+#include "torch_npu/csrc/core/npu/NPUFormat.h"
+#include "torch_npu/csrc/core/npu/NPUGuard.h"
+
+std::vector<int64_t> formats(const at::Tensor& x) {
+  at::Tensor fractal = at_npu::native::npu_format_cast(x, 4);  // FRACTAL_Z
+  at::Tensor nc1hwc0 = at_npu::native::empty_with_format(x.sizes(), x.options(), 3);
+  std::vector<int64_t> out = {at_npu::native::get_npu_format(x), at_npu::native::get_npu_format(fractal),
+                              at_npu::native::get_npu_format(nc1hwc0)};
+  for (int64_t s : at_npu::native::get_npu_storage_sizes(nc1hwc0)) out.push_back(s);
+  return out;
+}
+
+at::Tensor allocate_on(int64_t device) {
+  c10_npu::NPUGuard guard(static_cast<c10::DeviceIndex>(device));
+  TORCH_CHECK(guard.current_device().index() == device, "the guard did not set the device");
+  c10_npu::OptionalNPUGuard no_device{c10::optional<c10::Device>()};  // sets nothing
+  TORCH_CHECK(!no_device.original_device().has_value(), "an empty optional guard set a device");
+  return at::empty({4}, at::TensorOptions().device(c10::DeviceType::PrivateUse1));
+}
+
+at::Tensor allocate_on_stream(const at::Tensor& like, int64_t stream_id) {
+  const c10::Stream stream(c10::Stream::UNSAFE, like.device(), stream_id);
+  c10_npu::NPUStreamGuard guard{c10_npu::NPUStream(stream)};
+  TORCH_CHECK(c10_npu::getCurrentNPUStream().id() == stream_id, "the stream guard did not set the stream");
+  return at::ones_like(like);
+}
+
+int64_t reserved_after_empty_cache(int64_t device) {
+  c10_npu::NPUCachingAllocator::emptyCache();
+  return c10_npu::NPUCachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(device)).reserved_bytes[0].current;
+}
+
+std::string not_an_npu_tensor(const at::Tensor& x) {
+  try {
+    at_npu::native::get_npu_format(x);
+  } catch (const c10::Error& e) {
+    return e.what_without_backtrace();
+  }
+  return "";
+}
+"""
+
 
 def test_load_inline_and_command_errors(tmp_path):
     mod = cpp_extension.load_inline(
@@ -169,3 +213,24 @@ def test_load_inline_and_command_errors(tmp_path):
     with torch.npu.stream(stream):
         assert mod.current_stream_id() == stream.stream_id
     assert mod.stream_has_handle()
+
+
+def test_format_guard_and_allocator_helpers(tmp_path):
+    mod = cpp_extension.load_inline(
+        "npu_helpers_ext", [HELPERS_SOURCE], build_directory=str(tmp_path),
+        functions=["formats", "allocate_on", "allocate_on_stream", "reserved_after_empty_cache",
+                   "not_an_npu_tensor"])
+    x = torch.randn(2, 20, 3, 3).npu()
+    assert mod.formats(x) == [torch_npu.get_npu_format(x), 4, 3, 2, 2, 3, 3, 16]  # N, C1, H, W, C0
+    before = torch.npu.current_device()
+    t = mod.allocate_on(1)
+    assert t.device == torch.device("npu:1") and torch.npu.current_device() == before
+    stream = torch.npu.Stream()
+    assert torch.equal(mod.allocate_on_stream(x, stream.stream_id).cpu(), torch.ones(2, 20, 3, 3))
+    torch.npu.synchronize()
+    big = torch.empty(3 << 20, dtype=torch.uint8, device="npu:1")
+    with_big = mod.reserved_after_empty_cache(1)
+    assert with_big == torch.npu.memory_reserved(1) >= 3 << 20
+    del big, t
+    assert mod.reserved_after_empty_cache(1) <= with_big - (3 << 20)
+    assert "get_npu_format: expected an NPU tensor, got one on cpu" in mod.not_an_npu_tensor(torch.ones(1))
