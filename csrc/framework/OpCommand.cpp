@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ascend_sim/acl_sim.h"
 #include "csrc/core/NPUStream.h"
 #include "csrc/core/TaskQueue.h"
 #include "csrc/framework/DTypes.h"
@@ -34,6 +35,10 @@ OpCommand& OpCommand::Name(const std::string& op_type) {
   TORCH_CHECK(!op_type.empty(), "OpCommand::Name: the op type is empty");
   TORCH_CHECK(launch_.op_type.empty() || launch_.op_type == op_type, "OpCommand::Name(\"", op_type,
               "\"): this command already runs \"", launch_.op_type, "\"; use one OpCommand per op");
+  // Extensions name their ops: an unknown one fails here, where the caller is, not at a later synchronize.
+  TORCH_CHECK(aclsimIsOpRegistered(op_type.c_str()) != 0, "OpCommand::Name(\"", op_type,
+              "\"): the simulated NPU has no op of that type (CANN op types and their operands: "
+              "third_party/ascend_sim/OPS.md)");
   launch_.op_type = op_type;
   return *this;
 }

@@ -203,10 +203,12 @@ def test_load_inline_and_command_errors(tmp_path):
         mod.run_unnamed(x.npu())
     with pytest.raises(RuntimeError, match=r"NPU op Relu: output 0 is not contiguous"):
         mod.into_strided(x.npu())
-    # An op type the simulator does not have fails in the device's queue, like any launch: the
-    # next synchronize raises, naming it, and the device works afterwards.
-    mod.run_named(x.npu(), "NoSuchOpType")
-    with pytest.raises(RuntimeError, match=r"NoSuchOpType"):
+    with pytest.raises(RuntimeError, match=r'OpCommand::Name\("NoSuchOpType"\): the simulated NPU has no op'):
+        mod.run_named(x.npu(), "NoSuchOpType")
+    # An operand the kernel rejects fails in the device's queue, like any launch: the next synchronize
+    # raises, naming the op, and the device works afterwards.
+    mod.run_named(torch.ones(3, dtype=torch.bool).npu(), "Sqrt")
+    with pytest.raises(RuntimeError, match=r"Sqrt"):
         torch.npu.synchronize()
     torch.testing.assert_close(mod.run_named(x.npu(), "Relu").cpu(), x.relu())
     stream = torch.npu.Stream()

@@ -7,8 +7,8 @@
 // Inputs may be any strided NPU tensors (they are made contiguous); outputs must be contiguous NPU
 // tensors of the same device. A host 0-d input: Input(c10::Scalar, dtype).
 // Attributes: Attr(name, bool | int | int64_t | float | double | string | IntArrayRef | vector<float>
-// | ScalarType). The op runs asynchronously: an error the op itself raises (an unknown op type, an
-// operand the kernel rejects) is reported by the next launch or synchronize, naming the op.
+// | ScalarType). Name() refuses an op type the simulated NPU does not have. The op runs asynchronously:
+// an operand its kernel rejects is reported by the next launch or synchronize, naming the op.
 #pragma once
 
 #include "csrc/framework/OpCommand.h"
