@@ -10,6 +10,7 @@ See Note [Making "npu" a native device name] for why a start-up hook is needed.
 """
 import glob
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -33,7 +34,7 @@ def _run(cmd):
 # so an extension that builds against torch_npu/include needs nothing from the source tree.
 PUBLIC_HEADERS = [
     "csrc/framework/OpCommand.h", "csrc/core/AclOpLaunch.h", "csrc/core/NPUStream.h",
-    "csrc/core/NPUFunctions.h", "csrc/core/NPUException.h", "csrc/framework/FormatHelper.h",
+    "csrc/core/NPUFunctions.h", "csrc/framework/FormatHelper.h",
     "csrc/framework/NPUStorageImpl.h", "csrc/framework/NPUTensorFactory.h", "csrc/core/NPUCachingAllocator.h",
     "csrc/core/AllocatorHistory.h",
     ("third_party/ascend_sim/include/ascend_sim/acl.h", "ascend_sim/acl.h"),
@@ -49,6 +50,17 @@ def install_headers():
         source, target = entry if isinstance(entry, tuple) else (entry, entry)
         os.makedirs(os.path.dirname(os.path.join(target_root, target)), exist_ok=True)
         shutil.copy2(os.path.join(ROOT, source), os.path.join(target_root, target))
+    # Every quoted include of an installed header must resolve inside the installed tree.
+    unresolved = []
+    for folder, _, files in os.walk(target_root):
+        for name in files:
+            with open(os.path.join(folder, name)) as f:
+                for include in re.findall(r'^\s*#\s*include\s+"([^"]+)"', f.read(), re.M):
+                    if not os.path.isfile(os.path.join(target_root, include)):
+                        unresolved.append(f"{os.path.relpath(os.path.join(folder, name), target_root)}: {include}")
+    if unresolved:
+        raise RuntimeError("public headers include headers that are not installed (add them to PUBLIC_HEADERS): "
+                           + "; ".join(unresolved))
     print(f"installed the public C++ headers into {target_root}")
 
 

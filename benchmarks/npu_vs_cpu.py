@@ -425,11 +425,11 @@ def main():
     rounds = 3 if args.quick else 7
     print(f"{platform.node()} {time.strftime('%Y-%m-%d')} torch {torch.__version__}, "
           f"{torch.get_num_threads()} CPU threads, NPU {torch.npu.get_device_name(0)}")
-    print(f"rows: medians over {rounds} interleaved rounds (Note [Interleaved rounds]); spread = max / min ratio - 1")
-    print(f"{'case':<38}{'cpu ms':>10}{'npu ms':>10}{'ratio':>8}{'spread':>8}{'target':>8}{'':<6}{'npu sim ms':>11}")
     # Memory first, on a fresh allocator: later rows leave state behind (apex's O2 keeps its model and
     # master weights for the life of the process), which the reserved figures would count.
     mem = memory(8, 112, 100, 2, 64)
+    print(f"rows: medians over {rounds} interleaved rounds (Note [Interleaved rounds]); spread = max / min ratio - 1")
+    print(f"{'case':<38}{'cpu ms':>10}{'npu ms':>10}{'ratio':>8}{'spread':>8}{'target':>8}{'':<6}{'npu sim ms':>11}")
     rows = []
     for n in (256, 1024, 2048):
         case(rows, f"mm {n} fp32", mm(n, torch.float32), rounds, 0.8)

@@ -25,6 +25,7 @@ from torch_npu._float_status import npu_alloc_float_status, npu_clear_float_stat
 from torch_npu import distributed  # noqa: F401  (torch_npu.distributed, the hccl backend)
 from torch_npu import optim  # noqa: F401  (torch_npu.optim)
 from torch_npu import profiler  # noqa: F401  (torch_npu.profiler)
+from torch_npu import utils  # noqa: F401  (torch_npu.utils; its cpp_extension loads on first use)
 
 __version__ = "0.1.0"
 

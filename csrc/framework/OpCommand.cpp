@@ -44,16 +44,15 @@ OpCommand& OpCommand::Name(const std::string& op_type) {
 }
 
 void OpCommand::checkDevice(const at::Tensor& t, const char* role, size_t index) {
-  TORCH_CHECK(t.defined(), "NPU op ", launch_.op_type, ": ", role, " ", index, " is undefined");
-  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1, "NPU op ", launch_.op_type, ": ",
-              role, " ", index, " is on ", t.device(),
-              ", but the op runs on the NPU; move the tensor with .npu() or .to('npu')");
+  TORCH_CHECK(t.defined(), "NPU op ", opName(), ": ", role, " ", index, " is undefined");
+  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1, "NPU op ", opName(), ": ", role, " ", index, " is on ",
+              t.device(), ", but the op runs on the NPU; move the tensor with .npu() or .to('npu')");
   if (!device_) {
     device_ = t.device();
   } else {
     TORCH_CHECK(*device_ == t.device(), "Expected all tensors to be on the same device, but found ",
-                "at least two devices, ", *device_, " and ", t.device(), " (NPU op ",
-                launch_.op_type, ", ", role, " ", index, ")");
+                "at least two devices, ", *device_, " and ", t.device(), " (NPU op ", opName(), ", ", role, " ", index,
+                ")");
   }
 }
 

@@ -14,6 +14,8 @@
 // Note [Task queue]) on the current stream.
 #pragma once
 
+#include <type_traits>
+
 #include <ATen/Tensor.h>
 #include <c10/core/Scalar.h>
 
@@ -49,9 +51,17 @@ class OpCommand {
 
   OpCommand& Attr(const std::string& name, bool v) { return addAttr(name, v); }
   OpCommand& Attr(const std::string& name, int64_t v) { return addAttr(name, v); }
-  OpCommand& Attr(const std::string& name, int v) { return addAttr(name, static_cast<int64_t>(v)); }
   OpCommand& Attr(const std::string& name, float v) { return addAttr(name, v); }
-  OpCommand& Attr(const std::string& name, double v) { return addAttr(name, static_cast<float>(v)); }
+  // Any other integer type (int, size_t, uint32_t, ...) is an int64 attribute and any other floating type
+  // a float one, as CANN's attribute types are, so that Attr("axis", 1) and Attr("n", v.size()) compile.
+  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  OpCommand& Attr(const std::string& name, T v) {
+    return addAttr(name, static_cast<int64_t>(v));
+  }
+  template <typename T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+  OpCommand& Attr(const std::string& name, T v) {
+    return addAttr(name, static_cast<float>(v));
+  }
   OpCommand& Attr(const std::string& name, const char* v) { return addAttr(name, std::string(v)); }
   OpCommand& Attr(const std::string& name, std::string v) { return addAttr(name, std::move(v)); }
   OpCommand& Attr(const std::string& name, c10::IntArrayRef v) {
@@ -73,6 +83,8 @@ class OpCommand {
   };
 
   OpCommand& addAttr(const std::string& name, AclAttrValue v);
+  // The op type for messages ("<unnamed OpCommand>" before Name()).
+  std::string opName() const { return launch_.op_type.empty() ? "<unnamed OpCommand>" : launch_.op_type; }
   void checkDevice(const at::Tensor& t, const char* role, size_t index);
   bool runsOnPrivateStorage() const;
   // Describe an operand into `p` (Note [Operands resolved in place]); the operand is spent.

@@ -2,7 +2,7 @@
 //
 //   npu_ext::scaled_add(x, y, alpha) = x + alpha * y       one CANN Axpy
 //   npu_ext::bias_gelu(x, bias)      = gelu(x + bias)      CANN Add, then Gelu; backward: GeluGrad and a sum
-//   npu_ext::clip(x, lo, hi)         = clamp(x, lo, hi)    CANN ClipByValue, bounds as host 0-d inputs
+//   npu_ext::clip(x, lo, hi)         = clamp(x, lo, hi)    CANN ClipByValue, bounds as host 0-d inputs; backward: a mask
 //
 // Built by setup.py (NpuExtension) or just in time (torch_npu.utils.cpp_extension.load); the ops are
 // then torch.ops.npu_ext.scaled_add / bias_gelu, and the module's functions of the same names.
@@ -99,6 +99,28 @@ at::Tensor scaled_add_autograd(const at::Tensor& x, const at::Tensor& y, double 
   return ScaledAdd::apply(x, y, alpha);
 }
 
+// clamp's gradient: the incoming one where lo <= x <= hi, else 0.
+class Clip : public torch::autograd::Function<Clip> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, double lo, double hi) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    ctx->save_for_backward({x});
+    ctx->saved_data["lo"] = lo;
+    ctx->saved_data["hi"] = hi;
+    return clip_npu(x, lo, hi);
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const at::Tensor x = ctx->get_saved_variables()[0];
+    const at::Tensor inside =
+        x.ge(ctx->saved_data["lo"].toDouble()).logical_and(x.le(ctx->saved_data["hi"].toDouble()));
+    return {grads[0] * inside, at::Tensor(), at::Tensor()};
+  }
+};
+
+at::Tensor clip_autograd(const at::Tensor& x, double lo, double hi) { return Clip::apply(x, lo, hi); }
+
 }  // namespace
 
 TORCH_LIBRARY(npu_ext, m) {
@@ -116,6 +138,7 @@ TORCH_LIBRARY_IMPL(npu_ext, PrivateUse1, m) {
 TORCH_LIBRARY_IMPL(npu_ext, AutogradPrivateUse1, m) {
   m.impl("scaled_add", &scaled_add_autograd);
   m.impl("bias_gelu", &bias_gelu_autograd);
+  m.impl("clip", &clip_autograd);
 }
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {

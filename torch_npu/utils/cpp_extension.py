@@ -17,6 +17,7 @@ TORCH_LIBRARY_IMPL(ns, PrivateUse1, m), and links libtorch_npu.so, found at run 
 extension's rpath. Only torch_npu/include is on the include path (Note [Public headers] in setup.py):
 nothing from the source tree is needed. See docs/cpp_extensions.md.
 """
+import inspect
 import os
 
 import torch.utils.cpp_extension as _torch_ext
@@ -56,29 +57,36 @@ def _link_flags():
     return [f"-L{lib_dir}", "-ltorch_npu", f"-Wl,-rpath,{lib_dir}"]
 
 
+def _listed(kwargs, key):
+    return list(kwargs.get(key) or [])
+
+
 def NpuExtension(name, sources, *args, **kwargs):
     """A setuptools.Extension for C++ against torch and torch_npu (torch_npu's name and signature);
-    arguments as torch.utils.cpp_extension.CppExtension's."""
-    kwargs["include_dirs"] = list(kwargs.get("include_dirs", [])) + include_paths()
-    kwargs["library_dirs"] = list(kwargs.get("library_dirs", [])) + library_paths()
-    kwargs["libraries"] = list(kwargs.get("libraries", [])) + ["torch_npu"]
-    kwargs["runtime_library_dirs"] = list(kwargs.get("runtime_library_dirs", [])) + library_paths()
+    arguments as torch.utils.cpp_extension.CppExtension's. torch_npu's include directory comes first,
+    so that no header of the extension's own tree can stand in for one of torch_npu's."""
+    kwargs["include_dirs"] = include_paths() + _listed(kwargs, "include_dirs")
+    kwargs["library_dirs"] = _listed(kwargs, "library_dirs") + library_paths()
+    kwargs["libraries"] = _listed(kwargs, "libraries") + ["torch_npu"]
+    kwargs["runtime_library_dirs"] = _listed(kwargs, "runtime_library_dirs") + library_paths()
     kwargs["extra_compile_args"] = _with_cxx17(kwargs.get("extra_compile_args"))
     return _torch_ext.CppExtension(name, sources, *args, **kwargs)
 
 
-def _with_npu(kwargs):
-    kwargs["extra_include_paths"] = list(kwargs.get("extra_include_paths") or []) + include_paths()
-    kwargs["extra_ldflags"] = list(kwargs.get("extra_ldflags") or []) + _link_flags()
-    kwargs["extra_cflags"] = _with_cxx17(kwargs.get("extra_cflags"))
-    return kwargs
+def _call_with_npu(fn, *args, **kwargs):
+    """fn (torch's load or load_inline) with its arguments bound by name, torch_npu's added."""
+    bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    bound["extra_include_paths"] = include_paths() + _listed(bound, "extra_include_paths")
+    bound["extra_ldflags"] = _listed(bound, "extra_ldflags") + _link_flags()
+    bound["extra_cflags"] = _with_cxx17(bound.get("extra_cflags"))
+    return fn(**bound)
 
 
-def load(name, sources, **kwargs):
-    """torch.utils.cpp_extension.load, building against torch_npu too."""
-    return _torch_ext.load(name, sources, **_with_npu(kwargs))
+def load(name, sources, *args, **kwargs):
+    """torch.utils.cpp_extension.load (same arguments), building against torch_npu too."""
+    return _call_with_npu(_torch_ext.load, name, sources, *args, **kwargs)
 
 
-def load_inline(name, cpp_sources, **kwargs):
-    """torch.utils.cpp_extension.load_inline, building against torch_npu too."""
-    return _torch_ext.load_inline(name, cpp_sources, **_with_npu(kwargs))
+def load_inline(name, cpp_sources, *args, **kwargs):
+    """torch.utils.cpp_extension.load_inline (same arguments), building against torch_npu too."""
+    return _call_with_npu(_torch_ext.load_inline, name, cpp_sources, *args, **kwargs)

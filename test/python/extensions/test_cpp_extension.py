@@ -5,6 +5,7 @@ load(), and once by its setup.py with NpuExtension in a copy outside the checkou
 process; both include only torch_npu/include (Note [Public headers] in setup.py).
 """
 import os
+import re
 import shutil
 import subprocess
 
@@ -27,13 +28,23 @@ def ext(tmp_path_factory):
 
 def test_include_path_is_the_installed_public_tree_only():
     paths = cpp_extension.include_paths()
-    assert paths == [os.path.join(os.path.dirname(torch_npu.__file__), "include")]
+    assert paths == [os.path.join(os.path.dirname(os.path.realpath(torch_npu.__file__)), "include")]
     public = os.path.join(paths[0], "torch_npu", "csrc", "framework", "OpCommand.h")
     assert os.path.isfile(public)
     installed = {os.path.relpath(os.path.join(d, f), paths[0]) for d, _, fs in os.walk(paths[0]) for f in fs}
     assert "csrc/framework/OpCommand.h" in installed
     assert "csrc/core/TaskQueue.h" not in installed  # private headers stay private
     assert not any(p.startswith("third_party") for p in installed)
+
+
+def test_cpp_extension_is_reachable_from_a_plain_import():
+    r = run_python("""
+        import sys, torch_npu
+        assert "torch.utils.cpp_extension" not in sys.modules  # loaded on first use only
+        print(torch_npu.utils.cpp_extension.include_paths()[0])
+    """)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == cpp_extension.include_paths()[0]
 
 
 def test_scaled_add_matches_cpu_and_runs_one_axpy(ext):
@@ -72,6 +83,11 @@ def test_host_scalar_inputs(ext):
     torch.testing.assert_close(torch.ops.npu_ext.clip(h.npu(), -0.5, 0.25).cpu(), h.float().clamp(-0.5, 0.25).half())
     with pytest.raises(RuntimeError, match=r"clip: lo 3 is above hi 2"):
         torch.ops.npu_ext.clip(x.npu(), 3.0, 2.0)
+    xg = torch.tensor([-3.0, -1.0, 0.5, 2.0, 4.0], requires_grad=True)
+    xn = xg.detach().npu().requires_grad_()
+    torch.ops.npu_ext.clip(xn, -1.0, 2.0).sum().backward()
+    xg.clamp(-1, 2).sum().backward()
+    torch.testing.assert_close(xn.grad.cpu(), xg.grad)  # 0 outside [lo, hi], 1 inside and at the bounds
 
 
 def test_extension_ops_show_in_the_profiler_with_their_kernels(ext):
@@ -107,7 +123,11 @@ def test_setup_py_extension_builds_outside_the_checkout(tmp_path):
     build = subprocess.run([PYTHON, "setup.py", "build_ext", "--inplace"], cwd=tmp_path, capture_output=True,
                            text=True, timeout=600)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    assert f"-I{REPO_ROOT}/csrc" not in build.stdout and "third_party" not in build.stdout
+    # Only the installed tree is on the include path: no other folder of the checkout.
+    includes = re.findall(r"-I\s*(\S+)", build.stdout)
+    assert includes and all(os.path.realpath(p).startswith(cpp_extension.include_paths()[0]) or
+                            not os.path.realpath(p).startswith(os.path.realpath(REPO_ROOT)) for p in includes), includes
+    assert os.path.realpath(includes[0]) == cpp_extension.include_paths()[0]  # first
     r = run_python("""
         import torch, torch_npu, npu_ext_ops
         x, y = torch.randn(6), torch.randn(6)
@@ -144,6 +164,18 @@ at::Tensor into_strided(const at::Tensor& x) {
   return out;
 }
 
+at::Tensor leaky(const at::Tensor& x, double slope) {
+  at::Tensor out = at::empty_like(x);
+  at_npu::native::OpCommand cmd;
+  cmd.Name("LeakyRelu").Input(x).Output(out).Attr("negative_slope", slope).Run();  // a double attribute
+  return out;
+}
+
+// Every integer type is an int64 attribute without ambiguity (compiled, not run).
+[[maybe_unused]] void integer_attributes(at_npu::native::OpCommand& cmd, size_t n, uint32_t u, long long l) {
+  cmd.Attr("a", n).Attr("b", u).Attr("c", l).Attr("d", 1).Attr("e", int64_t{2}).Attr("f", true).Attr("g", 0.5f);
+}
+
 int64_t current_stream_id() { return c10_npu::getCurrentNPUStream().id(); }
 bool stream_has_handle() { return c10_npu::getCurrentNPUStream().stream() != nullptr; }
 """
@@ -172,7 +204,7 @@ at::Tensor allocate_on(int64_t device) {
 
 at::Tensor allocate_on_stream(const at::Tensor& like, int64_t stream_id) {
   const c10::Stream stream(c10::Stream::UNSAFE, like.device(), stream_id);
-  c10_npu::NPUStreamGuard guard{c10_npu::NPUStream(stream)};
+  c10_npu::NPUStreamGuard guard(stream);
   TORCH_CHECK(c10_npu::getCurrentNPUStream().id() == stream_id, "the stream guard did not set the stream");
   return at::ones_like(like);
 }
@@ -190,13 +222,22 @@ std::string not_an_npu_tensor(const at::Tensor& x) {
   }
   return "";
 }
+
+std::string optional_guard_on_cpu() {
+  try {
+    c10_npu::OptionalNPUGuard guard{c10::optional<c10::Device>(c10::Device(c10::DeviceType::CPU))};
+  } catch (const c10::Error& e) {
+    return e.what_without_backtrace();
+  }
+  return "";
+}
 """
 
 
 def test_load_inline_and_command_errors(tmp_path):
     mod = cpp_extension.load_inline(
         "npu_inline_ext", [INLINE_SOURCE], build_directory=str(tmp_path),
-        functions=["run_named", "run_unnamed", "into_strided", "current_stream_id", "stream_has_handle"])
+        functions=["run_named", "run_unnamed", "into_strided", "leaky", "current_stream_id", "stream_has_handle"])
     x = torch.randn(5, 3)
     torch.testing.assert_close(mod.run_named(x.npu(), "Relu").cpu(), x.relu())
     with pytest.raises(RuntimeError, match=r"OpCommand::Run: no op type; call Name"):
@@ -211,6 +252,7 @@ def test_load_inline_and_command_errors(tmp_path):
     with pytest.raises(RuntimeError, match=r"Sqrt"):
         torch.npu.synchronize()
     torch.testing.assert_close(mod.run_named(x.npu(), "Relu").cpu(), x.relu())
+    torch.testing.assert_close(mod.leaky(x.npu(), 0.25).cpu(), torch.nn.functional.leaky_relu(x, 0.25))
     stream = torch.npu.Stream()
     with torch.npu.stream(stream):
         assert mod.current_stream_id() == stream.stream_id
@@ -221,7 +263,7 @@ def test_format_guard_and_allocator_helpers(tmp_path):
     mod = cpp_extension.load_inline(
         "npu_helpers_ext", [HELPERS_SOURCE], build_directory=str(tmp_path),
         functions=["formats", "allocate_on", "allocate_on_stream", "reserved_after_empty_cache",
-                   "not_an_npu_tensor"])
+                   "not_an_npu_tensor", "optional_guard_on_cpu"])
     x = torch.randn(2, 20, 3, 3).npu()
     assert mod.formats(x) == [torch_npu.get_npu_format(x), 4, 3, 2, 2, 3, 3, 16]  # N, C1, H, W, C0
     before = torch.npu.current_device()
@@ -236,3 +278,4 @@ def test_format_guard_and_allocator_helpers(tmp_path):
     del big, t
     assert mod.reserved_after_empty_cache(1) <= with_big - (3 << 20)
     assert "get_npu_format: expected an NPU tensor, got one on cpu" in mod.not_an_npu_tensor(torch.ones(1))
+    assert "OptionalNPUGuard: expected an NPU device, got cpu" in mod.optional_guard_on_cpu()

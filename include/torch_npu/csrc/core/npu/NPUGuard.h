@@ -31,7 +31,13 @@ class NPUGuard {
 class OptionalNPUGuard {
  public:
   OptionalNPUGuard() = default;
-  explicit OptionalNPUGuard(c10::optional<c10::Device> device) : guard_(device) {}
+  explicit OptionalNPUGuard(c10::optional<c10::Device> device) {
+    if (device.has_value()) {
+      TORCH_CHECK(device->type() == c10::DeviceType::PrivateUse1, "OptionalNPUGuard: expected an NPU device, got ",
+                  *device);
+      guard_.reset_device(*device);
+    }
+  }
   explicit OptionalNPUGuard(c10::optional<c10::DeviceIndex> device) {
     if (device.has_value()) guard_.reset_device(c10::Device(c10::DeviceType::PrivateUse1, *device));
   }
@@ -45,10 +51,16 @@ class OptionalNPUGuard {
 class NPUStreamGuard {
  public:
   explicit NPUStreamGuard(const NPUStream& stream) : guard_(stream.unwrap()) {}
+  explicit NPUStreamGuard(c10::Stream stream) : guard_(checked(stream)) {}
   NPUStream original_stream() const { return NPUStream(guard_.original_stream()); }
   NPUStream current_stream() const { return NPUStream(guard_.current_stream()); }
 
  private:
+  static c10::Stream checked(c10::Stream stream) {
+    TORCH_CHECK(stream.device_type() == c10::DeviceType::PrivateUse1, "NPUStreamGuard: expected an NPU stream, got ",
+                stream);
+    return stream;
+  }
   c10::StreamGuard guard_;
 };
 

@@ -298,9 +298,10 @@ TEST(KernelCast, LongRunsAndFillsConvertEveryElement) {
   const int64_t cols = 40001;  // several staged chunks per block, and not a multiple of one
   std::vector<float> src(static_cast<size_t>(5 * cols));
   for (size_t i = 0; i < src.size(); ++i) src[i] = (static_cast<float>(i % 977) - 488.3f) * 61.7f;
-  const std::pair<aclDataType, aclDataType> pairs[] = {{ACL_FLOAT, ACL_FLOAT16}, {ACL_FLOAT16, ACL_FLOAT},
-                                                       {ACL_BF16, ACL_FLOAT},    {ACL_FLOAT, ACL_BF16},
-                                                       {ACL_FLOAT, ACL_FLOAT},   {ACL_INT32, ACL_FLOAT}};
+  const std::pair<aclDataType, aclDataType> pairs[] = {
+      {ACL_FLOAT, ACL_FLOAT16}, {ACL_FLOAT16, ACL_FLOAT}, {ACL_BF16, ACL_FLOAT},
+      {ACL_FLOAT, ACL_BF16},    {ACL_FLOAT, ACL_FLOAT},   {ACL_INT32, ACL_FLOAT},
+      {ACL_INT32, ACL_INT64},   {ACL_BOOL, ACL_INT64},    {ACL_INT64, ACL_INT32}};
   for (const auto& [from, to] : pairs) {
     HostTensor x = HostTensor::floats(from, {5, cols}, src), y(to, {5, cols});
     run(makeCall("Cast", {&x}, {&y}));
