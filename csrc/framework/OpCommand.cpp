@@ -78,7 +78,7 @@ OpCommand& OpCommand::InputScalar(const c10::Scalar& value, c10::ScalarType dtyp
     case c10::ScalarType::Long: storeScalar<int64_t>(value, p.host_bytes); break;
     case c10::ScalarType::Bool: storeScalar<bool>(value, p.host_bytes); break;
     case c10::ScalarType::ComplexFloat: storeScalar<c10::complex<float>>(value, p.host_bytes); break;
-    default: TORCH_CHECK(false, "NPU op ", launch_.op_type, ": scalar dtype ", dtype, " is not supported");
+    default: TORCH_CHECK(false, "NPU op ", opName(), ": scalar dtype ", dtype, " is not supported");
   }
   p.bytes = p.host_bytes.size();
   inputs_.push_back(Operand{at::Tensor(), std::move(p)});
@@ -87,7 +87,7 @@ OpCommand& OpCommand::InputScalar(const c10::Scalar& value, c10::ScalarType dtyp
 
 OpCommand& OpCommand::Output(const at::Tensor& t) {
   checkDevice(t, "output", outputs_.size());
-  TORCH_CHECK(t.is_contiguous(), "NPU op ", launch_.op_type, ": output ", outputs_.size(), " is not contiguous (sizes ",
+  TORCH_CHECK(t.is_contiguous(), "NPU op ", opName(), ": output ", outputs_.size(), " is not contiguous (sizes ",
               t.sizes(), ", strides ", t.strides(), "); allocate outputs with at::empty or call .contiguous()");
   if (t.numel() == 0) empty_output_ = true;
   outputs_.push_back(Operand{t, c10::nullopt});

@@ -14,14 +14,13 @@ launch)); where the host's launch comes later than the device would be ready, th
 host launch gap: time a real device would idle because the host (Python, dispatch, the framework) did
 not launch fast enough. Their sum over a step is what fusing ops, the task queue or graph mode win back.
 """
-import html
 import json
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Optional
 
 from torch_npu.npu._intervals import index_by_thread, innermost
-from torch_npu.profiler.memory_report import load_snapshot, render_memory_section
+from torch_npu.profiler.memory_report import _esc, load_snapshot, render_memory_section
 
 UNITS = ("Cube", "Vector", "MTE", "AI CPU")
 _LAUNCH_EVENT = "NPU launch"  # a launch's own host event (csrc/core/TaskQueue.cpp); its parent launched the task
@@ -160,10 +159,6 @@ def launch_gaps(tasks):
 
 def _fmt_us(us):
     return f"{us / 1e3:.3f} ms" if us >= 1e3 else f"{us:.1f} us"
-
-
-def _esc(value):
-    return html.escape(str(value), quote=True)
 
 
 def _top_level(host_ops):
