@@ -19,7 +19,7 @@ from conftest import REPO_ROOT as REPO
 SIM_SRC = os.path.join("third_party", "ascend_sim", "src")
 
 # Bottom to top: a folder may include its own headers and those of the folders before it.
-SIM_LAYERS = ["common", "chip", "aicore", "format", "kernel", "ops", "cost", "runtime", "hccl"]
+SIM_LAYERS = ["common", "chip", "aicore", "format", "kernel", "ops", "cost", "runtime", "ascendc", "hccl"]
 PLUGIN_LAYERS = ["core", "framework", "aten", "distributed", "python"]
 
 SOURCE_SUFFIXES = (".h", ".cpp", ".py")
