@@ -38,7 +38,11 @@ PUBLIC_HEADERS = [
     "csrc/framework/NPUStorageImpl.h", "csrc/framework/NPUTensorFactory.h", "csrc/core/NPUCachingAllocator.h",
     "csrc/core/AllocatorHistory.h",
     ("third_party/ascend_sim/include/ascend_sim/acl.h", "ascend_sim/acl.h"),
-]
+    # Ascend C kernels (docs/ascend_c.md): <kernel_operator.h>, header-only over the simulator's launch API.
+    ("third_party/ascend_sim/include/ascend_sim/aclsim_kernel.h", "ascend_sim/aclsim_kernel.h"),
+    ("third_party/ascend_sim/include/kernel_operator.h", "kernel_operator.h"),
+] + [(os.path.relpath(path, ROOT), os.path.relpath(path, os.path.join(ROOT, "third_party/ascend_sim/include")))
+     for path in sorted(glob.glob(os.path.join(ROOT, "third_party/ascend_sim/include/ascend_sim/ascendc/*.h")))]
 
 
 def install_headers():

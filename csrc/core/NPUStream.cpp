@@ -92,6 +92,11 @@ aclrtStream NPUStream::handle() const {
   return streamHandle(streamsOf(device_index()), device_index(), stream_.id());
 }
 
+aclrtStream NPUStream::stream(bool need_empty) const {
+  if (need_empty) TaskQueue::forDevice(device_index()).drain();
+  return handle();
+}
+
 bool NPUStream::query() const {
   if (!TaskQueue::forDevice(device_index()).idle()) return false;
   int32_t idle = 0;

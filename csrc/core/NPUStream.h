@@ -28,7 +28,11 @@ class NPUStream {
   c10::StreamId id() const { return stream_.id(); }
   // The simulator's handle of this stream.
   aclrtStream handle() const;
-  aclrtStream stream() const { return handle(); }  // torch_npu's name
+  // torch_npu's name for the handle, for ACL runtime calls of one's own (an Ascend C launch, a copy).
+  // With need_empty (the default, as in torch_npu) it first hands every launch queued on the device
+  // to the simulator (Note [Task queue]), so that such a call runs after them; stream(false) skips
+  // that, for a call made from a task of the queue itself (OpCommand::SetCustomHandler).
+  aclrtStream stream(bool need_empty = true) const;
   // True if all work submitted to the stream (queued ops included) finished.
   bool query() const;
   // Waits for the stream (and the task queue feeding it).

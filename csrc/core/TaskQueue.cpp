@@ -18,6 +18,9 @@
 namespace torch_npu {
 namespace {
 
+// Set on every queue's worker thread.
+thread_local bool on_worker_thread = false;
+
 inline void spinPause() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -102,10 +105,22 @@ void TaskQueue::run(const Task& task, const LaunchTag& tag) {
     sim::setTaskScope(tag.scope ? tag.scope->c_str() : nullptr);
     handed_scope = tag.scope;
   }
-  const aclError status = execute(task);
+  // A custom handler (OpCommand::SetCustomHandler) is the user's code and may throw: its message
+  // becomes the task's error, raised by the next enqueue or drain, and the worker goes on.
+  aclError status = ACL_SUCCESS;
+  std::string thrown;
+  try {
+    status = execute(task);
+  } catch (const c10::Error& e) {
+    status = ACL_ERROR_RT_INTERNAL_ERROR;
+    thrown = e.what_without_backtrace();
+  } catch (const std::exception& e) {
+    status = ACL_ERROR_RT_INTERNAL_ERROR;
+    thrown = e.what();
+  }
   if (status != ACL_SUCCESS) {
-    std::string msg = "NPU op '" + taskName(task) + "' failed with " + aclErrorName(status) +
-                      " (" + std::to_string(status) + "): " + aclGetRecentErrMsg();
+    std::string msg = "NPU op '" + taskName(task) + "' failed with " + aclErrorName(status) + " (" +
+                      std::to_string(status) + "): " + (thrown.empty() ? aclGetRecentErrMsg() : thrown);
     NPU_LOGE("{}", msg);
     std::lock_guard<std::mutex> lock(mutex_);
     if (pending_error_.empty()) pending_error_ = std::move(msg);
@@ -208,6 +223,7 @@ void TaskQueue::enqueue(AclOpLaunch&& launch) {
 
 void TaskQueue::workerLoop() {
   // Note [A worker without the producers' mutex]
+  on_worker_thread = true;
   if (aclrtSetDevice(device_) != ACL_SUCCESS) {
     NPU_LOGE("task queue of device {} cannot bind its device: {}", device_, aclGetRecentErrMsg());
   }
@@ -280,6 +296,11 @@ void TaskQueue::release(Slot* slot) {
 }
 
 void TaskQueue::drain() {
+  // The running task counts until it returns: a drain from inside it (stream() in a custom
+  // handler) would wait for itself.
+  TORCH_CHECK(!on_worker_thread, "NPU task queue of device ", static_cast<int>(device_),
+              ": a queued task (a custom handler) waits ",
+              "for its own queue; inside OpCommand::SetCustomHandler use getCurrentNPUStream().stream(false)");
   {
     std::unique_lock<std::mutex> lock(mutex_);
     waitOnWorker(lock, drainers_waiting_, 0);

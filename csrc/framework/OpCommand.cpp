@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ascend_sim/acl_sim.h"
+#include "csrc/core/NPUFunctions.h"
 #include "csrc/core/NPUStream.h"
 #include "csrc/core/TaskQueue.h"
 #include "csrc/framework/DTypes.h"
@@ -35,12 +36,24 @@ OpCommand& OpCommand::Name(const std::string& op_type) {
   TORCH_CHECK(!op_type.empty(), "OpCommand::Name: the op type is empty");
   TORCH_CHECK(launch_.op_type.empty() || launch_.op_type == op_type, "OpCommand::Name(\"", op_type,
               "\"): this command already runs \"", launch_.op_type, "\"; use one OpCommand per op");
-  // Extensions name their ops: an unknown one fails here, where the caller is, not at a later synchronize.
-  TORCH_CHECK(aclsimIsOpRegistered(op_type.c_str()) != 0, "OpCommand::Name(\"", op_type,
-              "\"): the simulated NPU has no op of that type (CANN op types and their operands: "
-              "third_party/ascend_sim/OPS.md)");
   launch_.op_type = op_type;
+  check_registered_ = true;
   return *this;
+}
+
+OpCommand& OpCommand::SetCustomHandler(PROC_FUNC func) {
+  TORCH_CHECK(func, "OpCommand::SetCustomHandler: the handler of ", opName(), " is empty");
+  custom_handler_ = std::move(func);
+  return *this;
+}
+
+// A custom handler's launch: queued like an op, on the device of its operands or the current one.
+void OpCommand::runCustomHandler() {
+  TORCH_CHECK(inputs_.empty() && outputs_.empty(), "NPU op ", launch_.op_type,
+              ": a command with a custom handler takes no Input or Output (the handler launches the work)");
+  const c10::DeviceIndex device = device_ ? device_->index() : current_device();
+  TaskQueue::forDevice(device).enqueue(
+      CallTask{launch_.op_type, [handler = std::move(custom_handler_)] { return static_cast<aclError>(handler()); }});
 }
 
 void OpCommand::checkDevice(const at::Tensor& t, const char* role, size_t index) {
@@ -206,6 +219,12 @@ void OpCommand::resolveOutput(Operand& out, bool native, AclTensorParam& p) {
 
 void OpCommand::Run() {
   TORCH_CHECK(!launch_.op_type.empty(), "OpCommand::Run: no op type; call Name(\"OpType\") first");
+  if (custom_handler_) return runCustomHandler();
+  // Extensions name their ops: an unknown one fails here, where the caller is, not at a later synchronize.
+  TORCH_CHECK(!check_registered_ || aclsimIsOpRegistered(launch_.op_type.c_str()) != 0, "OpCommand::Name(\"",
+              launch_.op_type,
+              "\"): the simulated NPU has no op of that type (CANN op types and their operands: "
+              "third_party/ascend_sim/OPS.md)");
   TORCH_CHECK(device_.has_value(), "NPU op ", launch_.op_type, " has no NPU tensor operand: give it an Input or ",
               "Output on the NPU");
   if (empty_output_) return;  // nothing to compute

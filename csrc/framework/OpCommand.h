@@ -14,6 +14,7 @@
 // Note [Task queue]) on the current stream.
 #pragma once
 
+#include <functional>
 #include <type_traits>
 
 #include <ATen/Tensor.h>
@@ -70,6 +71,13 @@ class OpCommand {
   OpCommand& Attr(const std::string& name, std::vector<float> v) { return addAttr(name, std::move(v)); }
   OpCommand& Attr(const std::string& name, c10::ScalarType dtype);
 
+  // torch_npu's hook for a launch the command does not describe, such as an Ascend C kernel's
+  // ACLRT_LAUNCH_KERNEL: Run() queues `func` on the device's task queue, in order with every other
+  // launch, instead of a CANN op; a non-zero return is the launch's error, reported like an op's.
+  // Name() then names the launch in errors, op records and the profiler; operands are not needed.
+  using PROC_FUNC = std::function<int()>;
+  OpCommand& SetCustomHandler(PROC_FUNC func);
+
   // Launches the op, or nothing when any output has no elements (Note [Launches
   // with an empty output]).
   void Run();
@@ -87,6 +95,7 @@ class OpCommand {
   std::string opName() const { return launch_.op_type.empty() ? "<unnamed OpCommand>" : launch_.op_type; }
   void checkDevice(const at::Tensor& t, const char* role, size_t index);
   bool runsOnPrivateStorage() const;
+  void runCustomHandler();
   // Describe an operand into `p` (Note [Operands resolved in place]); the operand is spent.
   void resolveInput(Operand& in, bool native, AclTensorParam& p);
   void resolveOutput(Operand& out, bool native, AclTensorParam& p);
@@ -99,6 +108,8 @@ class OpCommand {
   c10::SmallVector<std::pair<at::Tensor, at::Tensor>, 1> write_backs_;
   c10::optional<c10::Device> device_;
   bool format_agnostic_ = false;
+  PROC_FUNC custom_handler_;       // SetCustomHandler
+  bool check_registered_ = false;  // named by Name(): Run() checks the simulator has the op
   // Note [Launches with an empty output]
   // An op with an output of no elements is not launched at all: there is
   // nothing to compute, and no kernel need handle zero-size outputs. This also

@@ -52,9 +52,13 @@ def _with_cxx17(args):
     return list(args or []) + [_CXX_STANDARD]
 
 
+# libascend_sim: the simulator's C API, which Ascend C kernels (<kernel_operator.h>) call.
+_LIBRARIES = ["torch_npu", "ascend_sim"]
+
+
 def _link_flags():
     lib_dir = library_paths()[0]
-    return [f"-L{lib_dir}", "-ltorch_npu", f"-Wl,-rpath,{lib_dir}"]
+    return [f"-L{lib_dir}", *[f"-l{lib}" for lib in _LIBRARIES], f"-Wl,-rpath,{lib_dir}"]
 
 
 def _listed(kwargs, key):
@@ -67,7 +71,7 @@ def NpuExtension(name, sources, *args, **kwargs):
     so that no header of the extension's own tree can stand in for one of torch_npu's."""
     kwargs["include_dirs"] = include_paths() + _listed(kwargs, "include_dirs")
     kwargs["library_dirs"] = _listed(kwargs, "library_dirs") + library_paths()
-    kwargs["libraries"] = _listed(kwargs, "libraries") + ["torch_npu"]
+    kwargs["libraries"] = _listed(kwargs, "libraries") + _LIBRARIES
     kwargs["runtime_library_dirs"] = _listed(kwargs, "runtime_library_dirs") + library_paths()
     kwargs["extra_compile_args"] = _with_cxx17(kwargs.get("extra_compile_args"))
     return _torch_ext.CppExtension(name, sources, *args, **kwargs)
