@@ -4,6 +4,8 @@ outside the checkout, run from PyTorch through OpCommand::SetCustomHandler and A
 compared with the CPU, seen in op records and the profiler with simulated time; a kernel that breaks
 a rule of the chip fails the next synchronize with an AI Core exception, and the device goes on.
 """
+import collections
+import json
 import os
 import shutil
 import subprocess
@@ -82,6 +84,42 @@ def test_tiling_shows_in_simulated_time(ext):
     assert one_core > 20 * good, (one_core, good)  # 32 cores divide the work (3 us of launch on each side)
     hbm_bound_us = 3 * x.numel() * 4 / 1.2e12 * 1e6  # Ascend910A's HBM, 1.2 TB/s
     assert good > hbm_bound_us
+
+
+def _pipe_trace(tmp_path, monkeypatch, op, *args, **kwargs):
+    tmp_path.mkdir()
+    monkeypatch.setenv("ASCEND_SIM_KERNEL_TRACE_DIR", str(tmp_path))
+    op(*args, **kwargs)
+    torch.npu.synchronize()
+    monkeypatch.delenv("ASCEND_SIM_KERNEL_TRACE_DIR")
+    (path,) = list(tmp_path.iterdir())
+    with open(path) as f:
+        trace = json.load(f)
+    pipes = {e["tid"]: e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "thread_name" and e["pid"] == 0}
+    spans = collections.defaultdict(list)
+    for e in trace["traceEvents"]:
+        if e["ph"] == "X" and e["pid"] == 0:
+            spans[pipes[e["tid"]].split()[0]].append((e["ts"], e["ts"] + e["dur"], e["name"]))
+    return trace, spans
+
+
+def test_pipe_timelines_show_double_buffering(ext, tmp_path, monkeypatch):
+    x, y = torch.randn(16 * 2048).npu(), torch.randn(16 * 2048).npu()
+    torch.npu.synchronize()
+    trace, spans = _pipe_trace(tmp_path / "double", monkeypatch, torch.ops.ascendc_ext.add_custom, x, y,
+                               tile_length=2048, block_dim=1)
+    assert trace["otherData"] == {"kernel": "add_custom", "blockDim": 1, "droppedEvents": 0}
+    assert [len(spans[p]) for p in ("MTE2", "V", "MTE3")] == [32, 16, 16]
+    assert {name for _, _, name in spans["V"]} == {"Add"}
+    assert {name for _, _, name in spans["MTE2"]} == {"DataCopy(GM -> local)"}
+
+    def overlapped(spans):  # Vector time during which the GM link moves data
+        return sum(max(0, min(e1, e2) - max(s1, s2)) for s1, e1, _ in spans["V"] for s2, e2, _ in spans["MTE2"])
+
+    _, single = _pipe_trace(tmp_path / "single", monkeypatch, torch.ops.ascendc_ext.add_custom_single_buffer, x, y,
+                            tile_length=2048, block_dim=1)
+    assert overlapped(single) == 0  # one buffer: the add waits for the loads, the next loads for the add
+    assert overlapped(spans) > 0.5 * sum(e - s for s, e, _ in spans["V"])
 
 
 def test_a_bad_tiling_is_an_ai_core_exception(ext):

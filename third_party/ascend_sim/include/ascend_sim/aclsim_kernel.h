@@ -40,6 +40,10 @@ typedef struct {
   double cube_macs_per_cycle;  // fp16 MACs per cycle (16 x 16 x 16 fractals)
 } aclsimCoreSpec;
 
+// Receives one instruction of a block's timeline (pipe: 0 scalar, 1 V, 2 M, 3 MTE1, 4 MTE2, 5 MTE3,
+// 6 FIX; times in us from the block's start; a transfer's span is its data on the GM link).
+typedef void (*aclsimInstructionFn)(void* ctx, int pipe, const char* instruction, double start_us, double end_us);
+
 // One block of a launch: set by the simulator before the body runs, the results by the body.
 typedef struct {
   const char* kernel_name;
@@ -47,6 +51,8 @@ typedef struct {
   uint32_t block_num;
   int32_t device;
   aclsimCoreSpec core;
+  aclsimInstructionFn on_instruction;  // NULL unless the launch is traced (ASCEND_SIM_KERNEL_TRACE_DIR)
+  void* on_instruction_ctx;
   // Results of the block (set by the body):
   double duration_us;     // the block's simulated time (its busiest pipe, dependencies included)
   double gm_read_bytes;   // bytes moved GM -> on-chip

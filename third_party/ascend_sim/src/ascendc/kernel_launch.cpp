@@ -8,6 +8,7 @@
 
 #include "ascend_sim/aclsim_kernel.h"
 #include "ascendc/core_buffers.h"
+#include "ascendc/kernel_trace.h"
 #include "runtime/error_state.h"
 #include "runtime/runtime.h"
 
@@ -44,6 +45,7 @@ double runKernel(const KernelLaunch& k) {
   std::vector<double> cube_core_busy(static_cast<size_t>(std::max(1, chip.cube_cores)), 0.0);
   double cube_us = 0, vector_us = 0, mte_us = 0, bytes = 0, flops = 0;
   bool used_cube = false;
+  std::unique_ptr<KernelTrace> trace = KernelTrace::begin(k.name, k.block_dim);
   for (uint32_t b = 0; b < k.block_dim; ++b) {
     aclsimKernelBlock block{};
     block.kernel_name = k.name.c_str();
@@ -51,6 +53,7 @@ double runKernel(const KernelLaunch& k) {
     block.block_num = k.block_dim;
     block.device = k.device;
     block.core = core;
+    if (trace) trace->attach(&block);
     char error[1024] = {0};
     if (k.body(k.closure.get(), &block, error, sizeof(error)) != 0)
       throw std::runtime_error("AI Core exception in kernel '" + k.name + "', block " + std::to_string(b) + " of " +
@@ -65,6 +68,8 @@ double runKernel(const KernelLaunch& k) {
     bytes += block.gm_read_bytes + block.gm_write_bytes;
     flops += block.flops;
   }
+  if (trace && trace->write().empty())
+    throw std::runtime_error("kernel '" + k.name + "': cannot write its trace into ASCEND_SIM_KERNEL_TRACE_DIR");
   const double busiest = std::max(*std::max_element(vector_core_busy.begin(), vector_core_busy.end()),
                                   *std::max_element(cube_core_busy.begin(), cube_core_busy.end()));
   TaskDetail& d = *k.detail;

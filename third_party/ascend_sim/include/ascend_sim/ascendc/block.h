@@ -198,8 +198,8 @@ class Block {
     for (int m = 0; m < kMemories; ++m) out[m] = used_[m];
   }
 
-  // Times one instruction on `pipe` (Note [Block timeline]); returns its end.
-  double issue(pipe_t pipe, double cycles, std::initializer_list<Buffer*> reads, Buffer* write) {
+  // Times one instruction (named `what`) on `pipe` (Note [Block timeline]); returns its end.
+  double issue(const char* what, pipe_t pipe, double cycles, std::initializer_list<Buffer*> reads, Buffer* write) {
     const double cost = cycles / info_.core.clock_hz * 1e6;
     double start = std::max(pipe_free_[pipe], scalar_floor_);
     for (Buffer* r : reads)
@@ -215,6 +215,7 @@ class Block {
       write->used_us = std::max(write->used_us, end);
     }
     last_end_ = std::max(last_end_, end);
+    trace(pipe, what, start, end);
     return end;
   }
   // The scalar unit reads a local value: it waits for the value, and so does every later issue.
@@ -229,12 +230,15 @@ class Block {
   }
 
   // Times a transfer of `bytes` between GM and the core on `pipe` (Note [Block timeline]).
-  void transfer(pipe_t pipe, double bytes, Buffer* read, Buffer* write) {
+  void transfer(const char* what, pipe_t pipe, double bytes, Buffer* read, Buffer* write) {
     double ready = std::max(pipe_free_[pipe], scalar_floor_);
     if (read) ready = std::max(ready, read->written_us);
     if (write) ready = std::max(ready, write->used_us);
     const double data_us = bytes / info_.core.gm_bytes_per_s * 1e6;
-    const double left = linkFill(ready, data_us), landed = left + kGmLatencyCycles / info_.core.clock_hz * 1e6;
+    double first = 0;
+    const double left = linkFill(ready, data_us, &first);
+    const double landed = left + kGmLatencyCycles / info_.core.clock_hz * 1e6;
+    trace(pipe, what, first, left);
     pipe_free_[pipe] = left;
     busy_[pipe] += data_us;
     if (read) read->used_us = std::max(read->used_us, left);
@@ -244,6 +248,9 @@ class Block {
     }
     last_end_ = std::max(last_end_, landed);
   }
+  void trace(pipe_t pipe, const char* what, double start, double end) {
+    if (info_.on_instruction) info_.on_instruction(info_.on_instruction_ctx, pipe, what, start, end);
+  }
   // A scalar access to global memory: the scalar unit waits for the round trip.
   void scalarGm() {
     scalar_floor_ = std::max(scalar_floor_, pipe_free_[PIPE_S]) + kGmLatencyCycles / info_.core.clock_hz * 1e6;
@@ -251,8 +258,9 @@ class Block {
     last_end_ = std::max(last_end_, scalar_floor_);
   }
   // Puts `us` of data on the GM link in its free time from `ready` on (pieces of it may fill gaps
-  // left by transfers issued earlier that start later); returns when the last piece ends.
-  double linkFill(double ready, double us) {
+  // left by transfers issued earlier that start later); returns when the last piece ends, and in
+  // *first when the first one starts.
+  double linkFill(double ready, double us, double* first) {
     // link_ holds the busy intervals, sorted, disjoint and merged. Intervals that end before every
     // GM pipe in use is free are dropped (the list stays short); a transfer on a pipe not used yet
     // starts after them, which can only make it later, never earlier.
@@ -264,16 +272,19 @@ class Block {
     link_.erase(link_.begin(), reachable);
     std::vector<std::pair<double, double>> pieces;
     double t = std::max(ready, link_floor_), remaining = us;
+    *first = -1;
     auto it = std::upper_bound(link_.begin(), link_.end(), t,
                                [](double v, const std::pair<double, double>& busy) { return v < busy.second; });
     while (remaining > 0) {
       if (it == link_.end()) {  // free from t on
+        if (*first < 0) *first = t;
         pieces.emplace_back(t, t + remaining);
         t += remaining;
         break;
       }
       if (it->first > t) {  // a gap before the next busy interval
         const double take = std::min(remaining, it->first - t);
+        if (*first < 0) *first = t;
         pieces.emplace_back(t, t + take);
         t += take;
         remaining = remaining - take > 1e-9 * us ? remaining - take : 0;  // rounding leaves no sliver

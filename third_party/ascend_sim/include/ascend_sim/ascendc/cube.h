@@ -54,8 +54,8 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadDa
     }
   }
   sim::Block& b = sim::block();
-  b.issue(PIPE_MTE1, sim::kL1LatencyCycles + double(reps) * kFractalBytes / sim::kL1BytesPerCycle, {src.buffer()},
-          dst.buffer());
+  b.issue("LoadData", PIPE_MTE1, sim::kL1LatencyCycles + double(reps) * kFractalBytes / sim::kL1BytesPerCycle,
+          {src.buffer()}, dst.buffer());
 }
 
 struct MmadParams {
@@ -112,7 +112,7 @@ void Mmad(const LocalTensor<C>& dst, const LocalTensor<A>& fm, const LocalTensor
   blk.usedCube();
   blk.countFlops(2.0 * m * n * k);
   const double macs = pad(m) * pad(n) * pad(k) * (sizeof(A) == 4 ? 2.0 : 1.0);  // fp32 at half rate (assumed)
-  blk.issue(PIPE_M, sim::kCubeStartCycles + macs / blk.info().core.cube_macs_per_cycle,
+  blk.issue("Mmad", PIPE_M, sim::kCubeStartCycles + macs / blk.info().core.cube_macs_per_cycle,
             {fm.buffer(), filter.buffer(), p.cmatrixInitVal ? nullptr : dst.buffer()}, dst.buffer());
 }
 
@@ -151,7 +151,7 @@ void Fixpipe(const GlobalTensor<U>& dst, const LocalTensor<float>& src, const Fi
   const double bytes = double(p.mSize) * p.nSize * sizeof(U);
   sim::Block& b = sim::block();
   b.countGm(0, bytes);
-  b.transfer(PIPE_FIX, bytes, src.buffer(), nullptr);
+  b.transfer("Fixpipe", PIPE_FIX, bytes, src.buffer(), nullptr);
 }
 
 // CO1 (fp32) -> a UB tensor (VECIN/VECCALC), converted to U, for vector work on the product.
@@ -164,7 +164,8 @@ void Fixpipe(const LocalTensor<U>& dst, const LocalTensor<float>& src, const Fix
   dst.require(static_cast<int64_t>(sim::fixSpan(p.mSize, p.nSize, p.dstStride)), "Fixpipe", "the destination");
   sim::fixRows(dst.data(), src.data(), p);
   const double bytes = double(p.mSize) * p.nSize * sizeof(float);
-  sim::block().issue(PIPE_FIX, sim::kL1LatencyCycles + bytes / sim::kFixBytesPerCycle, {src.buffer()}, dst.buffer());
+  sim::block().issue("Fixpipe", PIPE_FIX, sim::kL1LatencyCycles + bytes / sim::kFixBytesPerCycle, {src.buffer()},
+                     dst.buffer());
 }
 
 }  // namespace AscendC

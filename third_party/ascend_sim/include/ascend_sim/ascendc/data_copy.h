@@ -85,7 +85,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataC
   const double bytes = static_cast<double>(r.count * r.len * sizeof(T));
   sim::Block& b = sim::block();
   b.countGm(bytes, 0);
-  b.transfer(PIPE_MTE2, bytes, nullptr, dst.buffer());
+  b.transfer(api, PIPE_MTE2, bytes, nullptr, dst.buffer());
 }
 
 template <typename T>
@@ -111,7 +111,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataC
   const double bytes = static_cast<double>(r.count * r.len * sizeof(T));
   sim::Block& b = sim::block();
   b.countGm(0, bytes);
-  b.transfer(PIPE_MTE3, bytes, src.buffer(), nullptr);
+  b.transfer(api, PIPE_MTE3, bytes, src.buffer(), nullptr);
 }
 
 template <typename T>
@@ -132,7 +132,7 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t cou
   sim::copyBlocks<T>(count, api);
   std::memmove(dst.data(), src.data(), count * sizeof(T));
   sim::Block& b = sim::block();
-  b.issue(PIPE_V, b.vectorCycles(count * sizeof(T)), {src.buffer()}, dst.buffer());
+  b.issue(api, PIPE_V, b.vectorCycles(count * sizeof(T)), {src.buffer()}, dst.buffer());
 }
 
 // DataCopyPad: copies of any byte length (the 910B's MTE pads the local side to 32 bytes).
@@ -198,7 +198,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   const double bytes = double(n) * p.blockLen;
   sim::Block& b = sim::block();
   b.countGm(bytes, 0);
-  b.transfer(PIPE_MTE2, bytes, nullptr, dst.buffer());
+  b.transfer(api, PIPE_MTE2, bytes, nullptr, dst.buffer());
 }
 
 // UB -> GM (MTE3): only blockLen bytes of each run reach global memory.
@@ -221,7 +221,7 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
   const double bytes = double(n) * p.blockLen;
   sim::Block& b = sim::block();
   b.countGm(0, bytes);
-  b.transfer(PIPE_MTE3, bytes, src.buffer(), nullptr);
+  b.transfer(api, PIPE_MTE3, bytes, src.buffer(), nullptr);
 }
 
 }  // namespace AscendC

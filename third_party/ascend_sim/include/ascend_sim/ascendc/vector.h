@@ -37,9 +37,9 @@ void checkVectorOperand(const LocalTensor<T>& t, int64_t count, const char* api,
          " of UB; vector operands start on a 32-byte boundary (" + t.owner() + ")");
 }
 
-inline void issueVector(double bytes, std::initializer_list<Buffer*> reads, Buffer* write) {
+inline void issueVector(const char* api, double bytes, std::initializer_list<Buffer*> reads, Buffer* write) {
   Block& b = block();
-  b.issue(PIPE_V, b.vectorCycles(bytes), reads, write);
+  b.issue(api, PIPE_V, b.vectorCycles(bytes), reads, write);
 }
 
 // dst[i] = f(a[i], b[i]).
@@ -53,7 +53,7 @@ void binary(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a,
   const T *x = a.data(), *y = b.data();
   for (int32_t i = 0; i < count; ++i)
     d[i] = static_cast<T>(f(static_cast<MathType<T>>(x[i]), static_cast<MathType<T>>(y[i])));
-  issueVector(double(count) * sizeof(T), {a.buffer(), b.buffer()}, dst.buffer());
+  issueVector(api, double(count) * sizeof(T), {a.buffer(), b.buffer()}, dst.buffer());
   block().countFlops(count);
 }
 
@@ -65,7 +65,7 @@ void unary(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src
   T* d = dst.data();
   const T* s = src.data();
   for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<MathType<T>>(s[i])));
-  issueVector(double(count) * sizeof(T), {src.buffer()}, dst.buffer());
+  issueVector(api, double(count) * sizeof(T), {src.buffer()}, dst.buffer());
   block().countFlops(count);
 }
 
@@ -130,7 +130,7 @@ template <typename T>
 void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count) {
   sim::checkVectorOperand(dst, count, "Duplicate", "dst");
   std::fill(dst.data(), dst.data() + count, scalarValue);
-  sim::issueVector(double(count) * sizeof(T), {}, dst.buffer());
+  sim::issueVector("Duplicate", double(count) * sizeof(T), {}, dst.buffer());
 }
 
 enum class RoundMode { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
@@ -171,7 +171,7 @@ void Cast(const LocalTensor<U>& dst, const LocalTensor<T>& src, const RoundMode&
                        : U(v);
     }
   }
-  sim::issueVector(double(count) * std::max(sizeof(T), sizeof(U)), {src.buffer()}, dst.buffer());
+  sim::issueVector("Cast", double(count) * std::max(sizeof(T), sizeof(U)), {src.buffer()}, dst.buffer());
 }
 
 // dst[0] = the sum of src[0, count) (fp32 accumulation in index order). workLocal is the chip's scratch
@@ -185,7 +185,7 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
   sim::MathType<T> acc = 0;
   for (int32_t i = 0; i < count; ++i) acc += static_cast<sim::MathType<T>>(src.data()[i]);
   dst.data()[0] = static_cast<T>(acc);
-  sim::issueVector(2.0 * count * sizeof(T), {src.buffer()}, dst.buffer());
+  sim::issueVector("ReduceSum", 2.0 * count * sizeof(T), {src.buffer()}, dst.buffer());
   sim::block().countFlops(count);
 }
 
@@ -208,7 +208,7 @@ void reduceExtreme(const char* api, const LocalTensor<T>& dst, const LocalTensor
     std::memcpy(&index_bits, &idx, std::min(sizeof(T), sizeof(idx)));
     dst.data()[1] = index_bits;
   }
-  issueVector(2.0 * count * sizeof(T), {src.buffer()}, dst.buffer());
+  issueVector(api, 2.0 * count * sizeof(T), {src.buffer()}, dst.buffer());
 }
 }  // namespace sim
 
@@ -253,7 +253,7 @@ void Compare(const LocalTensor<uint8_t>& dst, const LocalTensor<T>& src0, const 
     if (r) bits[i / 8] |= uint8_t(1u << (i % 8));
   }
   std::memcpy(dst.data(), bits.data(), bits.size());
-  sim::issueVector(double(count) * sizeof(T), {src0.buffer(), src1.buffer()}, dst.buffer());
+  sim::issueVector("Compare", double(count) * sizeof(T), {src0.buffer(), src1.buffer()}, dst.buffer());
 }
 
 // dst[i] = bit i of selMask ? src0[i] : src1[i] (VSEL_TENSOR_TENSOR_MODE).
@@ -268,7 +268,7 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<uint8_t>& selMask, cons
   sim::checkVectorOperand(src1, count, "Select", "src1");
   for (uint32_t i = 0; i < count; ++i)
     dst.data()[i] = (selMask.data()[i / 8] >> (i % 8)) & 1u ? src0.data()[i] : src1.data()[i];
-  sim::issueVector(double(count) * sizeof(T), {selMask.buffer(), src0.buffer(), src1.buffer()}, dst.buffer());
+  sim::issueVector("Select", double(count) * sizeof(T), {selMask.buffer(), src0.buffer(), src1.buffer()}, dst.buffer());
 }
 
 // dst[i] = bit i of selMask ? src0[i] : scalar (VSEL_TENSOR_SCALAR_MODE).
@@ -282,7 +282,7 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<uint8_t>& selMask, cons
   sim::checkVectorOperand(src0, count, "Select", "src0");
   for (uint32_t i = 0; i < count; ++i)
     dst.data()[i] = (selMask.data()[i / 8] >> (i % 8)) & 1u ? src0.data()[i] : scalar;
-  sim::issueVector(double(count) * sizeof(T), {selMask.buffer(), src0.buffer()}, dst.buffer());
+  sim::issueVector("Select", double(count) * sizeof(T), {selMask.buffer(), src0.buffer()}, dst.buffer());
 }
 
 }  // namespace AscendC
