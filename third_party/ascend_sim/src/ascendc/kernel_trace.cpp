@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -64,6 +65,8 @@ void KernelTrace::onInstruction(void* ctx, int pipe, const char* instruction, do
 
 std::string KernelTrace::write() const {
   const std::string path = dir_ + "/" + std::to_string(launch_) + "_" + kernel_ + ".json";
+  std::error_code ignored;  // a failure shows as the file's
+  std::filesystem::create_directories(dir_, ignored);
   std::ofstream out(path);
   if (!out) return "";
   out << std::setprecision(12) << "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"kernel\": " << jsonString(kernel_)

@@ -10,7 +10,7 @@
 
 namespace ascend_sim {
 
-// With ASCEND_SIM_KERNEL_TRACE_DIR set, each launch writes <dir>/<n>_<kernel>.json: one process per
+// With ASCEND_SIM_KERNEL_TRACE_DIR set, each launch writes <dir>/<n>_<kernel>.json (the folder is created): one process per
 // block (the first kMaxBlocks), one thread per pipe, one event per instruction, times in simulated
 // microseconds from the block's start.
 class KernelTrace {
