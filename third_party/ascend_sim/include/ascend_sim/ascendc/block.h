@@ -201,21 +201,8 @@ class Block {
   // Times one instruction (named `what`) on `pipe` (Note [Block timeline]); returns its end.
   double issue(const char* what, pipe_t pipe, double cycles, std::initializer_list<Buffer*> reads, Buffer* write) {
     const double cost = cycles / info_.core.clock_hz * 1e6;
-    double start = std::max(pipe_free_[pipe], scalar_floor_);
-    for (Buffer* r : reads)
-      if (r) start = std::max(start, r->written_us);
-    if (write) start = std::max(start, write->used_us);
-    const double end = start + cost;
-    pipe_free_[pipe] = end;
-    busy_[pipe] += cost;
-    for (Buffer* r : reads)
-      if (r) r->used_us = std::max(r->used_us, end);
-    if (write) {
-      write->written_us = end;
-      write->used_us = std::max(write->used_us, end);
-    }
-    last_end_ = std::max(last_end_, end);
-    trace(pipe, what, start, end);
+    const double start = readyTime(pipe, reads, write), end = start + cost;
+    book(what, pipe, start, end, end, cost, reads, write);
     return end;
   }
   // The scalar unit reads a local value: it waits for the value, and so does every later issue.
@@ -231,22 +218,33 @@ class Block {
 
   // Times a transfer of `bytes` between GM and the core on `pipe` (Note [Block timeline]).
   void transfer(const char* what, pipe_t pipe, double bytes, Buffer* read, Buffer* write) {
-    double ready = std::max(pipe_free_[pipe], scalar_floor_);
-    if (read) ready = std::max(ready, read->written_us);
-    if (write) ready = std::max(ready, write->used_us);
     const double data_us = bytes / info_.core.gm_bytes_per_s * 1e6;
     double first = 0;
-    const double left = linkFill(ready, data_us, &first);
-    const double landed = left + kGmLatencyCycles / info_.core.clock_hz * 1e6;
-    trace(pipe, what, first, left);
+    const double left = linkFill(readyTime(pipe, {read}, write), data_us, &first);
+    book(what, pipe, first, left, left + kGmLatencyCycles / info_.core.clock_hz * 1e6, data_us, {read}, write);
+  }
+  // When an instruction on `pipe` that reads `reads` and writes `write` may start.
+  double readyTime(pipe_t pipe, std::initializer_list<Buffer*> reads, Buffer* write) const {
+    double ready = std::max(pipe_free_[pipe], scalar_floor_);
+    for (Buffer* r : reads)
+      if (r) ready = std::max(ready, r->written_us);
+    if (write) ready = std::max(ready, write->used_us);
+    return ready;
+  }
+  // Books an instruction that occupies `pipe` for `busy` from `start` to `left` (when its sources
+  // have been read) and whose result is in place at `done`.
+  void book(const char* what, pipe_t pipe, double start, double left, double done, double busy,
+            std::initializer_list<Buffer*> reads, Buffer* write) {
     pipe_free_[pipe] = left;
-    busy_[pipe] += data_us;
-    if (read) read->used_us = std::max(read->used_us, left);
+    busy_[pipe] += busy;
+    for (Buffer* r : reads)
+      if (r) r->used_us = std::max(r->used_us, left);
     if (write) {
-      write->written_us = landed;
-      write->used_us = std::max(write->used_us, landed);
+      write->written_us = done;
+      write->used_us = std::max(write->used_us, done);
     }
-    last_end_ = std::max(last_end_, landed);
+    last_end_ = std::max(last_end_, done);
+    trace(pipe, what, start, left);
   }
   void trace(pipe_t pipe, const char* what, double start, double end) {
     if (info_.on_instruction) info_.on_instruction(info_.on_instruction_ctx, pipe, what, start, end);
