@@ -127,7 +127,7 @@ std::vector<int64_t> formatStorageShape(aclFormat format, aclDataType dtype, c10
 HcclResult commInitRootInfoStore(uint32_t ranks, const HcclRootInfo& root_info, uint32_t rank,
                                  RendezvousStore& store, uint32_t timeout_ms, HcclComm* comm) {
   const HcclSimStore callbacks{&store, &storeSet, &storeGet};
-  const HcclSimCommConfig config{timeout_ms, nullptr};
+  const HcclSimCommConfig config{timeout_ms, nullptr, nullptr};
   return HcclSimCommInitRootInfoStore(ranks, &root_info, rank, &callbacks, &config, comm);
 }
 

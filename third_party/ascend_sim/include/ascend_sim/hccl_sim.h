@@ -27,6 +27,9 @@ typedef struct HcclSimStore {
 typedef struct HcclSimCommConfig {
   uint32_t timeoutMs;  // set-up and every collective; 0: HCCL_EXEC_TIMEOUT (default 1836 s)
   const char* ifIp;    // local transport address; NULL: HCCL_IF_IP, else the host name's address
+  // The simulated server of this rank (its collectives' links); NULL:
+  // ASCEND_SIM_SERVER_ID, else the host name.
+  const char* serverId;
 } HcclSimCommConfig;
 
 // Joins the communicator described by rootInfo as `rank` of `nRanks`, on the
@@ -48,9 +51,22 @@ ASCEND_SIM_API HcclResult HcclSimCommAbort(HcclComm comm);
 ASCEND_SIM_API HcclResult HcclSimGetCommErrorMessage(HcclComm comm, char* buf, size_t len);
 
 // ---- simulator introspection (tests, profiling) ------------------------------------
-// The all-reduce algorithm the comm would use for `bytes`: "ring" or
-// "halving_doubling" (honours HCCL_ALGO). The pointer is static.
+// The all-reduce algorithm the comm would use for `bytes`: "mesh", "ring",
+// "halving_doubling", or a hierarchical "<level0>/<level1>" such as
+// "mesh/H-D_R" (Note [Algorithm choice]; honours HCCL_ALGO). The pointer is static.
 ASCEND_SIM_API HcclResult HcclSimAllReduceAlgorithm(HcclComm comm, uint64_t bytes, const char** name);
+// Scaling prediction without a communicator: the simulated time [us] and the
+// algorithm of one collective on a cluster of `servers` x `perServer` NPUs of
+// the preset `socVersion` ("Ascend910A", "Ascend910B2"), as a real
+// communicator of that shape would price it. `kind`: "allreduce",
+// "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "barrier"
+// or "send"; `bytes`: the collective's n (the vector of an all-reduce, the
+// gathered output of an all-gather, the input of a reduce-scatter, the bytes
+// sent to the others by an all-to-all); `hcclAlgo`: an HCCL_ALGO value or
+// NULL for CANN's default. `algoName` (may be NULL) gets a static string.
+ASCEND_SIM_API HcclResult HcclSimPredictCollective(const char* socVersion, uint32_t servers, uint32_t perServer,
+                                                   const char* kind, double bytes, const char* hcclAlgo, double* us,
+                                                   const char** algoName);
 // How the comm moves bytes between ranks: "shm" (all ranks on one host, see
 // ASCEND_SIM_HCCL_TRANSPORT) or "tcp". The pointer is static.
 ASCEND_SIM_API HcclResult HcclSimCommTransport(HcclComm comm, const char** name);

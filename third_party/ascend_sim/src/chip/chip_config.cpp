@@ -37,8 +37,11 @@ ChipConfig ChipConfig::preset(const std::string& soc_version) {
     c.fp16_saturation = false;
     c.l2_bytes = size_t(192) << 20;
     c.default_fp32_to_fp16 = false;
-    c.link_bytes_per_s = 56e9;  // assumed (docs/simulator.md §1.2: 8-card mesh, link speed assumed)
+    c.link_bytes_per_s = 56e9;        // 392 GB/s of HCCS per chip over 7 links (docs/simulator.md §1.2)
+    c.hccs_group_size = 8;            // Atlas 800T A2: one full mesh of eight
+    c.inter_host_bytes_per_s = 25e9;  // 200GE RoCE per NPU
     c.hccl_ranks_per_host_1_2_4_8 = false;
+    c.hccl_a2_algorithm_rules = true;
     return c;
   }
   throwAcl(ACL_ERROR_INVALID_PARAM, "unknown SoC version '" + soc_version +

@@ -36,15 +36,24 @@ struct ASCEND_SIM_API ChipConfig {
   size_t l2_bytes = size_t(32) << 20;     // L2 cache [B] (910A 32 MB, 910B2 192 MB)
   // Default ACL_PRECISION_MODE: 910A "allow_fp32_to_fp16", 910B2 "must_keep_origin_dtype".
   bool default_fp32_to_fp16 = true;
-  // Chip-to-chip links (collectives; docs/simulator.md §1, §4). Within a host:
-  double link_bytes_per_s = 30e9;         // HCCS per link [B/s] (910A ≈30 GB/s; 910B2 56 GB/s, assumed)
-  double link_alpha_us = 5.0;             // latency per algorithm step [us] (assumed)
-  // Between hosts (used when a communicator spans hosts):
-  double inter_host_bytes_per_s = 12.5e9; // RoCE 100 Gb/s per NPU [B/s] (assumed)
-  double inter_host_alpha_us = 20.0;      // latency per algorithm step [us] (assumed)
+  // The cluster (collectives; docs/simulator.md §1, §6; Note [Cluster links] in hccl/link_model.h).
+  // A server holds server_devices NPUs; HCCS fully connects the NPUs of one group of
+  // hccs_group_size (910A: two groups of four; 910B2: one mesh of eight).
+  int server_devices = 8;
+  int hccs_group_size = 4;
+  double link_bytes_per_s = 30e9;  // HCCS, one direction of one link [B/s] (910A 30 GB/s; 910B2 56 GB/s)
+  double link_alpha_us = 5.0;      // latency per algorithm step inside a server [us] (assumed)
+  // 910A: between the two HCCS groups, through each NPU's PCIe link and the host (assumed rate).
+  double cross_group_bytes_per_s = 16e9;
+  // Between servers: each NPU's own RoCE port (910A 100GE, 910B2 200GE), a non-blocking switch.
+  double inter_host_bytes_per_s = 12.5e9;  // one direction [B/s]
+  double inter_host_alpha_us = 20.0;       // latency per algorithm step between servers [us] (assumed)
   // 910A: the ranks of one communicator on one host must number 1, 2, 4 or 8
   // (HCCS connects cards 0-3 and 4-7 in two fully connected groups).
   bool hccl_ranks_per_host_1_2_4_8 = true;
+  // HCCL's default algorithms of the Atlas A2 series (910B2) rather than the training series'
+  // (Note [Algorithm choice] in hccl/algorithm_selection.h).
+  bool hccl_a2_algorithm_rules = false;
 
   // "Ascend910A" or "Ascend910B2"; throws AclError(ACL_ERROR_INVALID_PARAM)
   // listing the known presets otherwise.

@@ -15,6 +15,11 @@
 //   pairwise all-to-all-v    (p-1)α + n·β                          n = max(bytes sent, received), self excluded
 //   send / recv              α + n·β
 //   dissemination barrier    ⌈log2 p⌉·α
+//   mesh all-reduce          2α + 2·n/p·β + γ((p-1)/p·n)           p-1 links per rank at once
+// These are the flat formulas (every pair one link). A collective on a
+// communicator is priced on the cluster's links instead (Note [Cluster
+// links] in hccl/link_model.h), which gives these on one HCCS group; a
+// hierarchical all-reduce has no flat formula and is priced as ring here.
 // A communicator of one rank costs 0 (no link is used).
 // γ(b) = max(Vector time of b bytes, 3b / HBM bandwidth): the Vector unit
 // reads two operands and writes one, usually HBM-bound.
@@ -56,6 +61,8 @@ double CostModel::collectiveUs(const CollectiveCostInput& c) const {
   const double n = std::max(0.0, c.bytes);
   const double share = static_cast<double>(p - 1) / p * n;  // (p-1)/p·n
   switch (c.algo) {
+    case CollectiveAlgo::kMeshAllReduce: return 2 * a + 2 * n / p * b + reduceUs(share);
+    case CollectiveAlgo::kHierarchicalAllReduce:
     case CollectiveAlgo::kRingAllReduce: return 2 * (p - 1) * a + 2 * share * b + reduceUs(share);
     case CollectiveAlgo::kHalvingDoublingAllReduce:
       return 2 * std::log2(static_cast<double>(p)) * a + 2 * share * b + reduceUs(share);

@@ -47,6 +47,8 @@ enum class CollectiveAlgo {
   kPointToPoint,
   kBatchPointToPoint,
   kDisseminationBarrier,
+  kMeshAllReduce,          // one server, every pair linked: each rank exchanges with all at once
+  kHierarchicalAllReduce,  // level 0 inside servers, level 1 between them (hccl/collective_schedule.h)
 };
 
 struct CollectiveCostInput {

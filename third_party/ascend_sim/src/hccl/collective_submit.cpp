@@ -41,12 +41,29 @@ double costBytes(const CollectiveArgs& a, int p, int rank) {
   }
 }
 
-std::string shapesOf(const CollectiveArgs& a, CollectiveAlgo algo, int p) {
+// The flows of a send, receive or batch, from this rank's side.
+std::vector<Flow> p2pFlows(const CollectiveArgs& a, int rank, double n) {
+  switch (a.kind) {
+    case CollectiveKind::kSend: return {Flow{rank, a.root, n}};
+    case CollectiveKind::kRecv: return {Flow{a.root, rank, n}};
+    case CollectiveKind::kBatchSendRecv: {
+      std::vector<Flow> flows;
+      for (const P2pItem& it : *a.batch) {
+        const double bytes = static_cast<double>(it.count * hcclDtypeSize(it.dtype));
+        flows.push_back(it.send ? Flow{rank, it.peer, bytes} : Flow{it.peer, rank, bytes});
+      }
+      return flows;
+    }
+    default: return {};
+  }
+}
+
+std::string shapesOf(const CollectiveArgs& a, const std::string& algo, int p) {
   std::string s;
   switch (a.kind) {
-    case CollectiveKind::kBarrier: return std::string("barrier:") + algorithmName(algo) + ":p=" + std::to_string(p);
+    case CollectiveKind::kBarrier: return "barrier:" + algo + ":p=" + std::to_string(p);
     case CollectiveKind::kBatchSendRecv:
-      return "items=" + std::to_string(a.batch->size()) + ":" + algorithmName(algo) + ":p=" + std::to_string(p);
+      return "items=" + std::to_string(a.batch->size()) + ":" + algo + ":p=" + std::to_string(p);
     case CollectiveKind::kAllGather: s = "sendCount=" + std::to_string(a.count); break;
     case CollectiveKind::kReduceScatter: s = "recvCount=" + std::to_string(a.count); break;
     case CollectiveKind::kAlltoAllV: {
@@ -59,7 +76,7 @@ std::string shapesOf(const CollectiveArgs& a, CollectiveAlgo algo, int p) {
   }
   s += ":" + hcclDtypeName(a.dtype);
   if (isReducing(a.kind)) s += ":" + hcclOpName(a.op);
-  s += std::string(":") + algorithmName(algo) + ":p=" + std::to_string(p);
+  s += ":" + algo + ":p=" + std::to_string(p);
   if (a.kind == CollectiveKind::kBroadcast || a.kind == CollectiveKind::kReduce) s += ":root=" + std::to_string(a.root);
   if (a.kind == CollectiveKind::kSend) s += ":dst=" + std::to_string(a.root);
   if (a.kind == CollectiveKind::kRecv) s += ":src=" + std::to_string(a.root);
@@ -137,11 +154,13 @@ void submitCollective(const std::shared_ptr<Communicator>& comm, Stream& stream,
   args.fp16_saturate = rt.chip().fp16_saturation;
   const int p = comm->size();
   const double n = costBytes(args, p, comm->rank());
-  plan.algo = algorithmFor(args.kind, comm->info().allreduce_policy, p, static_cast<uint64_t>(n));
+  const LinkModel& links = *comm->info().links;
+  plan.choice =
+      chooseAlgorithm(args.kind, comm->info().algo_config, links.placement(), rt.chip(), static_cast<uint64_t>(n));
   auto detail = std::make_shared<TaskDetail>();
-  detail->shapes = shapesOf(args, plan.algo, p);
+  detail->shapes = shapesOf(args, choiceName(plan.choice), p);
   detail->core = ACL_CORE_DMA;
-  const double us = rt.cost().collectiveUs(CollectiveCostInput{plan.algo, p, n, comm->info().spans_hosts});
+  const double us = scheduleUs(rt.cost(), links, plan.choice, n, args.root, p2pFlows(args, comm->rank(), n));
   plan.args = std::move(args);
   Device* device = &rt.device(comm->device());
   // After every check that can fail: a sequence number once taken must reach

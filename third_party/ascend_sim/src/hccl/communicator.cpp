@@ -87,7 +87,7 @@ CollectiveOutcome Communicator::run(const CollectivePlan& plan) {
       PeerIo control(*transport, tagBase(plan), info_.timeout);  // not counted as data moved
       exchangeSignatures(control, Signature::of(plan.seq, plan.args));
     }
-    makeAlgorithm(plan.algo, plan.args.kind)->run(io, plan.args, reduce);
+    makeAlgorithm(plan.choice, plan.args.kind, info_.links->placement(), rank())->run(io, plan.args, reduce);
   } catch (const TransportError& e) {
     failRun(plan, *transport, codeOf(e.kind()), e.what());
   } catch (const HcclError& e) {

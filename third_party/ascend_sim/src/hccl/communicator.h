@@ -34,6 +34,7 @@
 
 #include "hccl/algorithm_selection.h"
 #include "hccl/algorithms/algorithm.h"
+#include "hccl/link_model.h"
 #include "hccl/transport/transport.h"
 
 namespace ascend_sim {
@@ -45,15 +46,16 @@ struct CommunicatorInfo {
   int size = 1;
   int device = 0;
   std::chrono::milliseconds timeout{0};
-  AllReducePolicy allreduce_policy = AllReducePolicy::kAuto;
-  bool spans_hosts = false;
+  AlgoConfig algo_config;                  // HCCL_ALGO (Note [Algorithm choice])
+  bool spans_hosts = false;                // real hosts: decides the transport
+  std::shared_ptr<const LinkModel> links;  // the simulated servers and links: decide the time
 };
 
 // One collective as decided at call time.
 struct CollectivePlan {
   CollectiveArgs args;
   uint64_t seq = 0;  // collective seq, or the p2p seq of (sender, receiver)
-  CollectiveAlgo algo = CollectiveAlgo::kRingAllReduce;
+  AlgoChoice choice;
 };
 
 struct CollectiveOutcome {

@@ -1,18 +1,36 @@
 // C API: error strings, communicator set-up and tear-down, queries.
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
 
 #include "ascend_sim/hccl.h"
 #include "ascend_sim/hccl_sim.h"
+#include "hccl/algorithm_selection.h"
+#include "hccl/collective_schedule.h"
 #include "hccl/comm_registry.h"
 #include "hccl/hccl_guard.h"
 #include "hccl/rendezvous.h"
+#include "hccl/link_model.h"
+#include "hccl/placement.h"
 #include "hccl/root_info.h"
+#include "chip/chip_config.h"
+#include "cost/cost_model.h"
+#include "runtime/runtime.h"
 #include "runtime/stream.h"
 
 using namespace ascend_sim;
 using namespace ascend_sim::hccl;
 
 namespace {
+
+// A stable C string for a choice name (there are few distinct ones).
+const char* internedName(const std::string& name) {
+  static std::mutex mu;
+  static std::set<std::string> names;
+  std::lock_guard<std::mutex> lock(mu);
+  return names.insert(name).first->c_str();
+}
 void requireOut(const void* p, const char* what) {
   if (!p) throwHccl(HCCL_E_PTR, std::string(what) + " must not be null");
 }
@@ -126,7 +144,8 @@ ASCEND_SIM_API HcclResult HcclSimAllReduceAlgorithm(HcclComm comm, uint64_t byte
   return guardHccl("HcclSimAllReduceAlgorithm", [&] {
     auto c = lookupComm(comm);
     requireOut(name, "name");
-    *name = algorithmName(chooseAllReduce(c->info().allreduce_policy, c->size(), bytes));
+    *name = internedName(choiceName(chooseAlgorithm(CollectiveKind::kAllReduce, c->info().algo_config,
+                                                    c->info().links->placement(), Runtime::get().chip(), bytes)));
   });
 }
 
@@ -139,3 +158,46 @@ ASCEND_SIM_API HcclResult HcclSimCommTransport(HcclComm comm, const char** name)
 }
 
 }  // extern "C"
+
+namespace {
+
+CollectiveKind kindNamed(const std::string& kind) {
+  static const std::pair<const char*, CollectiveKind> kinds[] = {{"allreduce", CollectiveKind::kAllReduce},
+                                                                 {"allgather", CollectiveKind::kAllGather},
+                                                                 {"reducescatter", CollectiveKind::kReduceScatter},
+                                                                 {"broadcast", CollectiveKind::kBroadcast},
+                                                                 {"reduce", CollectiveKind::kReduce},
+                                                                 {"alltoall", CollectiveKind::kAlltoAllV},
+                                                                 {"barrier", CollectiveKind::kBarrier},
+                                                                 {"send", CollectiveKind::kSend}};
+  for (const auto& [name, k] : kinds)
+    if (kind == name) return k;
+  throwHccl(
+      HCCL_E_PARA,
+      "kind '" + kind + "' is not allreduce, allgather, reducescatter, broadcast, reduce, alltoall, barrier or send");
+}
+
+}  // namespace
+
+ASCEND_SIM_API HcclResult HcclSimPredictCollective(const char* socVersion, uint32_t servers, uint32_t perServer,
+                                                   const char* kind, double bytes, const char* hcclAlgo, double* us,
+                                                   const char** algoName) {
+  return guardHccl("HcclSimPredictCollective", [&] {
+    requireOut(us, "us");
+    if (!socVersion || !kind) throwHccl(HCCL_E_PTR, "socVersion and kind must not be null");
+    if (servers == 0 || perServer == 0 || uint64_t(servers) * perServer > 65536)
+      throwHccl(HCCL_E_PARA, "servers x perServer must be 1..65536 NPUs (got " + std::to_string(servers) + " x " +
+                                 std::to_string(perServer) + ")");
+    if (!(bytes >= 0)) throwHccl(HCCL_E_PARA, "bytes must be >= 0 (got " + std::to_string(bytes) + ")");
+    const ChipConfig chip = ChipConfig::preset(socVersion);
+    const LinkModel links(chip, Placement::uniform(static_cast<int>(servers), static_cast<int>(perServer)));
+    const CollectiveKind k = kindNamed(kind);
+    const AlgoChoice choice =
+        chooseAlgorithm(k, parseAlgoConfig(hcclAlgo, nullptr), links.placement(), chip, static_cast<uint64_t>(bytes));
+    const int p = links.placement().size();
+    const std::vector<Flow> p2p =
+        k == CollectiveKind::kSend && p > 1 ? std::vector<Flow>{Flow{0, p - 1, bytes}} : std::vector<Flow>{};
+    *us = scheduleUs(CostModel(chip), links, choice, bytes, 0, p2p);
+    if (algoName) *algoName = internedName(choiceName(choice));
+  });
+}

@@ -28,7 +28,7 @@ RankPlace parsePlace(const std::string& value, uint32_t r) {
   std::istringstream in(value);
   RankPlace p;
   std::string device, ip;
-  if (!std::getline(in, p.host) || !std::getline(in, device) || !std::getline(in, ip))
+  if (!std::getline(in, p.host) || !std::getline(in, device) || !std::getline(in, ip) || !std::getline(in, p.server))
     throwHccl(HCCL_E_INTERNAL, "malformed rendezvous record of rank " + std::to_string(r) + ": '" + value + "'");
   p.device = std::atoi(device.c_str());
   return p;
@@ -125,6 +125,20 @@ milliseconds commTimeout(const HcclSimCommConfig* config) {
   return kDefaultExecTimeout;
 }
 
+milliseconds connectTimeout(const HcclSimCommConfig* config) {
+  if (config && config->timeoutMs > 0) return milliseconds(config->timeoutMs);
+  if (const char* env = std::getenv("HCCL_CONNECT_TIMEOUT"); env && *env) {
+    char* end = nullptr;
+    const long long s = std::strtoll(env, &end, 10);
+    if (*end != '\0' || s < 120 || s > 7200)
+      throwHccl(HCCL_E_PARA,
+                std::string("HCCL_CONNECT_TIMEOUT='") + env +
+                    "' is not a number of seconds in 120..7200 (CANN's range; unset it for the default 120)");
+    return std::chrono::seconds(s);
+  }
+  return kDefaultConnectTimeout;
+}
+
 std::shared_ptr<Communicator> joinCommunicator(uint32_t nranks, const HcclRootInfo& root, uint32_t rank,
                                                const HcclSimStore& store_cb, const HcclSimCommConfig* config) {
   CommunicatorInfo info;
@@ -138,12 +152,13 @@ std::shared_ptr<Communicator> joinCommunicator(uint32_t nranks, const HcclRootIn
   const LocalAddress addr = chooseLocalAddress(config ? config->ifIp : nullptr);
 
   SimStore store(store_cb, "hccl/" + info.id + "/");
-  const RankPlace mine{localHostName(), info.device};
-  store.set(rankKey(rank), mine.host + "\n" + std::to_string(mine.device) + "\n" + addr.ip);
-  const std::vector<RankPlace> places = gatherPlaces(store, nranks, rank, mine, info.timeout);
+  info.algo_config = parseAlgoConfig(std::getenv("HCCL_ALGO"), std::getenv("ASCEND_SIM_HCCL_LEVEL0"));
+  const RankPlace mine{localHostName(), info.device, config && config->serverId ? config->serverId : serverName()};
+  store.set(rankKey(rank), mine.host + "\n" + std::to_string(mine.device) + "\n" + addr.ip + "\n" + mine.server);
+  const std::vector<RankPlace> places = gatherPlaces(store, nranks, rank, mine, connectTimeout(config));
   checkRanksPerHost(places, rt.chip());
   info.spans_hosts = spansHosts(places);
-  info.allreduce_policy = parseHcclAlgo(std::getenv("HCCL_ALGO"));
+  info.links = std::make_shared<const LinkModel>(rt.chip(), placementOf(places, rt.chip()));
 
   std::unique_ptr<Transport> transport = connectTransport(info, addr, store);
   return std::make_shared<Communicator>(std::move(info), std::move(transport));

@@ -25,9 +25,14 @@ namespace hccl {
 
 constexpr std::chrono::seconds kDefaultExecTimeout{1836};  // CANN's HCCL_EXEC_TIMEOUT default
 
+constexpr std::chrono::seconds kDefaultConnectTimeout{120};  // CANN's HCCL_CONNECT_TIMEOUT default
+
 // config->timeoutMs, else $HCCL_EXEC_TIMEOUT seconds, else kDefaultExecTimeout.
 // Exported for the tests.
 ASCEND_SIM_API std::chrono::milliseconds commTimeout(const HcclSimCommConfig* config);
+// How long the set-up waits for the other ranks to join: config->timeoutMs,
+// else $HCCL_CONNECT_TIMEOUT seconds (CANN's range 120..7200), else 120 s.
+ASCEND_SIM_API std::chrono::milliseconds connectTimeout(const HcclSimCommConfig* config);
 
 // Blocks until every rank joined (or the timeout). Throws HcclError.
 std::shared_ptr<Communicator> joinCommunicator(uint32_t nranks, const HcclRootInfo& root, uint32_t rank,

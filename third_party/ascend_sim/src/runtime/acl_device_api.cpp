@@ -147,6 +147,19 @@ ASCEND_SIM_API aclError aclrtDestroyEvent(aclrtEvent event) {
   return guardApi("aclrtDestroyEvent", [&] { Runtime::get().unregisterEvent(event); });
 }
 
+namespace {
+// Note [Event records name their event]: an EventRecord or EventWait record's
+// shapes are "event=<handle>:seq=<n>" (the n-th record of that event), so that
+// a trace can pair each wait with the record it waits for (the scaling
+// prediction replays those dependencies).
+std::shared_ptr<const TaskDetail> eventDetail(aclrtEvent event, uint64_t seq) {
+  auto d = std::make_shared<TaskDetail>();
+  d->shapes = "event=" + ptrString(event) + ":seq=" + std::to_string(seq);
+  d->core = ACL_CORE_AI_CPU;  // the task scheduler, as records of events always said
+  return d;
+}
+}  // namespace
+
 ASCEND_SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
   return guardApi("aclrtRecordEvent", [&] {
     Runtime& rt = Runtime::get();
@@ -165,6 +178,7 @@ ASCEND_SIM_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
                 return 0.0;
               }};
     task.on_complete = [e, seq, failure](double end_us) { e->complete(seq, end_us, std::move(*failure)); };
+    task.detail = eventDetail(event, seq);
     s->submit(std::move(task));
   });
 }
@@ -177,14 +191,17 @@ ASCEND_SIM_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent even
     refuseWhileStreamCaptures(*s, "aclrtStreamWaitEvent");
     const uint64_t target = e->recordedSeq();
     if (target == 0) return;  // never recorded: nothing to wait for
-    s->submit(Task{TaskKind::kEventWait, "EventWait", [e, target](Stream& st) {
-                     e->waitFor(target);
-                     st.raiseClockTo(e->latestTimeUs());
-                     const std::string failure = e->failureOf(target);
-                     if (!failure.empty())
-                       throwAcl(ACL_ERROR_RT_AICORE_EXCEPTION, "waited on an event recorded after a failed task: " + failure);
-                     return 0.0;
-                   }});
+    Task task{TaskKind::kEventWait, "EventWait", [e, target](Stream& st) {
+                e->waitFor(target);
+                st.raiseClockTo(e->latestTimeUs());
+                const std::string failure = e->failureOf(target);
+                if (!failure.empty())
+                  throwAcl(ACL_ERROR_RT_AICORE_EXCEPTION,
+                           "waited on an event recorded after a failed task: " + failure);
+                return 0.0;
+              }};
+    task.detail = eventDetail(event, target);
+    s->submit(std::move(task));
   });
 }
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -97,16 +98,18 @@ class ScopedEnv {
 };
 
 // A communicator of p ranks (created by p threads, rank r on device r) and a
-// stream per rank. Destroys both at the end.
+// stream per rank. Destroys both at the end. With servers > 1, rank r is on
+// simulated server "server<r / (p / servers)>" (HcclSimCommConfig::serverId).
 class Group {
  public:
-  explicit Group(int p, uint32_t timeout_ms = 20000)
+  explicit Group(int p, uint32_t timeout_ms = 20000, int servers = 1)
       : p_(p), comms_(p), streams_(p), results_(p), messages_(p) {
     HcclRootInfo root;
     EXPECT_HCCL_OK(HcclGetRootInfo(&root));
     HcclSimStore store = store_.view();
-    HcclSimCommConfig cfg{timeout_ms, nullptr};
     runRanks(p, [&](int r) {
+      const std::string server = "server" + std::to_string(r / std::max(1, p / servers));
+      HcclSimCommConfig cfg{timeout_ms, nullptr, servers > 1 ? server.c_str() : nullptr};
       EXPECT_EQ(aclrtCreateStream(&streams_[r]), ACL_SUCCESS) << aclGetRecentErrMsg();
       results_[r] = HcclSimCommInitRootInfoStore(p, &root, r, &store, &cfg, &comms_[r]);
       if (results_[r] != HCCL_SUCCESS) messages_[r] = aclGetRecentErrMsg();

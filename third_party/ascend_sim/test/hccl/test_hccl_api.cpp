@@ -69,6 +69,21 @@ TEST(HcclApi, TimeoutSources) {
   ScopedEnv t("HCCL_EXEC_TIMEOUT", "42");
   EXPECT_EQ(ascend_sim::hccl::commTimeout(nullptr), milliseconds(42000));
   EXPECT_EQ(ascend_sim::hccl::commTimeout(&cfg), milliseconds(750));
+  // Set-up: HCCL_CONNECT_TIMEOUT, CANN's default and range.
+  ScopedEnv no_connect("HCCL_CONNECT_TIMEOUT", nullptr);
+  EXPECT_EQ(ascend_sim::hccl::connectTimeout(nullptr), milliseconds(120000));
+  EXPECT_EQ(ascend_sim::hccl::connectTimeout(&cfg), milliseconds(750));
+  ScopedEnv connect("HCCL_CONNECT_TIMEOUT", "200");
+  EXPECT_EQ(ascend_sim::hccl::connectTimeout(nullptr), milliseconds(200000));
+  for (const char* bad : {"100", "7201", "2m"}) {
+    ScopedEnv b("HCCL_CONNECT_TIMEOUT", bad);
+    try {
+      ascend_sim::hccl::connectTimeout(nullptr);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const std::exception& e) {  // HcclError(HCCL_E_PARA)
+      EXPECT_TRUE(has(e.what(), "is not a number of seconds in 120..7200")) << e.what();
+    }
+  }
 }
 
 TEST(HcclApi, MissingRanksAreNamedAfterTheTimeout) {
@@ -91,7 +106,7 @@ TEST(HcclApi, GroupSizeRuleOf910A) {
     Group g(p);
     for (int r = 0; r < p; ++r) {
       EXPECT_EQ(g.initResult(r), HCCL_E_NOT_SUPPORT) << "p " << p << " rank " << r;
-      EXPECT_TRUE(has(g.initMessage(r), "Ascend910A supports 1, 2, 4 or 8 ranks of a communicator per host"))
+      EXPECT_TRUE(has(g.initMessage(r), "Ascend910A supports 1, 2, 4 or 8 ranks of a communicator per server"))
           << g.initMessage(r);
       EXPECT_TRUE(has(g.initMessage(r), "has " + std::to_string(p) + " (ranks 0, 1, 2")) << g.initMessage(r);
       EXPECT_TRUE(has(g.initMessage(r), "ASCEND_SIM_SOC_VERSION=Ascend910B2")) << g.initMessage(r);

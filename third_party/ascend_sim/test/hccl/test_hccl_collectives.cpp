@@ -19,7 +19,7 @@ const std::vector<uint64_t> kCounts{0, 1, 1023, 65537};
 class HcclCollectives : public ::testing::TestWithParam<int> {};
 
 TEST_P(HcclCollectives, AllReduceRing) {
-  ScopedEnv algo("HCCL_ALGO", "level0:NA;level1:ring");
+  ScopedEnv algo("ASCEND_SIM_HCCL_LEVEL0", "ring");
   Group g(GetParam());
   ASSERT_TRUE(g.ok());
   const char* name = nullptr;
@@ -29,12 +29,22 @@ TEST_P(HcclCollectives, AllReduceRing) {
 }
 
 TEST_P(HcclCollectives, AllReduceHalvingDoubling) {
-  ScopedEnv algo("HCCL_ALGO", "level0:NA;level1:H-D_R");
+  ScopedEnv algo("ASCEND_SIM_HCCL_LEVEL0", "H-D");
   Group g(GetParam());
   ASSERT_TRUE(g.ok());
   const char* name = nullptr;
   ASSERT_HCCL_OK(HcclSimAllReduceAlgorithm(g.comm(0), 64 << 20, &name));
   EXPECT_STREQ(name, "halving_doubling");
+  checkAllReduce(g, reducibleTypes(), allOps(), kCounts);
+}
+
+TEST_P(HcclCollectives, AllReduceMesh) {
+  ScopedEnv algo("ASCEND_SIM_HCCL_LEVEL0", "mesh");
+  Group g(GetParam());
+  ASSERT_TRUE(g.ok());
+  const char* name = nullptr;
+  ASSERT_HCCL_OK(HcclSimAllReduceAlgorithm(g.comm(0), 16, &name));
+  EXPECT_STREQ(name, "mesh");
   checkAllReduce(g, reducibleTypes(), allOps(), kCounts);
 }
 
@@ -83,6 +93,65 @@ TEST_P(HcclCollectives, Barrier) {
 INSTANTIATE_TEST_SUITE_P(Ranks, HcclCollectives, ::testing::Values(2, 4, 8),
                          [](const ::testing::TestParamInfo<int>& i) { return "p" + std::to_string(i.param); });
 
+// Hierarchical all-reduce (Note [Collective schedule]): every level-1
+// algorithm, each level-0 one, on servers x ranks (ranks of one process, on
+// simulated servers named by HcclSimCommConfig::serverId).
+struct HierarchyCase {
+  int servers, per_server;
+  const char* hccl_algo;
+  const char* level0;  // ASCEND_SIM_HCCL_LEVEL0 ("" = automatic)
+  const char* expected;
+  const char* expected_910b2 = nullptr;  // when the 910B2's one mesh per server names it otherwise
+};
+
+class HcclHierarchical : public ::testing::TestWithParam<HierarchyCase> {};
+
+TEST_P(HcclHierarchical, AllReduceMatchesTheReference) {
+  const HierarchyCase c = GetParam();
+  ScopedEnv algo("HCCL_ALGO", c.hccl_algo);
+  ScopedEnv level0("ASCEND_SIM_HCCL_LEVEL0", *c.level0 ? c.level0 : nullptr);
+  const int p = c.servers * c.per_server;
+  Group g(p, 20000, c.servers);
+  ASSERT_TRUE(g.ok()) << g.initMessage(0);
+  const char* name = nullptr;
+  ASSERT_HCCL_OK(HcclSimAllReduceAlgorithm(g.comm(0), 64 << 20, &name));
+  const bool b2 = std::string(aclrtGetSocName()) == "Ascend910B2";
+  EXPECT_STREQ(name, b2 && c.expected_910b2 ? c.expected_910b2 : c.expected);
+  checkAllReduce(g, {HCCL_DATA_TYPE_FP32, HCCL_DATA_TYPE_INT32, HCCL_DATA_TYPE_FP16}, allOps(), {0, 1, 7, 1023, 65537});
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Levels, HcclHierarchical,
+    ::testing::Values(HierarchyCase{2, 2, "level0:NA;level1:ring", "", "mesh/ring"},
+                      HierarchyCase{2, 2, "level0:NA;level1:H-D_R", "", "mesh/H-D_R"},
+                      HierarchyCase{2, 2, "level0:NA;level1:pipeline", "", "mesh/pipeline"},
+                      HierarchyCase{4, 2, "level0:NA;level1:H-D_R", "ring", "ring/H-D_R"},
+                      HierarchyCase{3, 2, "level0:NA;level1:H-D_R", "", "mesh/ring"},  // 3 servers: H-D_R runs ring
+                      HierarchyCase{2, 4, "allreduce=level0:NA;level1:pipeline", "ring", "ring/pipeline"},
+                      HierarchyCase{1, 8, "", "", "mesh/ring", "mesh"}),  // the 910A's two HCCS groups
+    [](const ::testing::TestParamInfo<HierarchyCase>& info) { return "Case" + std::to_string(info.index); });
+
+// Two servers of eight (16 devices: runs in a child with ASCEND_SIM_DEVICE_COUNT=16): on the 910A
+// all three levels (HCCS group, the two groups, servers).
+TEST(HcclChild16, TwoServersOfEight) {
+  ASCEND_SIM_CHILD_ONLY();
+  ScopedEnv algo("HCCL_ALGO", "level0:NA;level1:ring");
+  Group g(16, 20000, 2);
+  ASSERT_TRUE(g.ok()) << g.initMessage(0);
+  const char* name = nullptr;
+  ASSERT_HCCL_OK(HcclSimAllReduceAlgorithm(g.comm(0), 64 << 20, &name));
+  EXPECT_STREQ(name, std::string(aclrtGetSocName()) == "Ascend910B2" ? "mesh/ring" : "mesh/ring/ring");
+  checkAllReduce(g, {HCCL_DATA_TYPE_FP32, HCCL_DATA_TYPE_INT8}, {HCCL_REDUCE_SUM, HCCL_REDUCE_MAX},
+                 {0, 1, 7, 1023, 65537});
+}
+
+TEST(HcclPresets, TwoServersOfEightInChildProcess) {
+  if (isTestChild()) GTEST_SKIP();
+  ChildResult r = runSelf("HcclChild16.*", "ASCEND_SIM_DEVICE_COUNT=16");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("[  PASSED  ] 1 test"), std::string::npos) << r.out;
+}
+
 TEST(HcclCollectivesSingleRank, EveryCollectiveIsALocalCopy) {
   Group g(1);
   ASSERT_TRUE(g.ok());
@@ -102,7 +171,7 @@ TEST(HcclChild, NonPowerOfTwoRankCounts) {
     SCOPED_TRACE("p = " + std::to_string(p));
     const std::vector<uint64_t> counts{0, 1, 5, 1023};
     {
-      ScopedEnv algo("HCCL_ALGO", "H-D");  // needs a power of two: ring runs instead
+      ScopedEnv algo("ASCEND_SIM_HCCL_LEVEL0", "H-D");  // needs a power of two: ring runs instead
       Group g(p);
       ASSERT_TRUE(g.ok()) << g.initMessage(0);
       const char* name = nullptr;

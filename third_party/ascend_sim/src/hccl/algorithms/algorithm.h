@@ -73,8 +73,12 @@ class Algorithm {
   virtual void run(PeerIo& io, const CollectiveArgs& args, Reducer& reduce) = 0;
 };
 
-// The implementation of `algo` for `kind` (kPointToPoint: send or receive side).
-std::unique_ptr<Algorithm> makeAlgorithm(CollectiveAlgo algo, CollectiveKind kind);
+struct AlgoChoice;
+struct Placement;
+// The implementation of `choice` for `kind` (kPointToPoint: send or receive
+// side) on `rank` of `placement`.
+std::unique_ptr<Algorithm> makeAlgorithm(const AlgoChoice& choice, CollectiveKind kind, const Placement& placement,
+                                         int rank);
 
 }  // namespace hccl
 }  // namespace ascend_sim

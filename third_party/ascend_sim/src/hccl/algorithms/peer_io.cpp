@@ -1,5 +1,6 @@
 #include "hccl/algorithms/peer_io.h"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -8,12 +9,26 @@
 namespace ascend_sim {
 namespace hccl {
 
-void PeerIo::exchange(std::initializer_list<Transfer> transfers) {
+PeerIo PeerIo::subgroup(std::vector<int> members, uint32_t first_step) {
+  if (!members_.empty()) throw std::logic_error("PeerIo::subgroup: a subgroup of a subgroup");
+  PeerIo sub(t_, tag_base_, timeout_);
+  const int me = t_.rank();
+  const auto it = std::find(members.begin(), members.end(), me);
+  if (it == members.end()) throw std::logic_error("PeerIo::subgroup: rank " + std::to_string(me) + " is not a member");
+  sub.my_index_ = static_cast<int>(it - members.begin());
+  sub.members_ = std::move(members);
+  sub.first_step_ = first_step_ + first_step;
+  sub.parent_ = this;
+  return sub;
+}
+
+void PeerIo::exchange(const std::vector<Transfer>& transfers) {
   std::vector<TaggedTransfer> tagged;
   tagged.reserve(transfers.size());
   for (const Transfer& x : transfers) {
-    if (x.step > kStepMask) throw std::logic_error("PeerIo: step " + std::to_string(x.step) + " is out of range");
-    tagged.push_back(TaggedTransfer{x.send, x.peer, tag_base_ | x.step, x.data, x.bytes, x.reduce});
+    const uint32_t step = first_step_ + x.step;
+    if (step > kStepMask) throw std::logic_error("PeerIo: step " + std::to_string(step) + " is out of range");
+    tagged.push_back(TaggedTransfer{x.send, globalRank(x.peer), tag_base_ | step, x.data, x.bytes, x.reduce});
   }
   exchangeTagged(tagged);
 }
@@ -45,7 +60,7 @@ void PeerIo::exchangeTagged(const std::vector<TaggedTransfer>& transfers) {
   }
   for (Posted& p : posted) {
     t_.wait(*p.pending, timeout_);
-    bytes_ += static_cast<double>(p.x->bytes);
+    for (PeerIo* io = this; io; io = io->parent_) io->bytes_ += static_cast<double>(p.x->bytes);
     if (p.scratch) p.x->reduce->reduceBytes(p.x->data, p.scratch.get(), p.x->bytes);
   }
 }

@@ -25,8 +25,14 @@ class PeerIo {
   PeerIo(Transport& transport, uint64_t tag_base, std::chrono::milliseconds timeout)
       : t_(transport), tag_base_(tag_base), timeout_(timeout) {}
 
-  int rank() const { return t_.rank(); }
-  int size() const { return t_.size(); }
+  // A view of `members` (ranks of the communicator; this rank among them) in which
+  // rank i is members[i] and step s is the parent's step first_step + s: an
+  // algorithm run on it is a sub-collective of the parent's collective (the
+  // levels of a hierarchical all-reduce). Bytes count towards the parent.
+  PeerIo subgroup(std::vector<int> members, uint32_t first_step);
+
+  int rank() const { return members_.empty() ? t_.rank() : my_index_; }
+  int size() const { return members_.empty() ? t_.size() : static_cast<int>(members_.size()); }
 
   struct Transfer {
     bool send;
@@ -38,7 +44,8 @@ class PeerIo {
   };
   // Posts every transfer (receives first), then waits for all of them.
   // Throws TransportError.
-  void exchange(std::initializer_list<Transfer> transfers);
+  void exchange(std::initializer_list<Transfer> transfers) { exchange(std::vector<Transfer>(transfers)); }
+  void exchange(const std::vector<Transfer>& transfers);
 
   void sendRecv(uint32_t step, int to, const void* send_buf, size_t send_bytes, int from, void* recv_buf,
                 size_t recv_bytes) {
@@ -75,10 +82,16 @@ class PeerIo {
   double bytesMoved() const { return bytes_; }
 
  private:
+  int globalRank(int peer) const { return members_.empty() || peer < 0 ? peer : members_[peer]; }
+
   Transport& t_;
   const uint64_t tag_base_;
   const std::chrono::milliseconds timeout_;
   double bytes_ = 0;
+  std::vector<int> members_;  // empty: the whole communicator
+  int my_index_ = 0;
+  uint32_t first_step_ = 0;
+  PeerIo* parent_ = nullptr;  // counts the bytes of a subgroup too
 };
 
 }  // namespace hccl
