@@ -155,7 +155,7 @@ ProcessGroupHCCL::Comm& ProcessGroupHCCL::commFor(c10::DeviceIndex device) {
   }
   HcclStore rendezvous(store_);
   const auto timeout_ms = std::min<int64_t>(timeout_.count(), std::numeric_limits<uint32_t>::max());
-  auto comm = std::make_unique<Comm>(Comm{nullptr, getStreamFromPool(device)});
+  auto comm = std::make_unique<Comm>(Comm{nullptr, getStreamFromPool(device), getStreamFromPool(device)});
   {
     DeviceSwitch guard(device);
     checkHccl(sim::commInitRootInfoStore(static_cast<uint32_t>(getSize()), info, static_cast<uint32_t>(getRank()),
@@ -242,7 +242,7 @@ void ProcessGroupHCCL::enqueue(const Launch& l, Comm& comm, std::vector<c10::int
 
   for (const at::Tensor& t : l.touched)
     if (t.defined() && t.numel() > 0) allocator::recordStream(t.storage().data_ptr(), comm.stream);
-  for (auto& w : works) w->setEvents(ready, end);
+  for (auto& w : works) w->setEvents(ready, end, comm.future_stream);
   if (l.after) {
     end->block(caller);
     l.after();

@@ -119,7 +119,8 @@ class ProcessGroupHCCL : public c10d::ProcessGroup {
   struct Comm {
     HcclComm handle = nullptr;
     NPUStream stream;
-    std::string name{};  // registered once asked for (getHcclCommName)
+    NPUStream future_stream;  // where the works' futures record their completion (WorkHCCL.h)
+    std::string name{};       // registered once asked for (getHcclCommName)
   };
 
   // One device task: what it reads and writes, and the HCCL call itself.

@@ -8,6 +8,17 @@
 namespace torch_npu {
 namespace distributed {
 
+namespace {
+// The NPU of the results, if every result lives there (Note [The future orders the waiting stream]);
+// else none: c10's Future refuses storages outside its devices.
+std::vector<c10::Device> futureDevices(const std::vector<at::Tensor>& results, c10::DeviceIndex device) {
+  const c10::Device npu(c10::DeviceType::PrivateUse1, device);
+  for (const at::Tensor& t : results)
+    if (t.defined() && t.device() != npu) return {};
+  return {npu};
+}
+}  // namespace
+
 WorkHCCL::WorkHCCL(int rank, c10d::OpType type, std::string description, c10::DeviceIndex device,
                    std::vector<at::Tensor> results, std::chrono::milliseconds timeout, bool block_host_on_wait)
     : c10d::Work(rank, type),
@@ -17,7 +28,8 @@ WorkHCCL::WorkHCCL(int rank, c10d::OpType type, std::string description, c10::De
       timeout_(timeout),
       block_host_on_wait_(block_host_on_wait),
       started_(std::chrono::steady_clock::now()),
-      future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()))) {}
+      future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()),
+                                                       futureDevices(results_, device))) {}
 
 void WorkHCCL::complete(std::exception_ptr error) {
   finish(error);
@@ -25,7 +37,19 @@ void WorkHCCL::complete(std::exception_ptr error) {
     future_->setErrorIfNeeded(error);
   } else {
     DeviceSwitch guard(device_);  // future callbacks run with the work's device current
-    future_->markCompleted(c10::IValue(results_));
+    // Note [The future orders the waiting stream]: the future's event goes at the collective's end.
+    const NPUStream previous = getCurrentNPUStream(device_);
+    if (future_stream_ && end_ && end_->was_recorded()) {
+      end_->block(*future_stream_);
+      setCurrentNPUStream(*future_stream_);
+    }
+    try {
+      future_->markCompleted(c10::IValue(results_));
+    } catch (...) {
+      setCurrentNPUStream(previous);
+      throw;
+    }
+    setCurrentNPUStream(previous);
   }
 }
 

@@ -15,10 +15,26 @@
 //    simulator's stream worker, so future callbacks may launch NPU ops.
 // The future's value is the list of result tensors (what DDP's reducer reads);
 // a failure or a timeout sets the future's error and wait() raises it.
+//
+// Note [The future orders the waiting stream]
+// The future is device-aware, as NCCL's is: c10's Future records an event on
+// the current stream when it is marked completed, and Future::wait() (what
+// DDP's reducer calls before it copies the reduced buckets into the
+// gradients) blocks the host until completion, then makes the caller's
+// current stream wait for that event. Without it the host would wait but the
+// simulated timeline would not: the gradient copies and the optimizer would
+// start, in simulated time, before the all-reduce ended.
+// The watchdog marks the future on the group's future stream after making
+// that stream wait for the collective's end event, so the future's event sits
+// exactly at the collective's end in simulated time. (On the communicator's
+// stream it would land after whatever collectives were queued meanwhile,
+// which depends on host timing.) The watchdog finishes works in stream
+// order, so the future stream's clock never runs ahead of a later end.
 #pragma once
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +42,7 @@
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
 #include "csrc/core/NPUEvent.h"
+#include "csrc/core/NPUStream.h"
 
 namespace torch_npu {
 namespace distributed {
@@ -44,9 +61,10 @@ class WorkHCCL : public c10d::Work {
   // Set by the process group when launching: `ready` (the communicator
   // stream's wait for the caller) must outlive its queued record/wait; `end`
   // is recorded on the communicator's stream after the collective.
-  void setEvents(std::shared_ptr<NPUEvent> ready, std::shared_ptr<NPUEvent> end) {
+  void setEvents(std::shared_ptr<NPUEvent> ready, std::shared_ptr<NPUEvent> end, NPUStream future_stream) {
     ready_ = std::move(ready);
     end_ = std::move(end);
+    future_stream_ = future_stream;
   }
   // Called once by the watchdog: finishes the work and its future.
   void complete(std::exception_ptr error);
@@ -68,6 +86,7 @@ class WorkHCCL : public c10d::Work {
   const std::chrono::steady_clock::time_point started_;
   std::shared_ptr<NPUEvent> ready_;
   std::shared_ptr<NPUEvent> end_;
+  std::optional<NPUStream> future_stream_;
   c10::intrusive_ptr<c10::ivalue::Future> future_;
 };
 

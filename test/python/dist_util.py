@@ -1,9 +1,13 @@
 """Runs a worker script as N ranks of one torch.distributed job (one process each)."""
+import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import time
+
+import pytest
 
 PYTHON = "/usr/bin/python3"
 WORKERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dist_workers")
@@ -69,3 +73,42 @@ def launch(script, world_size, args=(), env=None, per_rank_env=None, timeout=300
 def assert_all_ok(results):
     bad = [r for r in results if r.returncode != 0]
     assert not bad, "\n".join(repr(r) for r in bad)
+
+
+def _netns_available():
+    if shutil.which("ip") is None or os.geteuid() != 0:
+        return False
+    probe = f"npuprobe{os.getpid()}"
+    ok = subprocess.run(["ip", "netns", "add", probe], capture_output=True).returncode == 0
+    if ok:
+        subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return ok
+
+
+@contextlib.contextmanager
+def network_namespaces(count):
+    """`count` network namespaces joined by a veth pair: yields
+    (names, ips); namespace i has address ips[i] and reaches every other one. Skips the test
+    when namespaces cannot be made (needs root with CAP_NET_ADMIN and iproute2)."""
+    if count != 2:
+        raise ValueError("two namespaces (one veth pair) are supported")
+    if not _netns_available():
+        pytest.skip("network namespaces cannot be created here (needs root with CAP_NET_ADMIN and iproute2)")
+    tag = f"{os.getpid() % 10000}"
+    ns = [f"npu{tag}a", f"npu{tag}b"]
+    veth = [f"vn{tag}a", f"vn{tag}b"]
+    ips = ["10.213.7.1", "10.213.7.2"]
+    cmds = [["ip", "netns", "add", ns[0]], ["ip", "netns", "add", ns[1]],
+            ["ip", "link", "add", veth[0], "type", "veth", "peer", "name", veth[1]]]
+    for i in range(2):
+        cmds += [["ip", "link", "set", veth[i], "netns", ns[i]],
+                 ["ip", "-n", ns[i], "addr", "add", f"{ips[i]}/24", "dev", veth[i]],
+                 ["ip", "-n", ns[i], "link", "set", veth[i], "up"],
+                 ["ip", "-n", ns[i], "link", "set", "lo", "up"]]
+    try:
+        for c in cmds:
+            subprocess.run(c, check=True, capture_output=True)
+        yield ns, ips
+    finally:
+        for n in ns:
+            subprocess.run(["ip", "netns", "del", n], capture_output=True)

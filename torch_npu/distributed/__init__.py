@@ -15,7 +15,7 @@ import torch.distributed as _dist
 
 from torch_npu import _C
 from torch_npu._patches.registry import replace
-from torch_npu.distributed import _ddp_inputs
+from torch_npu.distributed import _ddp_inputs, launch_env
 
 BACKEND_NAME = "hccl"
 
@@ -26,6 +26,7 @@ def is_hccl_available() -> bool:
 
 
 def _create_process_group_hccl(store, rank, world_size, timeout):
+    launch_env.check_before_init()
     return _C.ProcessGroupHCCL(store, rank, world_size, timeout)
 
 
@@ -35,6 +36,7 @@ def _install():
     if BACKEND_NAME.upper() not in _dist.Backend._plugins:
         _dist.Backend.register_backend(BACKEND_NAME, _create_process_group_hccl)
     _ddp_inputs.install()
+    launch_env.apply_at_import()  # Note [Rank table and servers]
     # "gloo" groups stage NPU tensors through host memory (Note [gloo with NPU tensors]); a subclass
     # of ProcessGroupGloo, so isinstance checks and CPU tensors are as before.
     import torch.distributed.distributed_c10d as c10d

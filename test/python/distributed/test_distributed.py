@@ -2,15 +2,12 @@
 
 Every test starts real processes (one per rank) through dist_util.launch.
 """
-import os
-import shutil
-import subprocess
 import uuid
 
 import pytest
 import torch
 
-from dist_util import assert_all_ok, launch
+from dist_util import assert_all_ok, launch, network_namespaces
 
 
 def scenario(name, world=2, env=None, timeout=120, **kw):
@@ -200,38 +197,10 @@ def test_ddp_resnet18_two_processes_equal_one_process(tmp_path):
     assert worst[0] < 1e-4, f"largest relative difference {worst[0]:.2e} in {worst[1]}"
 
 
-def _netns_available():
-    if shutil.which("ip") is None or os.geteuid() != 0:
-        return False
-    probe = f"npuprobe{os.getpid()}"
-    ok = subprocess.run(["ip", "netns", "add", probe], capture_output=True).returncode == 0
-    if ok:
-        subprocess.run(["ip", "netns", "del", probe], capture_output=True)
-    return ok
-
-
 @pytest.fixture
 def two_namespaces():
-    if not _netns_available():
-        pytest.skip("network namespaces cannot be created here (needs root with CAP_NET_ADMIN and iproute2)")
-    tag = f"{os.getpid() % 10000}"
-    ns = [f"npu{tag}a", f"npu{tag}b"]
-    veth = [f"vn{tag}a", f"vn{tag}b"]
-    ips = ["10.213.7.1", "10.213.7.2"]
-    cmds = [["ip", "netns", "add", ns[0]], ["ip", "netns", "add", ns[1]],
-            ["ip", "link", "add", veth[0], "type", "veth", "peer", "name", veth[1]]]
-    for i in range(2):
-        cmds += [["ip", "link", "set", veth[i], "netns", ns[i]],
-                 ["ip", "-n", ns[i], "addr", "add", f"{ips[i]}/24", "dev", veth[i]],
-                 ["ip", "-n", ns[i], "link", "set", veth[i], "up"],
-                 ["ip", "-n", ns[i], "link", "set", "lo", "up"]]
-    try:
-        for c in cmds:
-            subprocess.run(c, check=True, capture_output=True)
+    with network_namespaces(2) as (ns, ips):
         yield ns, ips
-    finally:
-        for n in ns:
-            subprocess.run(["ip", "netns", "del", n], capture_output=True)
 
 
 def test_two_ranks_in_two_network_namespaces_over_tcp(two_namespaces):

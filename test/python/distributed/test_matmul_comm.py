@@ -49,10 +49,12 @@ def test_profiler_shows_the_all_reduce_tiles_under_the_matmul_tiles(reports):
         assert p["matmuls"] == 4 and p["allreduces"] == 4, p  # 1024 rows: 4 tiles of 256
         assert p["allreduce_rows"] != p["matmul_rows"] and p["allreduce_rows"][0].endswith("(communication)"), p
         assert p["overlap_us"] > 0, p
-        # All-reducing the whole product (2 MiB: ring) and its tiles (512 KiB: halving-doubling on 4 ranks)
-        # sums in different orders; on 2 ranks both are one fp32 addition.
-        assert p["vs_unfused"] == 0 if len(reports) == 2 else p["vs_unfused"] <= TOL["float16"], p
-        assert p["fused_us"] < 0.9 * p["unfused_us"], p
+        # The whole product and its tiles are all-reduced by the same algorithm (mesh: one HCCS group), which
+        # sums in rank order whatever the cut (Note [Mesh reduction order]): the same bits.
+        assert p["vs_unfused"] == 0, p
+        # On 4 ranks the mesh all-reduce (three links at once) is short next to the MatMul, and every tile
+        # pays its latency again: the pipeline still wins, by less.
+        assert p["fused_us"] < (0.9 if len(reports) == 2 else 1.0) * p["unfused_us"], p
         # The all-gather form: the same bits as all_gather + mm, in less simulated time.
         assert p["gather_vs_unfused"] == 0 and p["gather_fused_us"] < 0.95 * p["gather_unfused_us"], p
 
