@@ -77,6 +77,8 @@ struct LaunchTag {
 
 class TaskQueue {
  public:
+  // True while a failed task's error waits for the next launch to raise it.
+  bool hasPendingError() const { return has_pending_error_.load(std::memory_order_acquire); }
   static TaskQueue& forDevice(c10::DeviceIndex device);
 
   // Raises a pending error of an earlier task, then queues (or runs) `task`.

@@ -4,6 +4,7 @@
 
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/NPUStream.h"
+#include "csrc/core/TaskQueue.h"
 
 namespace torch_npu {
 namespace distributed {
@@ -31,26 +32,60 @@ WorkHCCL::WorkHCCL(int rank, c10d::OpType type, std::string description, c10::De
       future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()),
                                                        futureDevices(results_, device))) {}
 
+void WorkHCCL::setEvents(std::shared_ptr<NPUEvent> ready, std::shared_ptr<NPUEvent> end, NPUStream future_stream) {
+  bool mark = false;
+  {
+    std::lock_guard<std::mutex> lock(future_mu_);
+    ready_ = std::move(ready);
+    end_ = std::move(end);
+    future_stream_ = future_stream;
+    events_set_ = true;
+    mark = succeeded_ && !future_marked_;
+    future_marked_ = future_marked_ || mark;
+  }
+  if (mark) markFuture();
+}
+
 void WorkHCCL::complete(std::exception_ptr error) {
   finish(error);
   if (error) {
     future_->setErrorIfNeeded(error);
-  } else {
-    DeviceSwitch guard(device_);  // future callbacks run with the work's device current
-    // Note [The future orders the waiting stream]: the future's event goes at the collective's end.
-    const NPUStream previous = getCurrentNPUStream(device_);
-    if (future_stream_ && end_ && end_->was_recorded()) {
-      end_->block(*future_stream_);
-      setCurrentNPUStream(*future_stream_);
-    }
-    try {
-      future_->markCompleted(c10::IValue(results_));
-    } catch (...) {
-      setCurrentNPUStream(previous);
-      throw;
-    }
-    setCurrentNPUStream(previous);
+    return;
   }
+  bool mark = false;
+  {
+    std::lock_guard<std::mutex> lock(future_mu_);
+    succeeded_ = true;
+    mark = events_set_ && !future_marked_;
+    future_marked_ = future_marked_ || mark;
+  }
+  if (mark) markFuture();
+}
+
+void WorkHCCL::markFuture() {
+  DeviceSwitch guard(device_);  // future callbacks run with the work's device current
+  const auto value = c10::IValue(results_);
+  // Note [The future orders the waiting stream]: the future's event goes at the collective's end.
+  if (!future_stream_ || !end_ || !end_->was_recorded() || TaskQueue::forDevice(device_).hasPendingError()) {
+    future_->markCompleted(value, std::vector<c10::weak_intrusive_ptr<c10::StorageImpl>>{});  // no events
+    return;
+  }
+  const NPUStream previous = getCurrentNPUStream(device_);
+  try {
+    end_->block(*future_stream_);
+  } catch (...) {  // it raised the device's pending error: the waiter gets it
+    future_->setErrorIfNeeded(std::current_exception());
+    return;
+  }
+  setCurrentNPUStream(*future_stream_);
+  try {
+    future_->markCompleted(value);
+  } catch (...) {
+    setCurrentNPUStream(previous);
+    future_->setErrorIfNeeded(std::current_exception());
+    return;
+  }
+  setCurrentNPUStream(previous);
 }
 
 void WorkHCCL::blockCurrentStream() {

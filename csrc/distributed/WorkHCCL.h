@@ -29,11 +29,19 @@
 // exactly at the collective's end in simulated time. (On the communicator's
 // stream it would land after whatever collectives were queued meanwhile,
 // which depends on host timing.) The watchdog finishes works in stream
-// order, so the future stream's clock never runs ahead of a later end.
+// order, so the future stream's clock does not run ahead of a later end
+// (the stream comes from the pool, though: work of others on it, or another
+// group's future stream being the same one, can delay it in simulated time).
+// A fast collective can complete before the launching thread has set the
+// events: the future is marked by whichever of setEvents and complete() comes
+// second. If the device has a failed task's error pending, the future is
+// marked without events (the error stays for the user's next launch); if the
+// wait on the end event raises it, the future carries that error.
 #pragma once
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,11 +69,8 @@ class WorkHCCL : public c10d::Work {
   // Set by the process group when launching: `ready` (the communicator
   // stream's wait for the caller) must outlive its queued record/wait; `end`
   // is recorded on the communicator's stream after the collective.
-  void setEvents(std::shared_ptr<NPUEvent> ready, std::shared_ptr<NPUEvent> end, NPUStream future_stream) {
-    ready_ = std::move(ready);
-    end_ = std::move(end);
-    future_stream_ = future_stream;
-  }
+  // The future is marked by whichever comes second of setEvents and a successful complete().
+  void setEvents(std::shared_ptr<NPUEvent> ready, std::shared_ptr<NPUEvent> end, NPUStream future_stream);
   // Called once by the watchdog: finishes the work and its future.
   void complete(std::exception_ptr error);
 
@@ -77,6 +82,7 @@ class WorkHCCL : public c10d::Work {
 
  private:
   void blockCurrentStream();
+  void markFuture();
 
   const std::string description_;
   const c10::DeviceIndex device_;
@@ -87,6 +93,10 @@ class WorkHCCL : public c10d::Work {
   std::shared_ptr<NPUEvent> ready_;
   std::shared_ptr<NPUEvent> end_;
   std::optional<NPUStream> future_stream_;
+  std::mutex future_mu_;  // guards the three below (the caller and the watchdog thread race)
+  bool events_set_ = false;
+  bool succeeded_ = false;
+  bool future_marked_ = false;
   c10::intrusive_ptr<c10::ivalue::Future> future_;
 };
 

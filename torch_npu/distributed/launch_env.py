@@ -73,8 +73,8 @@ def load_rank_table(path: str) -> RankTable:
     for si, server in enumerate(servers):
         where = f"server_list[{si}]"
         server_id = server.get("server_id") if isinstance(server, dict) else None
-        if not server_id:
-            raise ValueError(f"rank table {path}: {where} has no 'server_id'")
+        if not isinstance(server_id, str) or not server_id or "\n" in server_id:
+            raise ValueError(f"rank table {path}: {where} needs a 'server_id' string (got {server_id!r})")
         if server_id in seen_servers:
             raise ValueError(f"rank table {path}: server_id {server_id!r} appears twice")
         seen_servers.add(server_id)
@@ -84,6 +84,8 @@ def load_rank_table(path: str) -> RankTable:
         device_ids = set()
         for di, dev in enumerate(devices):
             dwhere = f"{where}.device[{di}]"
+            if not isinstance(dev, dict):
+                raise ValueError(f"rank table {path}: {dwhere} must be an object with device_id and rank_id")
             device_id = _int_field(path, dwhere, dev, "device_id")
             if device_id in device_ids:
                 raise ValueError(f"rank table {path}: device_id {device_id} appears twice on server {server_id}")
@@ -97,6 +99,13 @@ def load_rank_table(path: str) -> RankTable:
 
 
 _launch_error: Optional[str] = None
+
+
+def _as_int(text):
+    try:
+        return int(text)
+    except ValueError:
+        return None
 
 
 def apply(environ=None) -> Optional[RankEntry]:
@@ -115,11 +124,14 @@ def apply(environ=None) -> Optional[RankEntry]:
     except ValueError:
         raise ValueError(f"RANK_ID={env['RANK_ID']!r} is not an integer") from None
     entry = table.entry(rank_id)
-    if "RANK_SIZE" in env and env["RANK_SIZE"] != str(len(table.entries)):
-        raise ValueError(f"RANK_SIZE={env['RANK_SIZE']} but the rank table {path} lists {len(table.entries)} ranks")
-    if "DEVICE_ID" in env and env["DEVICE_ID"] != str(entry.device_id):
-        raise ValueError(f"DEVICE_ID={env['DEVICE_ID']} but the rank table {path} puts rank {rank_id} on "
-                         f"device {entry.device_id} of server {entry.server_id}")
+    world = len(table.entries)
+    for name, expected, meaning in (("RANK_SIZE", world, f"lists {world} ranks"),
+                                    ("WORLD_SIZE", world, f"lists {world} ranks"),
+                                    ("RANK", rank_id, f"is read for RANK_ID={rank_id}"),
+                                    ("DEVICE_ID", entry.device_id,
+                                     f"puts rank {rank_id} on device {entry.device_id} of server {entry.server_id}")):
+        if name in env and _as_int(env[name]) != expected:
+            raise ValueError(f"{name}={env[name]} but the rank table {path} {meaning}")
     env.setdefault("RANK", str(rank_id))
     env.setdefault("WORLD_SIZE", str(len(table.entries)))
     env.setdefault("LOCAL_RANK", str(entry.local_rank))

@@ -37,8 +37,8 @@ def test_the_table_fills_the_env_and_the_server(tmp_path):
     assert (entry.server_id, entry.device_id, entry.local_rank) == ("10.0.0.2", 1, 1)
     assert env["RANK"] == "3" and env["WORLD_SIZE"] == "4" and env["LOCAL_RANK"] == "1"
     assert env["DEVICE_ID"] == "1" and env["ASCEND_SIM_SERVER_ID"] == "10.0.0.2"
-    env = {"RANK_TABLE_FILE": path, "RANK_ID": "1", "RANK": "1", "LOCAL_RANK": "1"}
-    launch_env.apply(env)
+    env = {"RANK_TABLE_FILE": path, "RANK_ID": "1", "RANK": "1", "LOCAL_RANK": "1", "DEVICE_ID": "01"}
+    launch_env.apply(env)  # the same numbers, spelt differently
     assert env["WORLD_SIZE"] == "4" and env["ASCEND_SIM_SERVER_ID"] == "10.0.0.1"
 
 
@@ -59,6 +59,8 @@ def test_torchrun_node_rank_names_the_server():
     ("not_json", "is not JSON"),
     ("duplicate_device", "device_id 0 appears twice on server a"),
     ("rank_gap", r"rank_id values must be 0..1, each once \(got \[0, 2\]\)"),
+    ("numeric_server_id", r"server_list\[0\] needs a 'server_id' string \(got 7\)"),
+    ("rank_mismatch", "RANK=0 but the rank table .* is read for RANK_ID=1"),
 ])
 def test_bad_tables_and_env_are_named(tmp_path, case, message):
     path = _table(tmp_path, [("a", [0, 1])])
@@ -77,6 +79,12 @@ def test_bad_tables_and_env_are_named(tmp_path, case, message):
         (tmp_path / "rank_table.json").write_text("{server_list")
     elif case == "duplicate_device":
         env["RANK_TABLE_FILE"] = _table(tmp_path, [("a", [0, 0])], "dup.json")
+    elif case == "numeric_server_id":
+        table = json.loads((tmp_path / "rank_table.json").read_text())
+        table["server_list"][0]["server_id"] = 7
+        (tmp_path / "rank_table.json").write_text(json.dumps(table))
+    elif case == "rank_mismatch":
+        env["RANK"] = "0"
     elif case == "rank_gap":
         table = json.loads((tmp_path / "rank_table.json").read_text())
         table["server_list"][0]["device"][1]["rank_id"] = "2"

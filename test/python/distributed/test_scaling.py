@@ -113,6 +113,9 @@ def test_bad_input_is_reported(tmp_path, traces):
     bad.write_text('{"format": "something else"}')
     with pytest.raises(ValueError, match="not a scaling trace"):
         scaling.load(bad)
+    bad.write_text('{"format": "torch_npu.scaling/1", "soc": "Ascend910A"}')
+    with pytest.raises(ValueError, match="a malformed scaling trace"):
+        scaling.load(bad)
     with pytest.raises(ValueError, match="algo 'NHR' is not one of"):
         scaling.predict(traces[1], 2, 8, algo="NHR")
     with pytest.raises(ValueError, match="at least one server"):
@@ -120,6 +123,6 @@ def test_bad_input_is_reported(tmp_path, traces):
     r = subprocess.run([PYTHON, "-m", "torch_npu.tools.scaling", str(tmp_path / "missing.json")],
                        capture_output=True, text=True, timeout=60, cwd="/tmp")
     assert r.returncode == 2 and "scaling trace" in r.stderr and "cannot be read" in r.stderr
-    r = subprocess.run([PYTHON, "-m", "torch_npu.tools.scaling", str(bad), "--servers", "0"],
+    r = subprocess.run([PYTHON, "-m", "torch_npu.tools.scaling", str(tmp_path / "missing.json"), "--servers", "0"],
                        capture_output=True, text=True, timeout=60, cwd="/tmp")
     assert r.returncode == 2 and "--servers must be integers >= 1" in r.stderr

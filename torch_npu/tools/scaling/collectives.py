@@ -23,6 +23,8 @@ class Collective:
         per_rank = self.count * self.dtype_bytes
         if self.kind in ("allgather", "reducescatter"):
             return float(per_rank * ranks)
+        if self.kind == "alltoall":  # the recorded total includes the rank's own part (evenly split, assumed)
+            return float(per_rank) * (ranks - 1) / ranks
         return float(per_rank)
 
 

@@ -41,7 +41,10 @@ def load(path) -> Trace:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path}: not a scaling trace (expected format {FORMAT!r}; record one with "
                          "torch_npu.tools.scaling.record)")
-    return Trace(data["soc"], int(data["ranks"]), [Task(**t) for t in data["tasks"]])
+    try:
+        return Trace(str(data["soc"]), int(data["ranks"]), [Task(**t) for t in data["tasks"]])
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{path}: a malformed scaling trace ({type(e).__name__}: {e})") from None
 
 
 @contextlib.contextmanager

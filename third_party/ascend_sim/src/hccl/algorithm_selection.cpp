@@ -111,7 +111,7 @@ AlgoChoice hierarchical(const AlgoConfig& config, const Placement& place, const 
     c.level0 = config.level0 == Level0::kMesh ? CollectiveAlgo::kMeshAllReduce : CollectiveAlgo::kRingAllReduce;
   }
   c.level1 = level1Algo(l1 == Level1::kPipeline ? Level1::kHalvingDoubling : l1, place.servers);
-  c.chunks = l1 == Level1::kPipeline ? kPipelineChunks : 1;
+  c.chunks = l1 == Level1::kPipeline && place.servers > 1 ? kPipelineChunks : 1;  // overlaps the servers level
   const std::vector<HierarchyLevel> levels = hierarchyOf(place, c);
   AlgoChoice flat;
   if (levels.empty()) {  // ranks not evenly spread: one ring (or level 1) over all ranks
@@ -122,8 +122,11 @@ AlgoChoice hierarchical(const AlgoConfig& config, const Placement& place, const 
     flat.algo = levels.front().algo;
     return flat;
   }
-  c.across_servers = place.servers > 1;
-  c.across_groups = levels.size() == 3 || (levels.size() == 2 && !c.across_servers);
+  for (const HierarchyLevel& level : levels) {
+    c.inner_groups |= level.kind == LevelKind::kHccsGroup;
+    c.across_groups |= level.kind == LevelKind::kAcrossGroups;
+    c.across_servers |= level.kind == LevelKind::kServers;
+  }
   return c;
 }
 
@@ -210,13 +213,16 @@ AlgoChoice chooseAlgorithm(CollectiveKind kind, const AlgoConfig& config, const 
 
 std::string choiceName(const AlgoChoice& c) {
   if (c.algo != CollectiveAlgo::kHierarchicalAllReduce) return algorithmName(c.algo);
-  std::string name = algorithmName(c.level0);
-  if (c.across_groups) name += "/ring";
-  if (!c.across_servers) return name;
-  return name + "/" +
-         (c.chunks > 1                                            ? "pipeline"
-          : c.level1 == CollectiveAlgo::kHalvingDoublingAllReduce ? "H-D_R"
-                                                                  : "ring");
+  std::vector<std::string> parts;  // the levels present, inside out
+  if (c.inner_groups) parts.push_back(algorithmName(c.level0));
+  if (c.across_groups) parts.push_back("ring");
+  if (c.across_servers)
+    parts.push_back(c.chunks > 1                                            ? "pipeline"
+                    : c.level1 == CollectiveAlgo::kHalvingDoublingAllReduce ? "H-D_R"
+                                                                            : "ring");
+  std::string name;
+  for (const std::string& part : parts) name += (name.empty() ? "" : "/") + part;
+  return name;
 }
 
 const char* algorithmName(CollectiveAlgo algo) {

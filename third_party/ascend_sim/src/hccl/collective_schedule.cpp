@@ -40,21 +40,26 @@ Step meshStep(const std::vector<int>& m, double bytes, double reduce_bytes) {
   return s;
 }
 
-// Binomial tree rounds from `root` (index): in round k, relative ranks below
-// 2^k send to relative rank + 2^k.
+// Binomial tree rounds from `root` (index), as broadcast_binomial.cpp and
+// reduce_binomial.cpp move the data (v: rank relative to the root). Broadcast,
+// masks from the largest down: v with v % 2m == 0 sends to v + m. Reduce,
+// masks from 1 up: v with v % 2m == m sends (and reduces into) v - m.
 std::vector<Step> binomialSteps(const std::vector<int>& m, double n, int root, bool reduce) {
   const int p = static_cast<int>(m.size());
+  std::vector<int> masks;
+  for (int mask = 1; mask < p; mask <<= 1) masks.push_back(mask);
+  if (!reduce) std::reverse(masks.begin(), masks.end());
+  auto real = [&](int v) { return m[(v + root) % p]; };
   std::vector<Step> rounds;
-  for (int span = 1; span < p; span *= 2) {
+  for (int mask : masks) {
     Step s;
-    for (int rel = 0; rel < span && rel + span < p; ++rel) {
-      const int from = m[(rel + root) % p], to = m[(rel + span + root) % p];
-      s.flows.push_back(reduce ? Flow{to, from, n} : Flow{from, to, n});
+    for (int v = 0; v < p; ++v) {
+      if (!reduce && v % (2 * mask) == 0 && v + mask < p) s.flows.push_back(Flow{real(v), real(v + mask), n});
+      if (reduce && v % (2 * mask) == mask) s.flows.push_back(Flow{real(v), real(v - mask), n});
     }
     s.reduce_bytes = reduce ? n : 0;
     rounds.push_back(std::move(s));
   }
-  if (reduce) std::reverse(rounds.begin(), rounds.end());
   return rounds;
 }
 

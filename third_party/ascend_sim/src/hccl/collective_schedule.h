@@ -42,6 +42,7 @@ struct AlgoChoice {
       CollectiveAlgo::kRingAllReduce;  // between servers: kRingAllReduce or kHalvingDoublingAllReduce
   int hccs_group = 0;                  // ranks per HCCS group; 0: a server is one group
   int chunks = 1;                      // > 1: pipeline
+  bool inner_groups = false;           // it has the level inside HCCS groups (for its name)
   bool across_groups = false;          // it has the level between the HCCS groups of a server (for its name)
   bool across_servers = false;         // it has the level between servers (for its name)
 };

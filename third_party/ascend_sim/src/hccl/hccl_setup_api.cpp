@@ -161,6 +161,8 @@ ASCEND_SIM_API HcclResult HcclSimCommTransport(HcclComm comm, const char** name)
 
 namespace {
 
+constexpr uint64_t kMaxPredictedNpus = 8192;  // the all-to-all schedule holds p^2 flows
+
 CollectiveKind kindNamed(const std::string& kind) {
   static const std::pair<const char*, CollectiveKind> kinds[] = {{"allreduce", CollectiveKind::kAllReduce},
                                                                  {"allgather", CollectiveKind::kAllGather},
@@ -185,11 +187,20 @@ ASCEND_SIM_API HcclResult HcclSimPredictCollective(const char* socVersion, uint3
   return guardHccl("HcclSimPredictCollective", [&] {
     requireOut(us, "us");
     if (!socVersion || !kind) throwHccl(HCCL_E_PTR, "socVersion and kind must not be null");
-    if (servers == 0 || perServer == 0 || uint64_t(servers) * perServer > 65536)
-      throwHccl(HCCL_E_PARA, "servers x perServer must be 1..65536 NPUs (got " + std::to_string(servers) + " x " +
-                                 std::to_string(perServer) + ")");
-    if (!(bytes >= 0)) throwHccl(HCCL_E_PARA, "bytes must be >= 0 (got " + std::to_string(bytes) + ")");
     const ChipConfig chip = ChipConfig::preset(socVersion);
+    if (servers == 0 || perServer == 0 || perServer > static_cast<uint32_t>(chip.server_devices) ||
+        uint64_t(servers) * perServer > kMaxPredictedNpus)
+      throwHccl(HCCL_E_PARA, "a cluster of " + std::to_string(servers) + " x " + std::to_string(perServer) +
+                                 " NPUs: servers must be >= 1, NPUs per server 1.." +
+                                 std::to_string(chip.server_devices) + " (" + chip.soc_name + "), and at most " +
+                                 std::to_string(kMaxPredictedNpus) + " NPUs");
+    if (chip.hccl_ranks_per_host_1_2_4_8 && perServer != 1 && perServer != 2 && perServer != 4 && perServer != 8)
+      throwHccl(HCCL_E_NOT_SUPPORT, std::string(chip.soc_name) +
+                                        " supports 1, 2, 4 or 8 ranks of a communicator per "
+                                        "server, not " +
+                                        std::to_string(perServer));
+    if (!(bytes >= 0) || bytes > 1e18)
+      throwHccl(HCCL_E_PARA, "bytes must be in 0..1e18 (got " + std::to_string(bytes) + ")");
     const LinkModel links(chip, Placement::uniform(static_cast<int>(servers), static_cast<int>(perServer)));
     const CollectiveKind k = kindNamed(kind);
     const AlgoChoice choice =

@@ -41,6 +41,8 @@ std::vector<HierarchyLevel> hierarchyOf(const Placement& place, const AlgoChoice
   const int g = choice.hccs_group > 0 ? choice.hccs_group : 1 << 30;  // 0: the server is one group
   auto group_of = [&](int r) { return place.slot[r] / g; };
   HierarchyLevel inner, across, servers;
+  across.kind = LevelKind::kAcrossGroups;
+  servers.kind = LevelKind::kServers;
   inner.algo = choice.level0;
   across.algo = CollectiveAlgo::kRingAllReduce;
   servers.algo = choice.level1;

@@ -24,7 +24,10 @@ namespace hccl {
 
 struct AlgoChoice;
 
+enum class LevelKind { kHccsGroup, kAcrossGroups, kServers };
+
 struct HierarchyLevel {
+  LevelKind kind = LevelKind::kHccsGroup;
   std::vector<std::vector<int>> groups;  // a partition of the ranks, members in position order
   CollectiveAlgo algo = CollectiveAlgo::kRingAllReduce;
   const std::vector<int>& groupOf(int rank) const;

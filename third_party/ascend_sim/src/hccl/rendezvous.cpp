@@ -153,9 +153,14 @@ std::shared_ptr<Communicator> joinCommunicator(uint32_t nranks, const HcclRootIn
 
   SimStore store(store_cb, "hccl/" + info.id + "/");
   info.algo_config = parseAlgoConfig(std::getenv("HCCL_ALGO"), std::getenv("ASCEND_SIM_HCCL_LEVEL0"));
-  const RankPlace mine{localHostName(), info.device, config && config->serverId ? config->serverId : serverName()};
+  const milliseconds connect = connectTimeout(config);  // checked before this rank shows itself to the others
+  const std::string server = config && config->serverId ? config->serverId : serverName();
+  if (server.empty() || server.find('\n') != std::string::npos)
+    throwHccl(HCCL_E_PARA,
+              "the server id of rank " + std::to_string(rank) + " must be a non-empty line (got '" + server + "')");
+  const RankPlace mine{localHostName(), info.device, server};
   store.set(rankKey(rank), mine.host + "\n" + std::to_string(mine.device) + "\n" + addr.ip + "\n" + mine.server);
-  const std::vector<RankPlace> places = gatherPlaces(store, nranks, rank, mine, connectTimeout(config));
+  const std::vector<RankPlace> places = gatherPlaces(store, nranks, rank, mine, connect);
   checkRanksPerHost(places, rt.chip());
   info.spans_hosts = spansHosts(places);
   info.links = std::make_shared<const LinkModel>(rt.chip(), placementOf(places, rt.chip()));

@@ -171,6 +171,12 @@ TEST(HcclTopology, CrossingThe910AsTwoHccsGroupsCostsMore) {
   const double cross_step = a.link_alpha_us + betaUs(4 * n / 8, a.cross_group_bytes_per_s);
   EXPECT_NEAR(across, mesh_steps + 2 * cross_step + m.reduceUs(0.75 * n) + m.reduceUs(n / 8), 1e-6);
   EXPECT_GT(across, 2 * in_group);
+  // Broadcast from rank 0 sends the largest distance first, as the data path does: one flow
+  // crosses the groups (0->4), then two rounds stay inside them.
+  EXPECT_NEAR(
+      predict("Ascend910A", 1, 8, "broadcast", n),
+      a.link_alpha_us + betaUs(n, a.cross_group_bytes_per_s) + 2 * (a.link_alpha_us + betaUs(n, a.link_bytes_per_s)),
+      1e-6);
   // Two NPUs exchanging n: in one group over HCCS, or one in each group.
   hccl::Placement apart;
   apart.server = {0, 0};
@@ -271,6 +277,11 @@ TEST(HcclTopology, DefaultsAndHcclAlgoFollowCann) {
   EXPECT_HCCL_ERR(HcclSimPredictCollective("Ascend910A", 4, 8, "allreduce", 1, "ring", &us, nullptr), HCCL_E_PARA);
   EXPECT_HCCL_ERR(HcclSimPredictCollective("Ascend910A", 0, 8, "allreduce", 1, nullptr, &us, nullptr), HCCL_E_PARA);
   EXPECT_HCCL_ERR(HcclSimPredictCollective("Ascend910A", 1, 8, "gather", 1, nullptr, &us, nullptr), HCCL_E_PARA);
+  EXPECT_HCCL_ERR(HcclSimPredictCollective("Ascend910A", 2, 3, "allreduce", 1, nullptr, &us, nullptr),
+                  HCCL_E_NOT_SUPPORT);  // the 910A's 1/2/4/8-per-server rule, as a real communicator
+  EXPECT_HCCL_ERR(HcclSimPredictCollective("Ascend910B2", 2, 9, "allreduce", 1, nullptr, &us, nullptr), HCCL_E_PARA);
+  EXPECT_HCCL_ERR(HcclSimPredictCollective("Ascend910A", 2, 8, "allreduce", 1.0 / 0.0, nullptr, &us, nullptr),
+                  HCCL_E_PARA);
 }
 
 // A real hierarchical all-reduce (2 servers x 2 NPUs) is priced as the prediction says.
