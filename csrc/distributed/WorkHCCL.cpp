@@ -1,6 +1,7 @@
 #include "csrc/distributed/WorkHCCL.h"
 
 #include <ATen/core/jit_type.h>
+#include <c10/core/StreamGuard.h>
 
 #include "csrc/core/NPUFunctions.h"
 #include "csrc/core/NPUStream.h"
@@ -70,22 +71,13 @@ void WorkHCCL::markFuture() {
     future_->markCompleted(value, std::vector<c10::weak_intrusive_ptr<c10::StorageImpl>>{});  // no events
     return;
   }
-  const NPUStream previous = getCurrentNPUStream(device_);
   try {
     end_->block(*future_stream_);
-  } catch (...) {  // it raised the device's pending error: the waiter gets it
-    future_->setErrorIfNeeded(std::current_exception());
-    return;
-  }
-  setCurrentNPUStream(*future_stream_);
-  try {
+    c10::StreamGuard on_future_stream(future_stream_->unwrap());  // c10 records the future's event here
     future_->markCompleted(value);
-  } catch (...) {
-    setCurrentNPUStream(previous);
+  } catch (...) {  // the device's pending error was raised here: the waiter gets it
     future_->setErrorIfNeeded(std::current_exception());
-    return;
   }
-  setCurrentNPUStream(previous);
 }
 
 void WorkHCCL::blockCurrentStream() {

@@ -25,15 +25,6 @@ struct ASCEND_SIM_API Placement {
   int servers = 1;
 
   int size() const { return static_cast<int>(server.size()); }
-  // Ranks per server when every server has the same number, else 0.
-  int perServer() const;
-  // The ranks of `s`, in slot order (ties: rank order).
-  std::vector<int> membersOf(int s) const;
-  // The ranks with the same position as `rank` in their server's membersOf
-  // list, one per server, in server order (empty unless perServer() > 0).
-  std::vector<int> peersAcrossServers(int rank) const;
-  // "2 servers x 4 NPUs", "1 server x 3 NPUs", "3 servers (1-2 NPUs each)".
-  std::string describe() const;
 
   // servers x per_server ranks; rank r on server r / per_server, slot r % per_server.
   static Placement uniform(int servers, int per_server);

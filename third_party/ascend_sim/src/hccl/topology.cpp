@@ -18,7 +18,7 @@ Placement placementOf(const std::vector<RankPlace>& ranks, const ChipConfig&) {
   std::vector<std::string> names;
   std::vector<int> slots;
   for (const RankPlace& r : ranks) {
-    names.push_back(r.server.empty() ? r.host : r.server);
+    names.push_back(r.server);
     slots.push_back(r.device);
   }
   return Placement::fromNames(names, slots);
@@ -33,8 +33,7 @@ bool spansHosts(const std::vector<RankPlace>& ranks) {
 void checkRanksPerHost(const std::vector<RankPlace>& ranks, const ChipConfig& chip) {
   if (!chip.hccl_ranks_per_host_1_2_4_8) return;
   std::map<std::string, std::vector<int>> by_host;
-  for (size_t r = 0; r < ranks.size(); ++r)
-    by_host[ranks[r].server.empty() ? ranks[r].host : ranks[r].server].push_back(static_cast<int>(r));
+  for (size_t r = 0; r < ranks.size(); ++r) by_host[ranks[r].server].push_back(static_cast<int>(r));
   for (const auto& [host, members] : by_host) {
     const size_t n = members.size();
     if (n == 1 || n == 2 || n == 4 || n == 8) continue;
